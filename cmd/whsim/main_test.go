@@ -22,14 +22,15 @@ func TestMain(m *testing.M) {
 		"whsim": func() {
 			os.Exit(cli.Main(context.Background(), os.Args[1:], cli.OSStreams(), cli.Build{Version: "v0.0.0-test"}))
 		},
-		"hookrecv":   func() { os.Exit(hookRecv()) },
-		"storerecv":  func() { os.Exit(storeRecv()) },
-		"docrecv":    func() { os.Exit(docRecv()) },
-		"holdrecv":   func() { os.Exit(holdRecv()) },
-		"rawrecv":    func() { os.Exit(rawRecv()) },
-		"droprecv":   func() { os.Exit(dropRecv()) },
-		"h2recv":     func() { os.Exit(h2Recv()) },
-		"streamfeed": func() { os.Exit(streamFeed()) },
+		"hookrecv":     func() { os.Exit(hookRecv()) },
+		"storerecv":    func() { os.Exit(storeRecv()) },
+		"docrecv":      func() { os.Exit(docRecv()) },
+		"holdrecv":     func() { os.Exit(holdRecv()) },
+		"rawrecv":      func() { os.Exit(rawRecv()) },
+		"droprecv":     func() { os.Exit(dropRecv()) },
+		"h2recv":       func() { os.Exit(h2Recv()) },
+		"streamfeed":   func() { os.Exit(streamFeed()) },
+		"connectproxy": func() { os.Exit(connectProxy()) },
 	})
 }
 

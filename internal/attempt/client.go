@@ -1,6 +1,8 @@
 package attempt
 
 import (
+	"bufio"
+	"encoding/base64"
 	"strconv"
 	"strings"
 
@@ -68,6 +70,14 @@ var ErrNoCerts = tlsconf.ErrNoCerts
 // a pool of two idle connections per host, and follows redirects, which
 // turns a POST into a GET that loses the body.
 func NewClient(o ClientOptions) (*http.Client, error) {
+	return newClient(o, http.ProxyFromEnvironment)
+}
+
+// newClient is NewClient with the proxy a call's URL is reached through
+// (HTTPS_PROXY and the rest of the environment's, in NewClient), which a
+// test cannot set for a 127.0.0.1 receiver: the environment's never
+// proxies a loopback address.
+func newClient(o ClientOptions, proxy func(*http.Request) (*url.URL, error)) (*http.Client, error) {
 	conc := max(o.Concurrency, 1)
 	tlsConf, err := tlsconf.Config(tlsconf.Options{Insecure: o.Insecure, CAFile: o.CAFile, RootCAs: o.RootCAs})
 	if err != nil {
@@ -82,7 +92,16 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 	h2 := &h2Conns{t: newH2Transport(idleConnTimeout), concurrency: conc}
 	notes := new(clientNotes)
 	tr := &http.Transport{
-		Proxy: http.ProxyFromEnvironment,
+		// An https:// receiver behind an http:// proxy is dialled by
+		// dialTLS, CONNECT included, so that its TLS is watched above
+		// the records as a direct one is (tunnelledBy).
+		Proxy: func(req *http.Request) (*url.URL, error) {
+			p, err := proxy(req)
+			if err == nil && tunnelledBy(req.URL.Scheme, p) {
+				return nil, nil
+			}
+			return p, err
+		},
 		// Each connection watched, so that a kept-alive one the receiver
 		// closed is never written on (watchConn).
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -114,10 +133,10 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 		DisableCompression: true,
 	}
 	h2.dial = func(ctx context.Context, authority string) (*tls.Conn, error) {
-		return dialH2(ctx, tr, tlsConf, authority)
+		return dialH2(ctx, tr, proxy, tlsConf, authority)
 	}
 	tr.DialTLSContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		return dialTLS(ctx, tr, tlsConf, notes, network, addr)
+		return dialTLS(ctx, tr, proxy, tlsConf, notes, network, addr)
 	}
 	c := &http.Client{Transport: idleClosing{tr, h2, notes}, Timeout: o.Timeout, CheckRedirect: dropCredentials}
 	if !o.FollowRedirects {
@@ -130,10 +149,11 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 // dialH2 opens a connection to authority (host:port) over TLS that agrees
 // on HTTP/2, as tr would for a call (tr's dial, its TLS configuration and
 // time limits), for a pool of HTTP/2 connections that needs another
-// (slotPool). Not through a proxy: a receiver tr reaches through one
-// (HTTPS_PROXY) gets no connection but those tr opens.
-func dialH2(ctx context.Context, tr *http.Transport, conf *tls.Config, authority string) (*tls.Conn, error) {
-	if proxy, err := tr.Proxy(&http.Request{URL: &url.URL{Scheme: "https", Host: authority}}); err != nil || proxy != nil {
+// (slotPool). Not through a proxy: a receiver reached through one
+// (proxy, the client's: HTTPS_PROXY) gets no connection but those tr
+// opens.
+func dialH2(ctx context.Context, tr *http.Transport, proxy func(*http.Request) (*url.URL, error), conf *tls.Config, authority string) (*tls.Conn, error) {
+	if p, err := proxy(&http.Request{URL: &url.URL{Scheme: "https", Host: authority}}); err != nil || p != nil {
 		return nil, errH2Proxied
 	}
 	host, _, err := net.SplitHostPort(authority)
@@ -166,18 +186,29 @@ func dialH2(ctx context.Context, tr *http.Transport, conf *tls.Config, authority
 // own (tr's dial, its TLS configuration, the handshake bounded by its
 // TLSHandshakeTimeout with net/http's words), and watches an HTTP/1.1 one
 // above its records (newTLSWatch): under them the socket holds records,
-// where an answer's bytes cannot be told from a session ticket. One that
-// agreed on HTTP/2 is handed back as it is, for tr's TLSNextProto, as is
-// one to a proxy: tr dials addr over TLS itself only for an https proxy
-// (an http one gets its CONNECT on tr's DialContext, and the receiver's
-// TLS on top, unwatched above the records), and what goes over that is
-// the proxy's, not the receiver's.
-func dialTLS(ctx context.Context, tr *http.Transport, conf *tls.Config, notes *clientNotes, network, addr string) (net.Conn, error) {
+// where an answer's bytes cannot be told from a session ticket. A
+// receiver the client reaches through an http:// proxy (proxy,
+// tunnelledBy) is dialled through the proxy's CONNECT tunnel (dialTunnel),
+// as net/http would, and watched the same: the tunnel carries the
+// receiver's bytes alone. One that agreed on HTTP/2 is handed back as it
+// is, for tr's TLSNextProto, as is one to an https:// proxy: tr dials
+// addr over TLS then for the proxy itself, and what goes over that is
+// the proxy's, not the receiver's (the receiver's TLS runs inside,
+// net/http's own, unwatched above its records).
+func dialTLS(ctx context.Context, tr *http.Transport, proxy func(*http.Request) (*url.URL, error), conf *tls.Config, notes *clientNotes, network, addr string) (net.Conn, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, err
 	}
-	c, err := tr.DialContext(ctx, network, addr)
+	p, err := proxy(&http.Request{URL: &url.URL{Scheme: "https", Host: addr}})
+	proxied := err != nil || p != nil
+	var c net.Conn
+	if err == nil && tunnelledBy("https", p) {
+		c, err = dialTunnel(ctx, tr, p, network, addr)
+		proxied = false
+	} else {
+		c, err = tr.DialContext(ctx, network, addr)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -198,10 +229,7 @@ func dialTLS(ctx context.Context, tr *http.Transport, conf *tls.Config, notes *c
 		}
 		return nil, err
 	}
-	if tc.ConnectionState().NegotiatedProtocol == http2Proto {
-		return tc, nil
-	}
-	if proxy, err := tr.Proxy(&http.Request{URL: &url.URL{Scheme: "https", Host: addr}}); err != nil || proxy != nil {
+	if tc.ConnectionState().NegotiatedProtocol == http2Proto || proxied {
 		return tc, nil
 	}
 	wc, ok := c.(*watchConn)
@@ -209,6 +237,75 @@ func dialTLS(ctx context.Context, tr *http.Transport, conf *tls.Config, notes *c
 		return tc, nil
 	}
 	return newTLSWatch(tc, wc, notes), nil
+}
+
+// tunnelledBy says whether a call to a URL of scheme is made through the
+// proxy p by a CONNECT tunnel the client opens itself (dialTLS): an
+// https:// receiver behind an http:// proxy. net/http would open it on
+// the proxy's connection and put its own TLS on top, where the
+// receiver's bytes, above the records, are not seen.
+func tunnelledBy(scheme string, p *url.URL) bool {
+	return scheme == "https" && p != nil && p.Scheme == "http"
+}
+
+// dialTunnel opens a connection to addr through the http:// proxy p, as
+// net/http does for an https:// URL: tr's dial to the proxy (its dial
+// errors named "proxyconnect", as net/http names them), a CONNECT with
+// the proxy URL's credentials as Proxy-Authorization, and a 200 that
+// opens the tunnel; another status is an error of its text, as
+// net/http's. Bounded by ctx (the attempt's). The CONNECT is written and
+// read on the socket under the watch: its bytes are no call's.
+func dialTunnel(ctx context.Context, tr *http.Transport, p *url.URL, network, addr string) (net.Conn, error) {
+	c, err := tr.DialContext(ctx, network, proxyAddr(p))
+	if err != nil {
+		return nil, &net.OpError{Op: "proxyconnect", Net: "tcp", Err: err}
+	}
+	raw := unwrap(c)
+	hdr := make(http.Header)
+	if u := p.User; u != nil {
+		pass, _ := u.Password()
+		hdr.Set("Proxy-Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(u.Username()+":"+pass)))
+	}
+	req := &http.Request{Method: http.MethodConnect, URL: &url.URL{Opaque: addr}, Host: addr, Header: hdr}
+	// The deadline ends a proxy that never answers with ctx; a past one
+	// wakes the read at once.
+	stop := context.AfterFunc(ctx, func() { _ = raw.SetDeadline(time.Unix(1, 0)) })
+	var resp *http.Response
+	err = req.Write(raw)
+	if err == nil {
+		// Nothing may follow the proxy's answer but the receiver's TLS,
+		// which speaks only when spoken to: a buffered reader is safe,
+		// and what it holds past the answer is refused below.
+		br := bufio.NewReader(raw)
+		if resp, err = http.ReadResponse(br, req); err == nil && br.Buffered() > 0 {
+			err = errors.New("the proxy sent bytes after its answer to CONNECT")
+		}
+	}
+	if !stop() {
+		err = ctx.Err()
+	}
+	if err == nil && resp.StatusCode != http.StatusOK {
+		_, text, ok := strings.Cut(resp.Status, " ")
+		err = errors.New(text)
+		if !ok {
+			err = errors.New("unknown status code")
+		}
+	}
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// proxyAddr is the host:port of the http:// proxy p, port 80 when it
+// names none, as net/http dials it.
+func proxyAddr(p *url.URL) string {
+	port := p.Port()
+	if port == "" {
+		port = "80"
+	}
+	return net.JoinHostPort(p.Hostname(), port)
 }
 
 // tlsHandshakeTimeout is net/http's own error for a handshake its

@@ -515,10 +515,12 @@ func newBodyBuf(ctx context.Context) *bodyBuf {
 // a new one is taken, and so is an HTTP/2 one, whose socket carries the
 // receiver's frames for other streams. HTTP/1.1 over TLS is watched
 // above its records (dialTLS), and waits until what came to its socket
-// was read through the TLS (readyTLS); one reached through a proxy is
-// TLS on a watched socket, looked at below the records: whatever waits
-// there on an idle connection (a close_notify, a session ticket, bytes no
-// call asked for) sends the call on a new connection, as on a plain one.
+// was read through the TLS (readyTLS), and so is one reached through an
+// http:// proxy's tunnel (dialTunnel); one reached through an https://
+// proxy is TLS on a watched socket, looked at below the records: whatever
+// waits there on an idle connection (a close_notify, a session ticket,
+// bytes no call asked for) sends the call on a new connection, as on a
+// plain one.
 func fitConn(ctx context.Context, i httptrace.GotConnInfo) bool {
 	if !i.Reused {
 		return true
@@ -981,8 +983,10 @@ func (d *Deliverer) answered(ctx context.Context, resp *http.Response, kept []by
 		case KindInterrupted: // the attempt's own deadline
 			a.BodyKind = KindTimeout
 		case KindOther:
-			// net/http's words, which may quote the receiver's bytes.
-			a.BodyErr = termsafe.Text(err.Error())
+			// net/http's words, which may quote the receiver's bytes,
+			// without the "http: " some of them start with and the
+			// fast path's do not.
+			a.BodyErr = termsafe.Text(unwrapped(err.Error()))
 			if _, msg := h2Failure(err); msg != "" {
 				a.BodyErr = msg
 			}
@@ -1062,8 +1066,8 @@ func ShortError(a Attempt) string {
 
 // unwrapped is an error's text without Go's wrapping: the url.Error's
 // `Post "http://...": ` and net/http's prefixes. What follows is kept
-// whole: it may quote the receiver's bytes ("malformed header line
-// \"X-A: 1\x00\""), which cutting at the last ": " would cut into.
+// whole: it may quote the receiver's bytes ("malformed MIME header
+// line: \"X-A: 1\x00\""), which cutting at the last ": " would cut into.
 func unwrapped(msg string) string {
 	if op, rest, ok := strings.Cut(msg, " "); ok && op != "" && strings.HasPrefix(rest, `"`) {
 		if q, err := strconv.QuotedPrefix(rest); err == nil && strings.HasPrefix(rest[len(q):], ": ") {

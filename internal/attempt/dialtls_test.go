@@ -12,23 +12,25 @@ import (
 )
 
 // dialTLS stands in for net/http's own TLS set-up: an HTTP/1.1
-// connection is watched above its records; one that agreed on HTTP/2,
-// and one to an https proxy, are the *tls.Conn net/http hands its
-// TLSNextProto or its CONNECT, as before; a handshake its time limit ends
-// fails with net/http's words, a timeout.
+// connection is watched above its records, directly or through an http://
+// proxy's tunnel (which it opens); one that agreed on HTTP/2, and one to
+// an https:// proxy, are the *tls.Conn net/http hands its TLSNextProto
+// or its CONNECT, as before; a handshake its time limit ends fails with
+// net/http's words, a timeout.
 func TestDialTLSWatchesHTTP1AndKeepsTheRest(t *testing.T) {
 	t.Parallel()
-	proxied := func(*http.Request) (*url.URL, error) { return url.Parse("http://proxy.invalid:3128") }
 	for _, tc := range []struct {
 		name    string
 		alpn    []string
-		proxy   func(*http.Request) (*url.URL, error)
+		proxy   string // "http" or "https": reached through a proxy of that scheme
 		watched bool
 	}{
 		{name: "HTTP/1.1", alpn: []string{"http/1.1"}, watched: true},
 		{name: "no ALPN", watched: true},
 		{name: "HTTP/2", alpn: []string{"h2", "http/1.1"}},
-		{name: "HTTP/1.1 to a proxy", alpn: []string{"http/1.1"}, proxy: proxied},
+		{name: "HTTP/1.1 to an https proxy", alpn: []string{"http/1.1"}, proxy: "https"},
+		{name: "HTTP/1.1 through an http proxy", alpn: []string{"http/1.1"}, proxy: "http", watched: true},
+		{name: "HTTP/2 through an http proxy", alpn: []string{"h2", "http/1.1"}, proxy: "http"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -54,8 +56,16 @@ func TestDialTLSWatchesHTTP1AndKeepsTheRest(t *testing.T) {
 				}
 			}()
 			notes := new(clientNotes)
+			proxy := http.ProxyFromEnvironment
+			switch tc.proxy {
+			case "https":
+				// dialTLS is then net/http's dial of the proxy itself.
+				proxy = func(*http.Request) (*url.URL, error) { return url.Parse("https://" + ln.Addr().String()) }
+			case "http":
+				u := connectProxy(t, func(string) string { return "" }, nil)
+				proxy = func(*http.Request) (*url.URL, error) { return u, nil }
+			}
 			tr := &http.Transport{
-				Proxy: tc.proxy,
 				DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 					c, err := new(net.Dialer).DialContext(ctx, network, addr)
 					if err != nil {
@@ -65,10 +75,7 @@ func TestDialTLSWatchesHTTP1AndKeepsTheRest(t *testing.T) {
 				},
 				TLSHandshakeTimeout: time.Minute,
 			}
-			if tr.Proxy == nil {
-				tr.Proxy = http.ProxyFromEnvironment
-			}
-			c, err := dialTLS(context.Background(), tr, &tls.Config{RootCAs: roots, NextProtos: []string{http2Proto, "http/1.1"}}, notes, "tcp", ln.Addr().String())
+			c, err := dialTLS(context.Background(), tr, proxy, &tls.Config{RootCAs: roots, NextProtos: []string{http2Proto, "http/1.1"}}, notes, "tcp", ln.Addr().String())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,8 +113,8 @@ func TestDialTLSWatchesHTTP1AndKeepsTheRest(t *testing.T) {
 				go func() { <-done; c.Close() }() // never answers the ClientHello
 			}
 		}()
-		tr := &http.Transport{Proxy: http.ProxyFromEnvironment, DialContext: new(net.Dialer).DialContext, TLSHandshakeTimeout: 20 * time.Millisecond}
-		_, err = dialTLS(context.Background(), tr, &tls.Config{}, nil, "tcp", ln.Addr().String())
+		tr := &http.Transport{DialContext: new(net.Dialer).DialContext, TLSHandshakeTimeout: 20 * time.Millisecond}
+		_, err = dialTLS(context.Background(), tr, http.ProxyFromEnvironment, &tls.Config{}, nil, "tcp", ln.Addr().String())
 		var ne net.Error
 		if err == nil || err.Error() != "net/http: TLS handshake timeout" || !errors.As(err, &ne) || !ne.Timeout() || Classify(err) != KindTimeout {
 			t.Fatalf("dialTLS: %v, want net/http's TLS handshake timeout", err)

@@ -670,7 +670,7 @@ const h2cHint = " (" + "an HTTP/2 SETTINGS frame: the receiver speaks only HTTP/
 // quotesH2Settings says the bytes msg quotes as no HTTP/1 answer start
 // with an HTTP/2 SETTINGS frame's header.
 func quotesH2Settings(msg string) bool {
-	for _, lead := range []string{"malformed HTTP response ", "malformed HTTP status line "} {
+	for _, lead := range []string{"malformed HTTP response ", "malformed HTTP version ", "malformed HTTP status line "} {
 		_, rest, ok := strings.Cut(msg, lead)
 		if !ok {
 			continue

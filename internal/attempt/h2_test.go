@@ -123,7 +123,7 @@ func TestHTTP2MalformedAnswer(t *testing.T) {
 		{"DATA past content-length", func(w *h2Writer, id uint32) {
 			w.headers(id, false, ":status", "200", "content-length", "2")
 			w.do(func(fr *http2.Framer) error { return fr.WriteData(id, true, []byte("okay")) })
-		}, 200, "answer body unreadable (net/http: server replied with more than declared Content-Length; truncated)"},
+		}, 200, "answer body unreadable (server replied with more than declared Content-Length; truncated)"},
 		{"RST after the answer's head", func(w *h2Writer, id uint32) {
 			w.headers(id, false, ":status", "200", "content-length", "10")
 			w.do(func(fr *http2.Framer) error { return fr.WriteData(id, false, []byte("ok")) })
@@ -226,6 +226,10 @@ func TestShortErrorNamesH2CSettings(t *testing.T) {
 			"error: malformed HTTP response " + settings + h2cHint},
 		{`Post "http://h/hook": malformed HTTP status line ` + settings,
 			"error: malformed HTTP status line " + settings + h2cHint},
+		// A frame with a space (0x20) in it: net/http's words, and the fast
+		// path's, quote the bytes before the space as the version.
+		{`Post "http://h/hook": malformed HTTP version "\x00\x00\x12\x04\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00d\x00\x04\x00"`,
+			`error: malformed HTTP version "\x00\x00\x12\x04\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00d\x00\x04\x00"` + h2cHint},
 		// An empty SETTINGS frame, as some servers send first.
 		{`Post "http://h/hook": malformed HTTP status line "\x00\x00\x00\x04\x00\x00\x00\x00\x00"`,
 			`error: malformed HTTP status line "\x00\x00\x00\x04\x00\x00\x00\x00\x00"` + h2cHint},

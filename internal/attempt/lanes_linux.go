@@ -533,7 +533,7 @@ func (lp *loop) write(l *lane) {
 			}
 			err := l.opError("write", os.NewSyscallError("write", e))
 			if staleErr(err) { // the look passed: it closed as the call went out
-				err = errClosedAsSent
+				err = closedAsSent{err}
 			}
 			lp.failed(l, err)
 			return
@@ -558,7 +558,7 @@ func (lp *loop) writeAway(l *lane) {
 			_, err = rc.r.Peek(1)
 		}
 		if err != nil && staleErr(err) { // as the loop's own write says it
-			err = errClosedAsSent
+			err = closedAsSent{err}
 		}
 		if err == nil {
 			resp, err = lp.d.readAnswer(rc.r, method, &rc.resp, &rc.pre, &rc.lim)
@@ -603,7 +603,7 @@ func (lp *loop) parse(l *lane) {
 	if len(l.in) == 0 { // the connection ended before a byte of an answer
 		err := l.end
 		if staleErr(err) {
-			err = errClosedAsSent
+			err = closedAsSent{err}
 		}
 		lp.failed(l, err)
 		return

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 )
 
 // leanHead is what readLean takes of an answer's head: the fields that
@@ -16,17 +17,29 @@ import (
 // same lines are refused, continuation lines (obs-fold) are joined to
 // their field, and an answer framed two ways is refused rather than read
 // one way, so that the fast path never takes an answer net/http's path
-// (https, -v, check) refuses, nor frames one differently.
+// (https, -v, check) refuses, nor frames one differently; what it refuses
+// it says in net/http's words (textproto's and http's), so that a
+// receiver's fault reads the same on every path.
 type leanHead struct {
-	trailer  bool   // a chunked body's trailer: its fields are checked, not taken
-	http10   bool   // an HTTP/1.0 answer, which knows no Transfer-Encoding
-	length   int64  // the Content-Length, -1 for none
-	digits   int    // how many digits the Content-Length was sent with
-	chunked  bool   // Transfer-Encoding: chunked
-	close    bool   // Connection says close
-	keepOpen bool   // Connection says keep-alive
-	line     []byte // a field joined with its continuation lines
-	long     []byte // a line longer than the reader's buffer (readLine)
+	trailer  bool  // a chunked body's trailer: its fields are checked, not taken
+	http10   bool  // an HTTP/1.0 answer, which knows no Transfer-Encoding
+	length   int64 // the Content-Length, -1 for none
+	digits   int   // how many digits the Content-Length was sent with
+	chunked  bool  // Transfer-Encoding: chunked
+	close    bool  // Connection says close
+	keepOpen bool  // Connection says keep-alive
+	// The framing fields as net/http judges them, once the head is read
+	// (transferErr): how many Transfer-Encoding and Content-Length fields
+	// came, the first of each when it is no framing (teFirst, clFirst),
+	// and every value once a second came (tes, cls: an answer framed
+	// twice is refused, and said in net/http's words, which list them).
+	teN, clN         int
+	clBad            bool // the first Content-Length is no length
+	teFirst, clFirst string
+	tes, cls         []string
+	te               [7]byte // the first Transfer-Encoding when it is "chunked", in any case
+	line             []byte  // a field joined with its continuation lines
+	long             []byte  // a line longer than the reader's buffer (readLine)
 }
 
 // read reads the head's fields, up to its empty line, adding Retry-After
@@ -34,17 +47,28 @@ type leanHead struct {
 func (h *leanHead) read(br *bufio.Reader, resp *http.Response) error {
 	if b, err := br.Peek(1); err == nil && (b[0] == ' ' || b[0] == '\t') {
 		line, _ := br.ReadSlice('\n')
-		return errors.New("malformed header: its first line starts with white space: " + strconv.Quote(string(dropEOL(line))))
+		if line = dropEOL(line); len(line) > initialLineQuoted {
+			return errMessageTooLarge
+		}
+		return errors.New("malformed MIME header initial line: " + strconv.Quote(string(line)))
 	}
 	for {
 		field, err := h.field(br)
-		if err != nil || field == nil {
+		if err != nil {
 			return err
+		}
+		if field == nil {
+			return h.transferErr()
 		}
 		k, v, _ := bytes.Cut(field, []byte(":"))
 		canonical, ok := headerKey(k)
 		if !ok || !headerValue(v) {
-			return errors.New("malformed header line " + strconv.Quote(string(field)))
+			line := string(field)
+			if ok && canonical {
+				// textproto quotes the line with its name made canonical.
+				line = http.CanonicalHeaderKey(string(k)) + line[len(k):]
+			}
+			return errors.New("malformed MIME header line: " + strconv.Quote(line))
 		}
 		if !canonical || h.trailer {
 			continue // a name with a space before its colon is no field of ours; nor is a trailer's
@@ -52,19 +76,9 @@ func (h *leanHead) read(br *bufio.Reader, resp *http.Response) error {
 		v = trimLeftBlank(v)
 		switch {
 		case bytes.EqualFold(k, []byte("Content-Length")):
-			if err := h.contentLength(trimRightBlank(v)); err != nil {
-				return err
-			}
-		case bytes.EqualFold(k, []byte("Transfer-Encoding")):
-			switch {
-			case h.http10: // ignored, as net/http does
-			case h.chunked:
-				return errors.New("too many transfer encodings")
-			case !bytes.EqualFold(v, []byte("chunked")):
-				return errors.New("unsupported transfer encoding " + strconv.Quote(string(v)))
-			default:
-				h.chunked = true
-			}
+			h.contentLength(trimRightBlank(v))
+		case bytes.EqualFold(k, []byte("Transfer-Encoding")) && !h.http10: // an HTTP/1.0 answer's is ignored, as net/http does
+			h.transferEncoding(v)
 		case bytes.EqualFold(k, []byte("Connection")):
 			for tok := range bytes.SplitSeq(v, []byte(",")) {
 				tok = trimLeftBlank(trimRightBlank(tok))
@@ -93,7 +107,7 @@ func (h *leanHead) field(br *bufio.Reader) ([]byte, error) {
 		return nil, nil
 	}
 	if bytes.IndexByte(line, ':') < 0 {
-		return nil, errors.New("malformed header line " + strconv.Quote(string(line)))
+		return nil, errors.New("malformed MIME header: missing colon: " + strconv.Quote(string(line)))
 	}
 	line = trimLeftBlank(trimRightBlank(line))
 	if br.Buffered() == 0 {
@@ -150,26 +164,92 @@ func readLine(br *bufio.Reader, long *[]byte) ([]byte, error) {
 }
 
 // contentLength takes a Content-Length field's value v: the first sets
-// the length, a later one must say the same (a message framed two ways is
-// refused, as net/http does against request smuggling).
-func (h *leanHead) contentLength(v []byte) error {
-	n, err := strconv.ParseUint(string(v), 10, 63)
-	if h.length >= 0 {
-		// Two strings of digits of one value and length are the same.
-		if err != nil || int64(n) != h.length || len(v) != h.digits {
-			return errors.New("an answer cannot carry Content-Length fields of different values")
+// the length; each later one must say the same, which transferErr judges
+// (a message framed two ways is refused, as net/http does against
+// request smuggling).
+func (h *leanHead) contentLength(v []byte) {
+	h.clN++
+	if h.clN == 1 {
+		n, err := strconv.ParseUint(string(v), 10, 63)
+		if err != nil {
+			h.clBad, h.clFirst = true, string(v)
+			return
 		}
-		return nil
+		h.length, h.digits = int64(n), len(v)
+		return
+	}
+	if h.clN == 2 {
+		first := h.clFirst
+		if !h.clBad {
+			first = strconv.FormatInt(h.length, 10)
+			first = strings.Repeat("0", h.digits-len(first)) + first
+		}
+		h.cls = []string{first}
+	}
+	h.cls = append(h.cls, string(v))
+}
+
+// transferEncoding takes a Transfer-Encoding field's value v: one, which
+// says chunked, frames the answer; transferErr judges the others.
+func (h *leanHead) transferEncoding(v []byte) {
+	h.teN++
+	switch {
+	case h.teN == 1 && bytes.EqualFold(v, []byte("chunked")):
+		h.chunked = true
+		copy(h.te[:], v)
+	case h.teN == 1:
+		h.teFirst = string(v)
+	case h.teN == 2:
+		first := h.teFirst
+		if h.chunked {
+			first = string(h.te[:])
+		}
+		h.tes = []string{first, string(v)}
+	default:
+		h.tes = append(h.tes, string(v))
+	}
+}
+
+// transferErr judges the framing fields of a head read whole, as net/http
+// does (http.readTransfer): its Transfer-Encoding first, then its
+// Content-Length, each refusal in net/http's words.
+func (h *leanHead) transferErr() error {
+	switch {
+	case h.teN > 1:
+		return errors.New("too many transfer encodings: " + quoteList(h.tes...))
+	case h.teN == 1 && !h.chunked:
+		return errors.New("unsupported transfer encoding: " + strconv.Quote(h.teFirst))
+	}
+	for _, v := range h.cls[min(1, len(h.cls)):] {
+		if v != h.cls[0] {
+			return errors.New("message cannot contain multiple Content-Length headers; got " + quoteList(h.cls...))
+		}
 	}
 	switch {
-	case len(v) == 0:
-		return errors.New("empty Content-Length")
-	case err != nil:
-		return errors.New("bad Content-Length " + strconv.Quote(string(v)))
+	case h.clBad && h.clFirst == "":
+		return errors.New("invalid empty Content-Length " + strconv.Quote(h.clFirst))
+	case h.clBad:
+		return errors.New("bad Content-Length " + strconv.Quote(h.clFirst))
 	}
-	h.length, h.digits = int64(n), len(v)
 	return nil
 }
+
+// quoteList is a list of strings as fmt's %q writes it: ["a" "b"].
+func quoteList(s ...string) string {
+	q := make([]string, len(s))
+	for i, v := range s {
+		q[i] = strconv.Quote(v)
+	}
+	return "[" + strings.Join(q, " ") + "]"
+}
+
+// initialLineQuoted is the longest head's first line starting with white
+// space that textproto quotes in its refusal; past it, it says
+// errMessageTooLarge.
+const initialLineQuoted = 80
+
+// errMessageTooLarge is textproto's refusal of a line past its limit.
+var errMessageTooLarge = errors.New("message too large")
 
 // closes says whether the answer ends its connection by its Connection
 // field, as net/http's shouldClose: HTTP/1.0 unless kept alive.

@@ -3,13 +3,18 @@ package attempt
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 )
 
 // leanAnswers are answers whose framing net/http's reader and readLean
@@ -169,6 +174,149 @@ func TestTokenByte(t *testing.T) {
 	for c := range 256 {
 		if got, want := tokenByte(byte(c)), strings.IndexByte(tchar, byte(c)) >= 0; got != want {
 			t.Errorf("tokenByte(%q) = %v, want %v", byte(c), got, want)
+		}
+	}
+}
+
+// refusedAnswers are answers net/http's reader refuses, or takes with a
+// status whsim refuses (malformedStatus), that the fast path refuses too.
+var refusedAnswers = []string{
+	"HTTP/1.1 2000 OK\r\nContent-Length: 2\r\n\r\nok",
+	"HTTP/1.1 20 OK\r\nContent-Length: 2\r\n\r\nok",
+	"HTTP/1.1 200X\r\nContent-Length: 2\r\n\r\nok",
+	"HTTP/1.1 +200 OK\r\nContent-Length: 2\r\n\r\nok",
+	"HTTP/1.1 -20 OK\r\nContent-Length: 2\r\n\r\nok",
+	"HTTP/1.1 099 OK\r\nContent-Length: 2\r\n\r\nok",
+	"HTTP/1.1 600 Beyond\nContent-Length: 2\n\nok",
+	"http/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+	"HTTP/2.0 200 OK\r\nContent-Length: 2\r\n\r\nok",
+	"HTTP/0.9 200 OK\r\nContent-Length: 2\r\n\r\nok",
+	"HTTP/1.10 200 OK\r\nContent-Length: 2\r\n\r\nok",
+	"HTTP/1.1\t200 OK\r\nContent-Length: 2\r\n\r\nok",
+	"HTTP/1.1 200\r\r\nContent-Length: 2\r\n\r\nok",
+	"garbage\r\n\r\n",
+	"\x00\x00\x12\x04\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00\x64\r\n",
+	"HTTP/1.1 200 OK\r\nBogus\r\nContent-Length: 2\r\n\r\nok",
+	"HTTP/1.1 200 OK\r\n " + long + "\r\nContent-Length: 2\r\n\r\nok",
+	"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 05\r\n\r\nok",
+	"HTTP/1.1 200 OK\r\nContent-Length: 02\r\nContent-Length: 2\r\n\r\nok",
+	"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\nContent-Length: x\r\n\r\nok",
+	"HTTP/1.1 200 OK\r\nTransfer-Encoding: CHUNKED\r\nTransfer-Encoding: gzip\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+	// net/http reads the whole head before it judges the framing, and
+	// the status after that; it quotes a field with its name made canonical.
+	"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nBogus\r\n\r\n",
+	"HTTP/1.1 200 OK\r\nContent-Length: x\r\nContent-Length: y\r\n\r\nok",
+	"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nTransfer-Encoding: gzip\r\nContent-Length: 3\r\n\r\nok",
+	"HTTP/1.1 000 \nTransfer-Encoding: 0\nBogus\n\n",
+	"HTTP/1.1 600 Beyond\r\nx-a: a\x00b\r\n\r\n",
+	"HTTP/1.1 200 OK\r\n" + strings.Repeat("X-A: "+strings.Repeat("a", 1000)+"\r\n", 1100) + "Content-Length: 2\r\n\r\nok",
+}
+
+// A refused answer is refused in the same words on the fast path as on
+// net/http's (-v, https, check's first call, WHSIM_TRANSPORT=net/http):
+// before, a status 600 read `malformed HTTP status line "HTTP/1.1 600
+// Beyond\n"` from whsim send and `malformed HTTP status code "600
+// Beyond"` from whsim send -v.
+func TestReadLeanRefusesInNetHTTPsWords(t *testing.T) {
+	for _, a := range append(append([]string{}, leanAnswers...), refusedAnswers...) {
+		want, got := refusals(a)
+		switch {
+		case want == "" && got == nil:
+		case want == "" || got == nil:
+			t.Errorf("%.80q: net/http refuses it with %q, the fast path with %v", a, want, got)
+		case unwrapped(got.Error()) != want:
+			t.Errorf("%.80q: the fast path says\n\t%s\nnet/http's path\n\t%s", a, unwrapped(got.Error()), want)
+		}
+	}
+}
+
+// Answers whose head came whole (an empty line in them: one cut short is
+// a closed connection, an error of another kind) are refused in the same
+// words on both paths, whatever their bytes.
+func FuzzReadLeanRefusesInNetHTTPsWords(f *testing.F) {
+	for _, a := range append(append([]string{}, leanAnswers...), refusedAnswers[:len(refusedAnswers)-1]...) {
+		f.Add(a)
+	}
+	f.Fuzz(func(t *testing.T, a string) {
+		if len(a) > 1<<16 || !strings.Contains(a, "\n\n") && !strings.Contains(a, "\n\r\n") {
+			return
+		}
+		want, got := refusals(a)
+		if want != "" && got != nil && !strings.Contains(want, "EOF") && !strings.Contains(got.Error(), "EOF") &&
+			unwrapped(got.Error()) != want {
+			t.Errorf("%q: the fast path says %q, net/http's path %q", a, unwrapped(got.Error()), want)
+		}
+	})
+}
+
+// refusals is how net/http's path (netHTTPRefusal) and the fast path
+// refuse answer a.
+func refusals(a string) (string, error) {
+	lim := &capReader{r: strings.NewReader(a), n: maxHead}
+	var resp http.Response
+	return netHTTPRefusal(a), readLean(bufio.NewReader(lim), http.MethodPost, &resp, nil, nil, lim)
+}
+
+// netHTTPRefusal is the words net/http's path refuses answer a with
+// (its head, a status whsim refuses, or its body), "" for none.
+func netHTTPRefusal(a string) string {
+	br := bufio.NewReader(io.LimitReader(strings.NewReader(a), maxHead))
+	resp, err := http.ReadResponse(br, &http.Request{Method: http.MethodPost})
+	if errors.Is(err, io.ErrUnexpectedEOF) && len(a) > maxHead {
+		// net/http's transport says so of a head past its cap.
+		return "server response headers exceeded " + strconv.Itoa(maxHead) + " bytes; aborted"
+	}
+	if err != nil {
+		return unwrapped(err.Error())
+	}
+	if msg := malformedStatus(resp); msg != "" {
+		return msg
+	}
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		return unwrapped(err.Error())
+	}
+	return ""
+}
+
+// An answer whose body cannot be read to its end, the connection closed
+// after it, fails in the same words on every path and transport: the fast
+// path said "unexpected EOF reading trailer" and net/http's "http:
+// unexpected EOF reading trailer", and the fast path kept "http: " on
+// another trailer's refusal. (A trailer line cut by the close is still
+// said two ways: net/http calls it "suspiciously long", the fast path
+// "unexpected EOF reading trailer".)
+func TestBodyRefusalsSaidAlikeOnEveryPath(t *testing.T) {
+	for _, tc := range []struct{ name, answer, want string }{
+		{"no trailer's end", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n", "answer body unreadable (unexpected EOF reading trailer)"},
+		{"trailer without end", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\nX-T: " + strings.Repeat("a", 5000), "answer body unreadable (suspiciously long trailer after chunked body)"},
+		{"bad chunk size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nok\r\n0\r\n\r\n", "answer body unreadable (invalid byte in chunk length)"},
+	} {
+		for _, netHTTP := range []bool{false, true} {
+			for _, p := range paths {
+				t.Run(fmt.Sprintf("%s/net/http %v/%s", tc.name, netHTTP, p.name), func(t *testing.T) {
+					t.Parallel()
+					target := unaskedServer(t, func(_, _ int, c net.Conn) {
+						_, _ = io.WriteString(c, tc.answer)
+						c.Close()
+					})
+					cl, err := NewClient(ClientOptions{Timeout: 10 * time.Second, Concurrency: 1, FollowRedirects: p.follow, NetHTTP: netHTTP})
+					if err != nil {
+						t.Fatal(err)
+					}
+					t.Cleanup(cl.CloseIdleConnections)
+					u, _ := url.Parse(target)
+					d := &Deliverer{Client: cl, Target: u, KeepBody: p.keep}
+					var a Attempt
+					if p.worker {
+						asWorker(d, templates("A", 1), 1, func(r *Result) { a = r.Last() })
+					} else {
+						a = d.Deliver(context.Background(), &Request{Body: []byte(`{}`)}).Last()
+					}
+					if got := a.Unfinished(); a.Status != 200 || got != tc.want {
+						t.Errorf("status %d, failure %q; want 200, %q", a.Status, got, tc.want)
+					}
+				})
+			}
 		}
 	}
 }

@@ -77,7 +77,7 @@ const maxHead = 1 << 20
 const bodyCap = 2 * MaxBodyRead
 
 // errHeadOver is an answer whose head ran past maxHead.
-var errHeadOver = errors.New("answer head over " + strconv.Itoa(maxHead>>20) + " MiB")
+var errHeadOver = errors.New("server response headers exceeded " + strconv.Itoa(maxHead) + " bytes; aborted")
 
 // connIO reads a worker's connection and sends requests on it.
 type connIO interface {
@@ -207,13 +207,25 @@ func rawOK(tr *http.Transport, u *url.URL) bool {
 	return true
 }
 
-// errClosedAsSent is a kept-alive connection that ended, without a byte
-// of an answer, after the call was written on it: the receiver closed it
-// as the call went out (it was found open just before). The transport does
+// closedAsSent is a kept-alive connection that ended, without a byte of
+// an answer, after the call was written on it: the receiver closed it as
+// the call went out (it was found open just before). The transport does
 // not send the call again, since the receiver may have taken it: a retry
 // (--retries) does, counted as one. "Not sent again" was false of a
-// delivery whose next attempt followed.
-var errClosedAsSent = errors.New("the receiver closed the kept-alive connection as the call went out (the receiver may have taken it: not resent by the transport)")
+// delivery whose next attempt followed. cause is how it ended, which is
+// the attempt's kind, as on net/http's path: a reset (a receiver that
+// closes with the call unread) is no close.
+type closedAsSent struct{ cause error }
+
+func (e closedAsSent) Error() string {
+	how := "closed"
+	if Classify(e.cause) == KindReset {
+		how = "reset"
+	}
+	return "the receiver " + how + " the kept-alive connection as the call went out (the receiver may have taken it: not resent by the transport)"
+}
+
+func (e closedAsSent) Unwrap() error { return e.cause }
 
 func (d *Deliverer) rawAttempt(ctx context.Context, tr *http.Transport, method string, req *Request, res *Result, t *target, buf *bodyBuf, h http.Header, plain bool, host string) (Attempt, time.Duration) {
 	start := time.Now()
@@ -264,20 +276,20 @@ func (d *Deliverer) rawAnswer(ctx context.Context, method string, t *target, buf
 // answer came (its connection closed already): the error Client.Do would
 // give.
 func (d *Deliverer) rawFailed(ctx context.Context, method string, t *target, err error, start time.Time, dialed time.Duration) Attempt {
-	kind, closedAsSent := Classify(err), false
+	kind, asSent := Classify(err), false
 	if ctx.Err() != nil {
 		// Ctrl-C cut the connection by its deadline: the error says
 		// "i/o timeout", which is not what happened.
 		kind, err = KindInterrupted, ctx.Err()
-	} else if errors.Is(err, errClosedAsSent) {
-		kind, closedAsSent = KindClosed, true
+	} else {
+		asSent = errors.As(err, new(closedAsSent))
 	}
 	if kind == KindTimeout {
 		// What net/http says of the same.
 		err = timeoutError(context.DeadlineExceeded.Error() + " (Client.Timeout exceeded while awaiting headers)")
 	}
 	err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: err}
-	return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start), Connect: dialed, ClosedAsSent: closedAsSent}
+	return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start), Connect: dialed, ClosedAsSent: asSent}
 }
 
 // answerEnds says whether the connection an answer to bb's request came
@@ -353,7 +365,7 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 		}
 		if err != nil {
 			if reused && staleErr(err) {
-				err = errClosedAsSent
+				err = closedAsSent{err}
 			}
 			return nil, err
 		}
@@ -514,7 +526,16 @@ func readLean(br *bufio.Reader, method string, resp *http.Response, keep keeper,
 	}
 	status, ok := statusOf(line)
 	if !ok {
-		return errors.New("malformed HTTP status line " + strconv.Quote(string(line)))
+		major, minor, err := statusLineErr(line)
+		if major >= 0 {
+			// net/http's reader takes the line and reads the head on: a
+			// fault there is its refusal, before the status's.
+			h := leanHead{http10: major < 1 || major == 1 && minor < 1, length: -1}
+			if herr := h.read(br, &http.Response{}); herr != nil {
+				return herr
+			}
+		}
+		return err
 	}
 	*resp = http.Response{StatusCode: status, Body: http.NoBody}
 	var w io.Writer = io.Discard
@@ -676,6 +697,33 @@ func statusOf(line []byte) (int, bool) {
 		return status, true
 	}
 	return 0, false
+}
+
+// statusLineErr is the refusal of a status line statusOf refuses, in the
+// words of net/http's path: http.ReadResponse's, or for a line it takes,
+// malformedStatus's, with the line's version (major -1 when net/http
+// refuses the line). Only a line both take (none is known) keeps words
+// of its own.
+func statusLineErr(line []byte) (major, minor int, err error) {
+	s := string(dropEOL(line))
+	proto, status, ok := strings.Cut(s, " ")
+	if !ok {
+		return -1, 0, errors.New("malformed HTTP response " + strconv.Quote(s))
+	}
+	status = strings.TrimLeft(status, " ")
+	code, _, _ := strings.Cut(status, " ")
+	n, aerr := strconv.Atoi(code)
+	if len(code) != 3 || aerr != nil || n < 0 {
+		return -1, 0, errors.New("malformed HTTP status code " + strconv.Quote(code))
+	}
+	resp := http.Response{StatusCode: n, Status: status, Proto: proto}
+	if resp.ProtoMajor, resp.ProtoMinor, ok = http.ParseHTTPVersion(proto); !ok {
+		return -1, 0, errors.New("malformed HTTP version " + strconv.Quote(proto))
+	}
+	if msg := malformedStatus(&resp); msg != "" {
+		return resp.ProtoMajor, resp.ProtoMinor, errors.New(msg)
+	}
+	return resp.ProtoMajor, resp.ProtoMinor, errors.New("malformed HTTP status line " + strconv.Quote(string(line)))
 }
 
 // malformedStatus is what keeps an answer net/http's reader took from

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -333,6 +334,51 @@ func TestNetHTTPSendsNoUncountedCopyOfAnEmptyCall(t *testing.T) {
 						})
 					}
 				}
+			}
+		}
+	}
+}
+
+// A call read by the receiver on a kept-alive connection that then ends
+// without an answer fails as the connection ended, on every path alike:
+// a reset is "connection reset", a close "connection closed", and both
+// say it happened as the call went out. The fast path called a reset
+// "connection closed", so that one receiver's run counted "failed by
+// error: connection closed×50" on the default transport and "connection
+// reset×50" on WHSIM_TRANSPORT=net/http.
+func TestClosedAsSentKeepsItsKindOnEveryPath(t *testing.T) {
+	hangUps := []struct{ name, kind string }{{"reset", KindReset}, {"close", KindClosed}}
+	for _, netHTTP := range []bool{false, true} {
+		for _, p := range paths {
+			for _, hu := range hangUps {
+				t.Run(fmt.Sprintf("net/http %v/%s/%s", netHTTP, p.name, hu.name), func(t *testing.T) {
+					t.Parallel()
+					srv := newScriptServer(t, func(k int, _ []byte) (string, bool, bool, bool) {
+						if k == 0 {
+							return ok200, false, false, false
+						}
+						return "", hu.name == "close", hu.name == "reset", false
+					})
+					c, err := NewClient(ClientOptions{Timeout: 5 * time.Second, Concurrency: 1, FollowRedirects: p.follow, NetHTTP: netHTTP})
+					if err != nil {
+						t.Fatal(err)
+					}
+					t.Cleanup(c.CloseIdleConnections)
+					d := &Deliverer{Client: c, Target: srv.url(), KeepBody: p.keep}
+					var last Attempt
+					keep := func(r *Result) { last = r.Last() }
+					if p.worker {
+						asWorker(d, templates("A", 1), 2, keep)
+					} else {
+						for range 2 {
+							keep(d.Deliver(context.Background(), &Request{Body: []byte(`{}`)}))
+						}
+					}
+					if last.Status != 0 || last.Kind != hu.kind || !last.ClosedAsSent {
+						t.Errorf("the call the receiver read, then %s without an answer: kind %q, closed as sent %v (%s); want kind %q, closed as sent",
+							hu.name, last.Kind, last.ClosedAsSent, last.Err, hu.kind)
+					}
+				})
 			}
 		}
 	}
