@@ -11,6 +11,7 @@ import (
 
 	"github.com/whsim/whsim/internal/atomicfile"
 	"github.com/whsim/whsim/internal/ctxio"
+	"github.com/whsim/whsim/internal/shellcmd"
 )
 
 // target is where a run writes: stdout (Path ""), one file, or a
@@ -49,7 +50,20 @@ func NewTarget(path string, inputs []string) (target, error) {
 	if len(inputs) > 1 {
 		return target{}, &TargetError{Path: path, Msg: fmt.Sprintf("%d inputs need a directory (end it with /), one file each", len(inputs))}
 	}
+	// The directory of a file is not made, as for every file output of
+	// whsim (cmdutil.FileDir): a mistyped one would hide the file.
+	if dir := filepath.Dir(path); !isDir(dir) {
+		if _, err := os.Stat(dir); err == nil {
+			return target{}, &TargetError{Path: path, Msg: dir + " is not a directory"}
+		}
+		return target{}, &TargetError{Path: path, Msg: fmt.Sprintf("no directory %s (whsim makes none for a file: mkdir -p %s first)", dir, shellcmd.Word(dir))}
+	}
 	return target{Path: path}, nil
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }
 
 // Dest is the file the input name is written to: t's file, or the file

@@ -460,7 +460,7 @@ func (e *JSONError) Unwrap() error { return e.Err }
 // (a *JSONError), a line that is not a record, a record of a format
 // version this whsim does not read (a newer whsim may mean its members
 // otherwise), a "rejected" record not marked VersionRejected, and one
-// that names a member twice (checkKeys).
+// that names a member twice (checkKeys), and a call with no "body" (or null).
 func Decode(line []byte) (*Record, error) {
 	var rec Record
 	if err := json.Unmarshal(line, &rec); err != nil {
@@ -495,8 +495,16 @@ func Decode(line []byte) (*Record, error) {
 	if at := InvalidUTF8(line); at >= 0 {
 		return nil, fmt.Errorf("not valid UTF-8 at byte %d (listen writes such bytes in base64; read as they are, they would become U+FFFD, not the bytes that came)", at+1)
 	}
-	if err := checkKeys(line); err != nil {
+	given, err := checkKeys(line)
+	if err != nil {
 		return nil, err
+	}
+	if rec.Rejected == nil && given&memberBit("body") == 0 {
+		// listen writes "body" for every call, "" for an empty one: a
+		// record without it (or with null) was made or edited by hand,
+		// and read as it stands it would be replayed and checked as a
+		// call that came with an empty body.
+		return nil, errors.New(`record has no "body" (listen writes one for every call, "" when it came empty): read as it stands, it would be sent and checked as an empty body`)
 	}
 	if err := rec.fromDisk(); err != nil {
 		return nil, err

@@ -80,9 +80,9 @@ func TestReaderSkipsATornLastLine(t *testing.T) {
 	}{
 		{"clean", string(file), 3, nil},
 		{"torn last line", string(torn), 3, []string{"line 4: torn last line skipped"}},
-		{"garbage in the middle", `{"capture":1}` + "\nnot json\n" + `{"capture":1}` + "\n", 2, []string{"line 2: not JSON at byte 2 (invalid character"}},
+		{"garbage in the middle", `{"capture":1,"body":""}` + "\nnot json\n" + `{"capture":1,"body":""}` + "\n", 2, []string{"line 2: not JSON at byte 2 (invalid character"}},
 		{"a payload is not a record", `{"requestId":"x"}` + "\n", 0, []string{`line 1: not a capture record`}},
-		{"blank lines", "\n\n" + `{"capture":1}` + "\n\n", 1, nil},
+		{"blank lines", "\n\n" + `{"capture":1,"body":""}` + "\n\n", 1, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -76,8 +76,11 @@ type keyStop struct{ err error }
 
 // checkKeys says which key of line, a record encoding/json has decoded,
 // is named twice; nil when none is. Members whsim does not read are not
-// looked into.
-func checkKeys(line []byte) (err error) {
+// looked into. given has bit i set for each member recordObj.members[i]
+// the record gives a value other than null: encoding/json reads a member
+// that is absent or null as its zero value, and for "body" that is an
+// empty body, not the body that came.
+func checkKeys(line []byte) (given uint32, err error) {
 	var l jsonlex.Lexer
 	// encoding/json has read the line: only its UTF-8 may not be valid,
 	// which it repairs and the lexer would refuse, so that is not checked.
@@ -95,22 +98,35 @@ func checkKeys(line []byte) (err error) {
 	// found, the record is read as encoding/json read it.
 	_ = l.Run(func() {
 		l.Begin()
-		checkObject(&l, recordObj)
+		given = checkObject(&l, recordObj)
 	})
-	return err
+	return given, err
+}
+
+// memberBit is the bit of the member of recordObj named name in what
+// checkKeys returns.
+func memberBit(name string) uint32 {
+	for i, m := range recordObj.members {
+		if m.name == name {
+			return 1 << i
+		}
+	}
+	panic("capture: no record member " + name)
 }
 
 // checkObject reads the object at the lexer's position (or whatever value
-// is there instead, which encoding/json has already accepted) as o.
-func checkObject(l *jsonlex.Lexer, o *recordObject) {
+// is there instead, which encoding/json has already accepted) as o. For a
+// struct it returns bit i set for each of o.members[i] given a value that
+// is not null.
+func checkObject(l *jsonlex.Lexer, o *recordObject) (given uint32) {
 	if kind := l.Peek(); kind != jsonlex.Object {
 		l.Skip(kind)
-		return
+		return 0
 	}
 	// Enter reads an empty object whole: skipping it again would skip
 	// the member after it, and no key after that would be looked at.
 	if !l.Enter() {
-		return
+		return 0
 	}
 	// The keys read so far: for a struct, the key that named each member
 	// (by index); for a map, every key.
@@ -132,7 +148,7 @@ func checkObject(l *jsonlex.Lexer, o *recordObject) {
 			if i < 0 {
 				l.Skip(l.Peek()) // a member encoding/json ignores
 				if !l.More('}') {
-					return
+					return given
 				}
 				continue
 			}
@@ -141,6 +157,9 @@ func checkObject(l *jsonlex.Lexer, o *recordObject) {
 			}
 			seen |= 1 << i
 			keys[i], m = key, o.members[i]
+			if l.Peek() != jsonlex.Null {
+				given |= 1 << i
+			}
 		} else {
 			name := keyString(l.KeyBytes(key))
 			for _, before := range keys {
@@ -159,7 +178,7 @@ func checkObject(l *jsonlex.Lexer, o *recordObject) {
 			l.Skip(l.Peek())
 		}
 		if !l.More('}') {
-			return
+			return given
 		}
 	}
 }

@@ -39,6 +39,12 @@ func TestReaderRefusesAmbiguousRecords(t *testing.T) {
 		{"a delivery's status twice", head + `,"body":"{}","fault":{"kind":"duplicate","deliveries":[{"status":200},{"status":200,"status":500}]}}`, `"status" twice in one of fault.deliveries`},
 		{"a rejected request", `{"capture":2,"method":"POST","rejected":{"reason":"malformed","head":"x","headEncoding":"utf8","headBytes":1}}`, ""},
 		{"rejected's reason twice", `{"capture":2,"rejected":{"reason":"a","reason":"b","head":"x"}}`, `"reason" twice in rejected`},
+		// listen writes "body" for every call, "" for an empty one: one
+		// absent or null would be replayed and checked as an empty body.
+		{"no body", head + `,"headers":{"A":["1"]},"bodyEncoding":"utf8"}`, `line 1: record has no "body" (listen writes one for every call`},
+		{"a null body", head + `,"body":null,"bodyEncoding":"utf8"}`, `line 1: record has no "body"`},
+		{"an empty body", head + `,"body":"","bodyEncoding":"utf8"}`, ""},
+		{"body in another case only", head + `,"BODY":"{}"}`, ""},
 		{"version 3", `{"capture":3,"method":"POST","path":"/","body":"{}"}`, `line 1: capture record format 3, which this whsim does not read (it reads 1 and 2)`},
 		{"version -1", `{"capture":-1,"method":"POST","path":"/","body":"{}"}`, `capture record format -1, which no whsim writes`},
 		// JSON is UTF-8, and listen writes what is not in base64: a byte
@@ -131,6 +137,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"capture":1,"body":"{}","Body":"x"}`))
 	f.Add([]byte(`{"capture":1,"fault":{"deliveries":[{"status":1,"Status":2}]}}`))
 	f.Add([]byte(`{"capture":3}`))
+	f.Add([]byte(`{"capture":1,"method":"POST","body":null}`))
 	f.Add([]byte(`{"capture":2,"rejected":{"reason":"x","head":"GET","headEncoding":"utf8","headBytes":3}}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		rec, err := Decode(line)

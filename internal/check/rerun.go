@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -151,7 +152,10 @@ func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 	var out []Failed
 	end := ReportEnd{NoSummary: true}
 	cases, n, sending := 0, 0, 0
-	seen := map[[2]string]int{} // check and case -> the line that named it
+	seen := map[[2]string]int{}  // check and case -> the line that named it
+	failedOf := map[string]int{} // check -> its case lines that failed
+	var counted map[string]Tally // the summary's count of each check's cases
+	summaryLine := 0
 	for sc.Scan() {
 		n++
 		line := bytes.TrimSpace(sc.Bytes())
@@ -179,8 +183,9 @@ func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 		// later version may add) are not cases to rerun.
 		if j.Summary != nil {
 			var sum struct {
-				NotRun   []string `json:"notRun"`
-				CutShort string   `json:"cutShort"`
+				NotRun   []string         `json:"notRun"`
+				CutShort string           `json:"cutShort"`
+				Checks   map[string]Tally `json:"checks"`
 			}
 			if err := json.Unmarshal(j.Summary, &sum); err != nil {
 				return nil, ReportEnd{}, &ReportLineError{Line: n, Err: errors.New(jsonerr.Describe(jsonerr.Placed(err, j.Summary), "the summary"))}
@@ -201,6 +206,7 @@ func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 				return nil, ReportEnd{}, &ReportLineError{Line: n, Err: fmt.Errorf("summary: cutShort names %q, which is no check", sum.CutShort)}
 			}
 			end = ReportEnd{CutShort: sum.CutShort, NotRun: sum.NotRun}
+			counted, summaryLine = sum.Checks, n
 			continue
 		}
 		if j.Check == "" || j.Case == "" {
@@ -231,6 +237,7 @@ func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 		if j.Verdict != string(Fail) {
 			continue
 		}
+		failedOf[j.Check]++
 		if j.Request != nil || j.Effects != nil && !j.Effects.Load {
 			if sending++; sending > MaxRerunCases {
 				return nil, ReportEnd{}, &ReportLineError{Line: n, Err: fmt.Errorf("more than %d failed cases to send again: a run has fewer", MaxRerunCases)}
@@ -260,6 +267,9 @@ func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 	}
 	if cases == 0 {
 		return nil, ReportEnd{}, errNotReport
+	}
+	if err := failedAsCounted(failedOf, counted); err != nil {
+		return nil, ReportEnd{}, &ReportLineError{Line: summaryLine, Err: err}
 	}
 	return out, end, nil
 }
@@ -832,4 +842,22 @@ func renumbered(body []byte, k spec.Kind, seed []byte) []byte {
 		}
 	}
 	return body
+}
+
+// failedAsCounted refuses a report whose summary counts other failed
+// cases of a check than its case lines hold (a check the summary does
+// not count, or no summary, is not compared). A run counts each case it
+// reports as it writes its line, so they agree in every report check
+// writes, however the run ended; a report whose failed lines were turned
+// to "pass" under a summary that still counted them read as "no case
+// failed, nothing to rerun", exit 0.
+func failedAsCounted(failedOf map[string]int, counted map[string]Tally) error {
+	ids := slices.Sorted(maps.Keys(counted))
+	for _, id := range ids {
+		if got, want := failedOf[id], counted[id].Fail; got != want {
+			return fmt.Errorf("summary: %s counts %d failed cases, the report's lines hold %d: the report was edited or cut",
+				termsafe.Text(id), want, got)
+		}
+	}
+	return nil
 }

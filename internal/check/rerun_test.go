@@ -178,6 +178,13 @@ func TestReadFailed(t *testing.T) {
 			`line 1: signature correct: "resign": false, but a run signs correct with the run's secret, to be signed afresh`},
 		{`{"check":"a","case":"b","status":500}`, `line 1: a b: no verdict: want pass, warn, fail or skipped`},
 		{`{"check":"a","case":"b","verdict":"FAIL"}`, `line 1: a b: verdict "FAIL": want pass, warn, fail or skipped`},
+		// A run counts the cases it writes: failed lines turned to "pass"
+		// under a summary that still counts them read as "no case failed,
+		// nothing to rerun", exit 0, after a failing run.
+		{`{"check":"accepts-valid","case":"E/described","verdict":"pass"}` + "\n" + `{"summary":{"checks":{"accepts-valid":{"pass":0,"warn":0,"fail":1}},"failed":true}}`,
+			`line 2: summary: accepts-valid counts 1 failed cases, the report's lines hold 0: the report was edited or cut`},
+		{`{"check":"rejects-malformed","case":"not-json","verdict":"fail","want":"4xx","request":{"url":"http://127.0.0.1:1/","body":"x"}}` + "\n" + `{"summary":{"checks":{"rejects-malformed":{"fail":0}}}}`,
+			`line 2: summary: rejects-malformed counts 0 failed cases, the report's lines hold 1: the report was edited or cut`},
 	} {
 		_, err := ReadFailed(strings.NewReader(tt.in))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

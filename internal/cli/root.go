@@ -264,6 +264,10 @@ func readFlagsAndConfig(a *cmdutil.App, only string) func(cmd *cobra.Command, ar
 			return err
 		}
 		a.FlagSources = sources
+		for _, m := range cmdutil.MistypedEnv(cmd, os.Environ(), configTree(a, cmd.Root(), only)) {
+			// Said before the colours are set: plain, as a config error is.
+			fmt.Fprintf(a.Streams.Err, "warning: environment %s is no variable whsim reads (did you mean %s?)\n", m[0], m[1])
+		}
 		// Colour on a terminal; TERM=dumb is one that draws no escape
 		// sequences. CLICOLOR_FORCE (set, not 0) colours any stream, a
 		// pipe to a CI log that shows colour or to less -R; NO_COLOR and

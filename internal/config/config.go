@@ -123,9 +123,10 @@ func read(name string) ([]byte, error) {
 // with an error about keys, the keys that are right (nil: no keys could
 // be read).
 func parse(name string, b []byte, root Section) (map[string]*yaml.Node, error) {
-	// yaml's errors read "yaml: line 3: ...".
+	// yaml's errors read "yaml: line 3: ...", the line not always the
+	// editor's (yamlProblem); whsim's read "config file F, line 3: ...".
 	yamlErr := func(err error) error {
-		return fmt.Errorf("config file %s: %s", name, strings.TrimPrefix(err.Error(), "yaml: "))
+		return fmt.Errorf("config file %s%s", name, yamlProblem(strings.TrimPrefix(err.Error(), "yaml: "), b))
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	var doc yaml.Node

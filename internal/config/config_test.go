@@ -77,7 +77,7 @@ func TestLoad(t *testing.T) {
 			err: `key "generate" in F, line 4: given already on line 1; give it once`},
 		{name: "one key bare and in a section", body: "seed: 1\ngenerate:\n  seed: 2\n", keys: []string{"generate.seed", "seed"}},
 		{name: "not a mapping", body: "- seed\n", err: "config file F, line 1: want keys and values (seed: 42)"},
-		{name: "not YAML", body: "seed: [1\n", err: "config file F: line 1: did not find expected ',' or ']'"},
+		{name: "not YAML", body: "seed: [1\n", err: "config file F, line 2: did not find expected ',' or ']'"},
 		// the keys of a second document would set nothing
 		{name: "two documents", body: "seed: 1\n---\nsend:\n  url: x\n", err: "config file F, line 3: a second YAML document (after ---): whsim reads only the first; put its keys there"},
 		{name: "a broken second document", body: "seed: 1\n---\nseed: [x\n", err: "config file F: a second YAML document (after ---): whsim reads only the first; put its keys there"},
@@ -314,5 +314,39 @@ func TestSectionTreeUnchanged(t *testing.T) {
 	}
 	if !reflect.DeepEqual(tree.Subs[0].Flags, before) || !slices.Equal(tree.Flags, []string{"no-color"}) {
 		t.Errorf("Load changed the tree it was given: %+v", tree)
+	}
+}
+
+// A YAML syntax error names the line an editor shows it on: yaml.v3
+// numbers its parser's errors from 0 and names none on the first line or
+// for bytes its reader refuses, and the message was read beside an editor.
+func TestLoadSyntaxErrorLine(t *testing.T) {
+	for _, tc := range []struct{ name, body, want string }{
+		{"a flow mapping not closed", "seed: 42\n\n\ngenerate: {count: 1\n", "line 4: did not find expected ',' or '}'"},
+		{"JSON with two commas", "{\n \"seed\": 42,\n \"send\": {\"url\": \"x\",,}\n}\n", "line 3: did not find expected node content"},
+		{"a list item in a mapping", "seed: 1\n- a\n", "line 2: did not find expected key"},
+		{"a list item in a section", "send:\n  url: x\n  - a\n", "line 2: did not find expected key"},
+		{"a directive twice", "%YAML 1.1\n%YAML 1.1\n---\nseed: 1\n", "line 2: found duplicate %YAML directive"},
+		{"an undefined tag handle on the first line", "seed: !foo!bar 1\n", "line 1: found undefined tag handle"},
+		{"the first line of JSON", "{seed: 1,,}", "line 1: did not find expected node content"},
+		{"a scanner error (already right)", "seed: 1\nurl: \"\\q\"\n", "line 2: found unknown escape character"},
+		{"a tab", "seed: 1\n\n\n\turl: 2\n", "line 4: found a tab character that violates indentation"},
+		{"a scanner error on the first line", "seed: \"\\q\"\n", "line 1: found unknown escape character"},
+		{"not UTF-8", "seed: 1\nurl: \"\xff\"\n", "line 2: invalid leading UTF-8 octet"},
+		{"a NUL after CRLF", "seed: 1\r\nurl: \"a\x00b\"\r\n", "line 2: control characters are not allowed"},
+		{"an unknown alias", "seed: 1\nsend:\n  url: *u\n", "line 3: unknown anchor 'u' referenced"},
+		{"an unknown alias after a longer one", "x-a: &uu 1\nseed: *uu\nurl: *u\n", "line 3: unknown anchor 'u' referenced"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			name := write(t, tc.body)
+			_, err := Load(name, tree)
+			want := "config file " + name + ", " + tc.want
+			if err == nil {
+				t.Fatalf("no error, want %q", want)
+			}
+			if got := err.Error(); got != want {
+				t.Errorf("got  %q\nwant %q", got, want)
+			}
+		})
 	}
 }

@@ -115,9 +115,10 @@ func leanRecord(lx *jsonlex.Lexer, line, buf []byte) (f leanFields, ok bool) {
 		if lx.Peek() != jsonlex.Object {
 			panic(leanGiveUp{})
 		}
+		body := false // a record without "body" (or with null) is capture.Decode's to refuse
 		if leanObject(lx, leanRecordMembers, func(name string) {
 			if name == "body" {
-				f.body = lx.AppendStr(buf[:0])
+				f.body, body = lx.AppendStr(buf[:0]), true
 				return
 			}
 			s, e, esc := lx.Str()
@@ -127,7 +128,7 @@ func leanRecord(lx *jsonlex.Lexer, line, buf []byte) (f leanFields, ok bool) {
 			case "bodyEncoding":
 				f.bodyEncoding = lx.Content(s, e, esc)
 			}
-		})&1 == 0 { // no "capture": not a record
+		})&1 == 0 || !body { // no "capture": not a record
 			panic(leanGiveUp{})
 		}
 		lx.End()

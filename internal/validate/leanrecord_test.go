@@ -55,6 +55,8 @@ func TestLeanRecord(t *testing.T) {
 		{"a key folding to an ASCII one", "{\"capture\":1,\"\u212aey\":1,\"body\":\"x\"}", false},
 		{"duplicate body", `{"capture":1,"body":"x","body":"y"}`, false},
 		{"body a number", `{"capture":1,"body":1}`, false},
+		{"no body", `{"capture":1,"bodyEncoding":"utf8"}`, false},
+		{"body null", `{"capture":1,"body":null}`, false},
 		{"response a string", `{"capture":1,"response":"x"}`, false},
 		{"not an object", `["body"]`, false},
 		{"trailing data", `{"capture":1,"body":"x"} x`, false},

@@ -104,6 +104,11 @@ func runGenerate(ctx context.Context, a *cmdutil.App, opts *generateOptions) err
 		return cmdutil.UsageErr(err)
 	}
 	file := out.File()
+	if file != "" {
+		if err := cmdutil.FileDir("--out", file); err != nil {
+			return cmdutil.UsageErr(err)
+		}
+	}
 	if dir := out.Dir(); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return cmdutil.UsageErr(err)

@@ -86,6 +86,11 @@ func runInspect(ctx context.Context, a *cmdutil.App, opts *inspectOptions) error
 	if err := opts.Token.Check(); err != nil {
 		return err
 	}
+	if opts.ReadyFile != "" {
+		if err := cmdutil.FileDir("--ready-file", opts.ReadyFile); err != nil {
+			return cmdutil.UsageErr(err)
+		}
+	}
 	v, err := validate.New(validate.Options{Shape: validate.ShapeAuto})
 	if err != nil {
 		return err

@@ -118,6 +118,14 @@ func completeRespond(cmd *cobra.Command, args []string, toComplete string) ([]st
 // receiver's config (the receiver parses them, so checking them is
 // parsing them). Every problem is a usage error naming the flag.
 func (o *listenOptions) validate() (receiver.Config, error) {
+	for _, f := range []struct{ flag, path string }{{"--capture", o.Capture}, {"--ready-file", o.ReadyFile}} {
+		if f.path == "" {
+			continue
+		}
+		if err := cmdutil.FileDir(f.flag, f.path); err != nil {
+			return receiver.Config{}, cmdutil.UsageErr(err)
+		}
+	}
 	if len(o.Receiver.Faults) > 0 && o.Receiver.ForwardTo == "" {
 		return receiver.Config{}, cmdutil.Usagef("--fault needs --forward-to: faults are put on the way to your receiver, and only there")
 	}

@@ -13,7 +13,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -126,8 +125,8 @@ func CheckJUnitPath(name string, inputs ...string) error {
 	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
 		return cmdutil.UsageErr(JUnitPathError{fmt.Errorf("--junit %s: is a directory", name)})
 	}
-	if fi, err := os.Stat(filepath.Dir(name)); err != nil || !fi.IsDir() {
-		return cmdutil.UsageErr(JUnitPathError{fmt.Errorf("--junit %s: no directory %s", name, filepath.Dir(name))})
+	if err := cmdutil.FileDir("--junit", name); err != nil {
+		return cmdutil.UsageErr(JUnitPathError{err})
 	}
 	if err := atomicfile.Creatable(name); err != nil {
 		return cmdutil.UsageErr(JUnitPathError{fmt.Errorf("--junit %s: cannot be written: %w", name, causeOf(err))})

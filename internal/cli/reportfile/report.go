@@ -38,9 +38,8 @@ func CheckReportPath(path, junit string, inputs ...string) error {
 	if in, ok := NamesInput(path, inputs); ok {
 		return cmdutil.Usagef("--report %s: is %s, an input of this run; give the report a file of its own", path, in)
 	}
-	dir := filepath.Dir(path)
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return cmdutil.Usagef("--report %s: no directory %s", path, dir)
+	if err := cmdutil.FileDir("--report", path); err != nil {
+		return cmdutil.UsageErr(err)
 	}
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return cmdutil.Usagef("--report %s: is a directory", path)
