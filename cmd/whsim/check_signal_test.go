@@ -40,6 +40,14 @@ func checkCounts(ts *testscript.TestScript, neg bool, args []string) {
 	recorded := bytes.Count(capt, []byte("\n"))
 	least, err := strconv.Atoi(args[2])
 	ts.Check(err)
+	// A failure shows what the run printed: a flake under load is then
+	// told by its output, not guessed at from the one line that failed.
+	accounted := false
+	defer func() {
+		if !accounted {
+			ts.Logf("%s held:\n%s\n%s holds %d calls", args[0], out, args[1], recorded)
+		}
+	}()
 	var run int
 	switch {
 	case rerunText.Match(out) || bytes.Contains(out, []byte(`"interrupted":true`)):
@@ -50,11 +58,12 @@ func checkCounts(ts *testscript.TestScript, neg bool, args []string) {
 	if run < least || run > recorded {
 		ts.Fatalf("%d cases run: want at least %d (answered before the signal) and at most the %d calls the receiver recorded", run, least, recorded)
 	}
+	accounted = true
 }
 
 var (
 	runText   = regexp.MustCompile(`(?m)^interrupted after (.+): (\d+) of (\d+) cases run$`)
-	tallyText = regexp.MustCompile(`(?m)^([a-z-]+) +(\d+) +(\d+) +(\d+)(  skipped)?(  \(cut short\))?$`)
+	tallyText = regexp.MustCompile(`(?m)^([a-z-]+) +(\d+) +(\d+) +(\d+)(?:  FAILED)?(  skipped)?(  \(cut short\))?$`)
 	rerunText = regexp.MustCompile(`(?m)^interrupted after (\d+) of (\d+) failed cases?: (\d+) fixed, (\d+) still failing$`)
 )
 

@@ -73,6 +73,12 @@ type watchConn struct {
 	// way, whose closes are no sign of any, and the count of connections
 	// found holding bytes no call asked for.
 	plain, saw408, ours atomic.Bool
+	// gaveUp is gen when a call gave up waiting for the connection to be
+	// read idle (ready: its context ended, Ctrl-C or its time limit), -1
+	// for none: net/http then closes the connection for that call, maybe
+	// before its reader has read it again, and that close, with nothing
+	// written since, is the caller's, no sign of bytes left in its buffer.
+	gaveUp atomic.Int64
 	// gen counts the writes begun on the connection; idleGen is gen as
 	// the answer of the call last answered on it began, once
 	// net/http put the connection idle after that answer: a write since,
@@ -297,6 +303,7 @@ func newWatchConn(c net.Conn, notes *clientNotes) *watchConn {
 	wc := &watchConn{Conn: c, kick: make(chan struct{}, 1), notes: notes, readable: newReadableWait(c)}
 	wc.note.c = wc
 	wc.idleGen.Store(-1)
+	wc.gaveUp.Store(-1)
 	return wc
 }
 
@@ -307,6 +314,7 @@ func newTLSWatch(tc *tls.Conn, sock *watchConn, notes *clientNotes) *watchConn {
 	wc := &watchConn{Conn: tc, kick: sock.kick, notes: notes, sock: sock}
 	wc.note.c = wc
 	wc.idleGen.Store(-1)
+	wc.gaveUp.Store(-1)
 	// The first bytes are an answer's, decrypted: no h2c SETTINGS to tell.
 	wc.firstRead.Store(true)
 	return wc
@@ -441,6 +449,7 @@ func (c *watchConn) Write(p []byte) (int, error) {
 
 func (c *watchConn) Close() error {
 	if c.isIdle() && !c.ours.Load() && !c.waiting.Load() && !c.saw408.Load() && c.readErr.Load() == nil &&
+		c.gaveUp.Load() != c.gen.Load() &&
 		(c.notes == nil || c.notes.closingIdle.Load() == 0) {
 		// net/http's reader, idle after an answer, ended the connection
 		// with no read of ours: bytes were left in its buffer after the
@@ -475,6 +484,7 @@ func (c *watchConn) ready(ctx context.Context) bool {
 		select {
 		case <-c.kick:
 		case <-ctx.Done():
+			c.gaveUp.Store(c.gen.Load())
 			return false
 		}
 	}
@@ -499,6 +509,7 @@ func (c *watchConn) readyTLS(ctx context.Context) bool {
 		select {
 		case <-c.kick:
 		case <-ctx.Done():
+			c.gaveUp.Store(c.gen.Load())
 			return false
 		}
 	}

@@ -468,6 +468,10 @@ func TestHeadingOfUnjudgedCases(t *testing.T) {
 		{Summary{Title: "c", Pass: true, Short: "no check failed, 6 cases not judged", Skipped: []string{"effects"}}, "### c: ⚠️ no check failed, 6 cases not judged, effects skipped\n"},
 		{Summary{Title: "c", Pass: false, Short: "x"}, "### c: ❌ FAIL\n"},
 		{Summary{Title: "c", Pass: false, Interrupted: true, Short: "x"}, "### c: ⚠️ interrupted\n"},
+		// Skipped checks are said by a heading with a verdict: an
+		// interrupted or unfinished run has none to qualify.
+		{Summary{Title: "c", Pass: false, Interrupted: true, Skipped: []string{"signature"}}, "### c: ⚠️ interrupted\n"},
+		{Summary{Title: "c", Pass: false, Unfinished: "probe failed", Skipped: []string{"signature"}}, "### c: ⚠️ did not complete\n"},
 		{Summary{Title: "c", Pass: false, Unfinished: "probe failed", Short: "x"}, "### c: ⚠️ did not complete\n"},
 	} {
 		if md := string(tc.s.Markdown()); !strings.HasPrefix(md, tc.want) {
@@ -493,5 +497,73 @@ func TestSendNotAllStarted(t *testing.T) {
 	}
 	if md := string(Send([]byte(`{"summary":{"sent":10,"succeeded":9,"failed":1,"notStarted":90}}`), "http://x", false, nil, 0).Markdown()); !strings.HasPrefix(md, "### whsim send: ❌ FAIL\n") {
 		t.Errorf("a failed send with calls not started: %q", strings.SplitAfter(md, "\n")[0])
+	}
+}
+
+// Only failing cases are listed as failures: a warning or a skipped case
+// listed under "First failures" would read as one more failure.
+func TestFromCollectorListsOnlyFailures(t *testing.T) {
+	t.Parallel()
+	col := &term.Collector{}
+	_ = col.Case(skipCase{"accepts-valid", ""})
+	_ = col.Case(skipCase{"effects", "needs a probe"})
+	_ = col.Case(warnCase{"rejects-malformed", false})
+	_ = col.Case(warnCase{"duplicates", true})
+	_ = col.Finish(lastLineSummary("ok 3 of 4 checks passed (2 warnings)\n"))
+	s := FromCollector(col, "whsim check", "check", true)
+	if len(s.Failures) != 0 || s.More != 0 {
+		t.Errorf("failures %+v and %d more, want none", s.Failures, s.More)
+	}
+	if md := string(s.Markdown()); strings.Contains(md, "failures") {
+		t.Errorf("a run with no failure lists some:\n%s", md)
+	}
+}
+
+// Failures none of which fit are counted whole where the summary says
+// they were left out: those past MaxFailures (More) too.
+func TestWithinCountsEveryFailureLeftOut(t *testing.T) {
+	t.Parallel()
+	s := &Summary{Title: "whsim check", Pass: false, More: 3}
+	for i := range MaxFailures {
+		s.Failures = append(s.Failures, Failure{Title: fmt.Sprintf("case %d", i), Reason: "got 200", Code: strings.Repeat("x", 1000)})
+	}
+	if md := string(s.Within(200)); !strings.Contains(md, "8 failures left out") {
+		t.Errorf("within 200 bytes: %q, want 8 failures left out", md)
+	}
+}
+
+// A table none of whose rows fit keeps its head and says how many rows
+// were left out, rather than the whole section being dropped.
+func TestWithinKeepsATableHeadWithNoRow(t *testing.T) {
+	t.Parallel()
+	s := &Summary{Title: "whsim send", Pass: true, Tables: []table{{Head: []string{"status", "calls"}, Rows: [][]string{{strings.Repeat("5", 2000), "1"}}}}}
+	md := string(s.Within(600))
+	if md == "" || !strings.Contains(md, "| status | calls |") || !strings.Contains(md, "1 table row left out") {
+		t.Errorf("within 600 bytes: %q, want the head and 1 table row left out", md)
+	}
+}
+
+// A run cut short in its last check has no check left not run, and one
+// that stopped between checks none cut short: each still gets the ended
+// column, as check's own table does.
+func TestEndedEarlyWithOneOfTheTwo(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		cutShort string
+		notRun   []string
+		want     string
+	}{
+		{"latency", nil, "| latency | 1 | 0 | 0 | cut short |\n"},
+		{"", []string{"load"}, "| load |  |  |  | not run |\n"},
+	} {
+		col := &term.Collector{}
+		_ = col.Case(skipCase{"accepts-valid", ""})
+		_ = col.Case(skipCase{"latency", ""})
+		_ = col.Finish(lastLineSummary("interrupted\n"))
+		s := FromCollector(col, "whsim check", "check", false)
+		s.EndedEarly(tc.cutShort, tc.notRun)
+		if md := string(s.Markdown()); !strings.Contains(md, "| check | pass | warn | fail | ended |\n") || !strings.Contains(md, tc.want) {
+			t.Errorf("EndedEarly(%q, %q): markdown lacks the ended column or %q:\n%s", tc.cutShort, tc.notRun, tc.want, md)
+		}
 	}
 }

@@ -310,3 +310,53 @@ func TestJUnitTimeOfCasesAtOnce(t *testing.T) {
 		t.Errorf("report time %s, want 2.500", doc.Time)
 	}
 }
+
+// errorCase is a run-level error as check and send add one to their
+// report (the receiver unreachable, a threshold that cannot be judged).
+type errorCase struct{ testCase }
+
+func (c errorCase) JUnit() TestCase {
+	tc := c.testCase.JUnit()
+	tc.Error = "the receiver cannot be reached"
+	return tc
+}
+
+// An errored case counts in its suite's errors and in the root's: a
+// reader that reads only <testsuites> (a CI badge, a merged report's
+// total) must see the error, not "errors=0" over a suite that has one.
+// No test summed the root's errors: dropping the sum passed.
+func TestJUnitRootCountsErrors(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	rep, err := New(JUnit, &out, Style{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []Case{testCase{"a", "one", Pass, 0, ""}, errorCase{testCase{"whsim", "run", Fail, 0, ""}}} {
+		if err := rep.Case(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rep.Finish(testSummary{}); err != nil {
+		t.Fatal(err)
+	}
+	var root struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Errors   int `xml:"errors,attr"`
+		Suites   []struct {
+			Name     string `xml:"name,attr"`
+			Failures int    `xml:"failures,attr"`
+			Errors   int    `xml:"errors,attr"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(out.Bytes(), &root); err != nil {
+		t.Fatal(err)
+	}
+	if root.Tests != 2 || root.Errors != 1 || root.Failures != 0 {
+		t.Errorf("root: tests %d, errors %d, failures %d; want 2, 1 and 0 (the error is no failure):\n%s", root.Tests, root.Errors, root.Failures, out.String())
+	}
+	if len(root.Suites) != 2 || root.Suites[1].Name != "whsim" || root.Suites[1].Errors != 1 || root.Suites[1].Failures != 0 {
+		t.Errorf("suites %+v: want whsim's with 1 error, no failure", root.Suites)
+	}
+}

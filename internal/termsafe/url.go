@@ -71,7 +71,9 @@ func PasswordSpan(base string) (start, end int, ok bool) {
 	// The authority follows the first //, when only a scheme (or
 	// nothing) comes before it.
 	i := strings.Index(base, "//")
-	if i < 0 || i > 0 && base[i-1] != ':' {
+	if i < 0 || i > 0 && (base[i-1] != ':' || !scheme(base[:i-1])) {
+		// Not an authority: a path that holds "://" (/a://b:c@d, a
+		// relative reference), where url.URL.Redacted masks nothing.
 		return 0, 0, false
 	}
 	authority := base[i+2:]
@@ -87,6 +89,19 @@ func PasswordSpan(base string) (start, end int, ok bool) {
 		return 0, 0, false
 	}
 	return i + 2 + colon + 1, i + 2 + at, true
+}
+
+// scheme says whether s is a URL scheme (RFC 3986, 3.1): a letter, then
+// letters, digits, "+", "-" and ".".
+func scheme(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !letter && (i == 0 || !(c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.')) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // HasCredential says whether a URL's text carries a credential that
