@@ -386,11 +386,13 @@ func mobileStandIn(f *fake.Faker) string {
 	return string(b)
 }
 
-// idCardStandIn draws a resident identity card number (GB 11643): a region,
-// a birth date between 1950 and 2005, a sequence and its check character.
+// idCardStandIn draws a resident identity card number (GB 11643): a real
+// district's address code (a validator refuses a number whose first digits
+// are no province's), a birth date between 1950 and 2005, a sequence and
+// its check character.
 func idCardStandIn(f *fake.Faker) string {
 	r := f.Rand()
-	b := fmt.Appendf(nil, "%d%05d%04d%02d%02d%03d", 1+r.IntN(6), r.IntN(100000),
+	b := fmt.Appendf(nil, "%s%04d%02d%02d%03d", f.District(),
 		1950+r.IntN(56), 1+r.IntN(12), 1+r.IntN(28), r.IntN(1000))
 	c, _ := taxid.ResidentIDCheck(b) // 17 digits drawn just above
 	return string(append(b, c))

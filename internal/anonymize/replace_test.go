@@ -1,9 +1,12 @@
 package anonymize
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/whsim/whsim/internal/taxid"
 )
 
 var testKey = []byte("0123456789abcdef-test-key")
@@ -219,6 +222,43 @@ func TestReplaceNeverReturnsTheValue(t *testing.T) {
 		for _, c := range Classes() {
 			if got := r.Replace(c, v); got == v {
 				t.Errorf("Replace(%s, %q) = the value", c, v)
+			}
+		}
+	}
+}
+
+// provinces are the GB/T 2260 province-level codes, the first two digits
+// of every resident identity card number's address code, written here
+// from the standard rather than shared with the generator.
+var provinces = map[string]bool{
+	"11": true, "12": true, "13": true, "14": true, "15": true,
+	"21": true, "22": true, "23": true,
+	"31": true, "32": true, "33": true, "34": true, "35": true, "36": true, "37": true,
+	"41": true, "42": true, "43": true, "44": true, "45": true, "46": true,
+	"50": true, "51": true, "52": true, "53": true, "54": true,
+	"61": true, "62": true, "63": true, "64": true, "65": true,
+	"71": true, "81": true, "82": true,
+}
+
+// TestIdentityCardStandInsHaveARealRegion: an identity card number's
+// stand-in (a sole trader's tax id, or one found in text) starts with the
+// address code of a real province. A validator a receiver runs (hutool's
+// IdcardUtil, the id-validator packages) refuses a number whose first two
+// digits are no province's, and about half the stand-ins were 16…, 19…,
+// 24… or 59….
+func TestIdentityCardStandInsHaveARealRegion(t *testing.T) {
+	r := newTestReplacer(t, testKey)
+	for i := range 300 {
+		// Distinct valid identity card numbers, one a line.
+		first17 := fmt.Sprintf("110105%04d0101%03d", 1950+i%50, i)
+		c, err := taxid.ResidentIDCheck(first17)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cls := range []class{TaxID, IDCard} {
+			out := r.Replace(cls, first17+string(c))
+			if !independentResidentID(out) || !provinces[out[:2]] {
+				t.Fatalf("%s stand-in %q of %s%c: want a valid identity card number of a real province", cls, out, first17, c)
 			}
 		}
 	}
