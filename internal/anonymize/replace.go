@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/fake"
@@ -225,7 +226,33 @@ func (r *replacer) draw(f *fake.Faker, c class, v string) string {
 	case Address:
 		return addressStandIn(f, v)
 	}
+	if s, ok := datedNumber(f, v); ok {
+		return s
+	}
 	return sameShape(f, v, true)
+}
+
+// datedNumber keeps the prefix and the date of an ERP document number
+// written PREFIX+yyyyMMdd+sequence (SKD202603180001: domain notes §5) and
+// draws another sequence; ok is false for any other value. The date is
+// the document's, which the payload's dates keep anyway; drawn like any
+// other digits it became no date (SKD598158530565), and a receiver that
+// reads it failed on the anonymized fixture.
+func datedNumber(f *fake.Faker, v string) (string, bool) {
+	i := 0
+	for i < len(v) && isLetter(v[i]) {
+		i++
+	}
+	// Two letters at least (AR, SKD, CGDD), then the date and a sequence
+	// of four digits at least, digits only.
+	if i < 2 || len(v)-i < 12 || !allDigits(v[i:]) {
+		return "", false
+	}
+	date := v[i : i+8]
+	if _, err := time.Parse("20060102", date); err != nil || date < "2000" || date >= "2100" {
+		return "", false
+	}
+	return v[:i+8] + sameShape(f, v[i+8:], false), true
 }
 
 // replaceable reports whether sameShape changes anything in v.

@@ -263,3 +263,35 @@ func TestIdentityCardStandInsHaveARealRegion(t *testing.T) {
 		}
 	}
 }
+
+// TestDatedNumbersKeepTheirDate: an ERP document number of the form
+// PREFIX+yyyyMMdd+sequence (SKD202603180001, CGDD202609170223, as the
+// generator and Kingdee write them) keeps its prefix and its date, which
+// the payload's dates keep anyway, and gets another sequence. The date
+// digits were drawn like any others, so the stand-in's "date" was
+// SKD5981-58-53: not the format of the number it stands for, and a
+// receiver that reads the date of a document number failed on the fixture.
+func TestDatedNumbersKeepTheirDate(t *testing.T) {
+	r := newTestReplacer(t, testKey)
+	tests := []struct{ in, keep string }{
+		{"SKD202603180001", "SKD20260318"},
+		{"CGDD202609170223", "CGDD20260917"},
+		{"AR202609180094", "AR20260918"},
+		{"CGFP2026102819166535", "CGFP20261028"}, // send's numbers, 8-digit sequence
+		{"SKD202402290012", "SKD20240229"},
+	}
+	for _, tt := range tests {
+		out := r.Replace(code, tt.in)
+		if !strings.HasPrefix(out, tt.keep) || len(out) != len(tt.in) || out == tt.in ||
+			strings.Trim(out[len(tt.keep):], "0123456789") != "" {
+			t.Errorf("Replace(code, %q) = %q: want %s and another sequence of %d digits", tt.in, out, tt.keep, len(tt.in)-len(tt.keep))
+		}
+	}
+	// What only looks like it: no letters before it, a month or day no
+	// calendar has, too short a sequence, a year out of the ERP's range.
+	for _, in := range []string{"202603180001", "SKD202613180001", "SKD202302290001", "SKD20260318001", "SKD189912310001", "SKD00000365"} {
+		if out := r.Replace(code, in); strings.HasPrefix(out, in[:len(in)-4]) {
+			t.Errorf("Replace(code, %q) = %q: kept more than its letters", in, out)
+		}
+	}
+}
