@@ -229,7 +229,26 @@ func (r *replacer) draw(f *fake.Faker, c class, v string) string {
 	if s, ok := datedNumber(f, v); ok {
 		return s
 	}
+	if s, ok := digitalInvoiceNumber(f, v); ok {
+		return s
+	}
 	return sameShape(f, v, true)
+}
+
+// provinces are the GB/T 2260 province-level codes, two digits each.
+const provinces = "11 12 13 14 15 21 22 23 31 32 33 34 35 36 37 41 42 43 44 45 46 50 51 52 53 54 61 62 63 64 65"
+
+// digitalInvoiceNumber keeps the form of a 数电 invoice number (20 digits:
+// the year's last two, the issuing province, the channel, a 15-digit
+// sequence; domain notes §2): the year and the channel stay, the province
+// is drawn from the real ones as a tax id's region is, and the sequence is
+// another. Drawn like any other digits its year and province became none
+// (08 99...). ok is false for any other value.
+func digitalInvoiceNumber(f *fake.Faker, v string) (string, bool) {
+	if len(v) != 20 || !allDigits(v) || !strings.Contains(provinces, v[2:4]) {
+		return "", false
+	}
+	return v[:2] + f.District()[:2] + v[4:5] + sameShape(f, v[5:], false), true
 }
 
 // datedNumber keeps the prefix and the date of an ERP document number

@@ -227,10 +227,10 @@ func TestReplaceNeverReturnsTheValue(t *testing.T) {
 	}
 }
 
-// provinces are the GB/T 2260 province-level codes, the first two digits
+// gbProvinces are the GB/T 2260 province-level codes, the first two digits
 // of every resident identity card number's address code, written here
 // from the standard rather than shared with the generator.
-var provinces = map[string]bool{
+var gbProvinces = map[string]bool{
 	"11": true, "12": true, "13": true, "14": true, "15": true,
 	"21": true, "22": true, "23": true,
 	"31": true, "32": true, "33": true, "34": true, "35": true, "36": true, "37": true,
@@ -257,7 +257,7 @@ func TestIdentityCardStandInsHaveARealRegion(t *testing.T) {
 		}
 		for _, cls := range []class{TaxID, IDCard} {
 			out := r.Replace(cls, first17+string(c))
-			if !independentResidentID(out) || !provinces[out[:2]] {
+			if !independentResidentID(out) || !gbProvinces[out[:2]] {
 				t.Fatalf("%s stand-in %q of %s%c: want a valid identity card number of a real province", cls, out, first17, c)
 			}
 		}
@@ -293,5 +293,27 @@ func TestDatedNumbersKeepTheirDate(t *testing.T) {
 		if out := r.Replace(code, in); strings.HasPrefix(out, in[:len(in)-4]) {
 			t.Errorf("Replace(code, %q) = %q: kept more than its letters", in, out)
 		}
+	}
+}
+
+// TestDigitalInvoiceNumbersKeepTheirForm: a 数电 invoice number (20
+// digits: the year's last two, the issuing province, the channel, a
+// sequence; domain notes §2) becomes another of the same year and channel,
+// of a real province. All twenty digits were drawn anew, so the stand-in
+// of 26312000000919166535 began 08 99: a year and a province no invoice
+// of the fixture's time has.
+func TestDigitalInvoiceNumbersKeepTheirForm(t *testing.T) {
+	r := newTestReplacer(t, testKey)
+	for i := range 200 {
+		in := fmt.Sprintf("26%s%d%015d", []string{"31", "44", "32", "11", "65"}[i%5], 1+i%2, 919166535+i)
+		out := r.Replace(code, in)
+		if len(out) != 20 || strings.Trim(out, "0123456789") != "" || out[:2] != in[:2] || out[4] != in[4] ||
+			!gbProvinces[out[2:4]] || out[5:] == in[5:] {
+			t.Fatalf("Replace(code, %q) = %q: want 20 digits, its year %s and channel %c, a real province, another sequence", in, out, in[:2], in[4])
+		}
+	}
+	// Twenty digits without a province in digits 3-4 are no such number.
+	if out := r.Replace(code, "26992000000919166535"); out[:4] == "2699" {
+		t.Errorf("Replace(code, 26992000000919166535) = %q: kept its first digits", out)
 	}
 }
