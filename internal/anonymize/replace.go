@@ -131,7 +131,7 @@ func (r *replacer) settle() {
 		of := r.of[c]
 		for _, v := range slices.Sorted(maps.Keys(of)) {
 			s := of[v]
-			if !r.dict.isOriginal(s) {
+			if !r.dict.isOriginal(s) && !r.holdsOriginal(c, s) {
 				continue
 			}
 			n := r.fresh(c, v)
@@ -161,6 +161,31 @@ func (r *replacer) settle() {
 	}
 }
 
+// holdsOriginal reports whether s, a stand-in of class c, holds a value
+// the run replaced inside it (陈萍磊 holds 陈萍). Only names are looked
+// into: Chinese has no spaces between words, so a name inside another is
+// found by any search for it, while a code's digits inside another's
+// (0917 in CGDD20260917…) are digits like any others.
+func (r *replacer) holdsOriginal(c class, s string) bool {
+	if c != personName && c != companyName {
+		return false
+	}
+	for i := 0; i < len(s); {
+		_, n := utf8.DecodeRuneInString(s[i:])
+		// Two characters at least: a one-character value (王) is in
+		// every name.
+		for j := i + n; j < len(s); {
+			_, m := utf8.DecodeRuneInString(s[j:])
+			j += m
+			if (i > 0 || j < len(s)) && r.dict.isOriginal(s[i:j]) {
+				return true
+			}
+		}
+		i += n
+	}
+	return false
+}
+
 // standsIn reports whether s is the stand-in of some value.
 func (r *replacer) standsIn(s string) bool {
 	for _, of := range r.of {
@@ -188,7 +213,7 @@ func (r *replacer) fresh(c class, v string) string {
 		if strings.Contains(s, v) {
 			continue
 		}
-		if attempt < maxDraws && (r.owner[c][s] != "" || r.dict.isOriginal(s)) {
+		if attempt < maxDraws && (r.owner[c][s] != "" || r.dict.isOriginal(s) || r.holdsOriginal(c, s)) {
 			continue
 		}
 		return s
