@@ -118,3 +118,55 @@ func TestStandInIsNoLaterOriginal(t *testing.T) {
 		t.Errorf("--check found %v", st.Leaks)
 	}
 }
+
+// No name of a person or a company in the input stands anywhere in the
+// output, not even inside another's stand-in: a two-character name (陈萍)
+// was the start of another person's three-character stand-in (陈萍磊) for
+// one name in sixteen of a 2,000-call capture, and a search of the output
+// for the capture's names (grep, a reviewer's, an acceptance test's)
+// found them.
+func TestNoNameStandsInsideAStandIn(t *testing.T) {
+	t.Parallel()
+	g := payload.New(13, payload.Anchor())
+	events := spec.Events()
+	var in bytes.Buffer
+	for i := range 2000 {
+		e, s := events[i%len(events)], spec.Shapes()[i/len(events)%len(spec.Shapes())]
+		in.Write(payload.Marshal(g.Build(e, s)))
+		in.WriteByte('\n')
+	}
+	a := newTestAnonymizer(t, testKey)
+	var out bytes.Buffer
+	if _, err := a.Stream(context.Background(), bytes.NewReader(in.Bytes()), &out, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	// The names, read back from the input by their fields.
+	names := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(in.String()), "\n") {
+		_, repl, err := newTestAnonymizer(t, testKey).Payload([]byte(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range repl {
+			if !x.text && (x.Class == personName || x.Class == companyName) {
+				names[x.Old] = true
+			}
+		}
+	}
+	if len(names) < 1000 {
+		t.Fatalf("only %d names: the test needs more to mean anything", len(names))
+	}
+	text := out.String()
+	found := 0
+	for n := range names {
+		if strings.Contains(text, n) {
+			if found++; found <= 5 {
+				i := strings.Index(text, n)
+				t.Errorf("the input's name %q stands in the output: …%s…", n, text[max(0, i-30):min(len(text), i+len(n)+30)])
+			}
+		}
+	}
+	if found > 5 {
+		t.Errorf("and %d more", found-5)
+	}
+}

@@ -26,14 +26,17 @@ var nameLabels = [...]string{"联系人", "联络人", "对接人", "经办人",
 	"收货人", "发货人", "签收人", "提货人", "送货人", "收件人", "寄件人", "接收人", "收票人", "验收人",
 	"申请人", "审核人", "审批人", "复核人", "制单人", "开票人", "录入人", "创建人", "修改人",
 	"业务员", "销售员", "采购员", "跟单员", "操作员", "收银员", "出纳", "客户经理",
-	"法定代表人", "法人代表", "代表人", "法人", "姓名"}
+	"法定代表人", "法人代表", "代表人", "法人", "姓名",
+	// A bank account's holder, written with the account (开户行, 账号,
+	// 户名): 账户名称 before 户名, which ends it.
+	"账户名称", "户名", "开户人", "持卡人"}
 
 // nameLabelFirst reports whether r is the first character of one of
 // nameLabels (a switch: asked of every character of every text).
 func nameLabelFirst(r rune) bool {
 	switch r {
 	case '联', '对', '经', '负', '收', '付', '交', '领', '发', '签', '提', '送', '寄', '接', '验', '申', '审', '复', '制', '开',
-		'录', '创', '修', '业', '销', '采', '跟', '操', '出', '客', '法', '代', '姓':
+		'录', '创', '修', '业', '销', '采', '跟', '操', '出', '客', '法', '代', '姓', '账', '户', '持':
 		return true
 	}
 	return false
@@ -216,7 +219,8 @@ func isCompoundSurname(s string) bool {
 // nameKeySuffixes end the names of fields, parameters and headers that
 // hold a person's name, folded to lower case without "_", "-" and spaces.
 var nameKeySuffixes = [...]string{"contact", "contactname", "contactperson", "linkman", "linkmanname",
-	"consignee", "consigneename", "realname", "fullname", "personname"}
+	"consignee", "consigneename", "realname", "fullname", "personname",
+	"accountholder", "accountholdername", "cardholder", "cardholdername"}
 
 // nameKey reports whether name, a field's, a query parameter's or a
 // header's, labels a person's name: it ends with a role (联系人,

@@ -38,6 +38,13 @@ func TestChineseNamesAfterTheirRoleAreReplaced(t *testing.T) {
 		{"a compound surname", "法定代表人欧阳娜娜", "欧阳娜娜", "法定代表人某某某"},
 		{"a name and what was done", "联系人张伟签字确认", "张伟", "联系人某某某签字确认"},
 		{"a name in a sentence", "请联系业务员陈静，谢谢", "陈静", "请联系业务员某某某，谢谢"},
+		// A bank account's holder, written beside the account as
+		// 开户行, 账号 and 户名 go together.
+		{"after 户名", "汇款至 6222021202012345678 户名 陈晓明", "陈晓明", "汇款至 9999999999999999999 户名 某某某"},
+		{"after 户名 and a colon", "户名：陈晓明 开户行：招商银行", "陈晓明", "户名：某某某 开户行：招商银行"},
+		{"after 账户名称", "账户名称：李雷；开户行：工行", "李雷", "账户名称：某某某；开户行：工行"},
+		{"after 持卡人", "持卡人王芳", "王芳", "持卡人某某某"},
+		{"after 开户人", "开户人 赵敏", "赵敏", "开户人 某某某"},
 		// What names nobody stays as it was.
 		{"a surname and a title", "联系人：王经理，负责人张先生，审核人：李总，对接人刘工", "", ""},
 		{"words after a role", "联系人马上到，负责人于3月离职，联系人电话，审核人：系统管理员，制单人：未知，联系人：admin，姓名：", "", ""},
@@ -79,6 +86,10 @@ func TestChineseNamesUnderTheirFieldsNameAreReplaced(t *testing.T) {
 		{"camel case", "contactName", "李娜", "李娜", "某某某"},
 		{"linkman", "linkman", "陈静 13812345678", "陈静", "某某某 99999999999"},
 		{"two names", "对接人", "刘磊/陈静", "陈静", "某某某/某某某"},
+		{"an account's holder", "户名", "陈晓明", "陈晓明", "某某某"},
+		{"an account's holder in English", "accountHolder", "陈晓明", "陈晓明", "某某某"},
+		{"a card's holder", "card_holder_name", "王芳", "王芳", "某某某"},
+		{"a customer's name is no person's", "客户名称", "金蝶软件有限公司", "", ""},
 		// What names nobody stays as it was.
 		{"a title", "联系人", "王经理", "", ""},
 		{"a department", "经办人", "财务部", "", ""},

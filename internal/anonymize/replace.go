@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/fake"
@@ -130,7 +131,7 @@ func (r *replacer) settle() {
 		of := r.of[c]
 		for _, v := range slices.Sorted(maps.Keys(of)) {
 			s := of[v]
-			if !r.dict.isOriginal(s) {
+			if !r.dict.isOriginal(s) && !r.holdsOriginal(c, s) {
 				continue
 			}
 			n := r.fresh(c, v)
@@ -160,6 +161,31 @@ func (r *replacer) settle() {
 	}
 }
 
+// holdsOriginal reports whether s, a stand-in of class c, holds a value
+// the run replaced inside it (陈萍磊 holds 陈萍). Only names are looked
+// into: Chinese has no spaces between words, so a name inside another is
+// found by any search for it, while a code's digits inside another's
+// (0917 in CGDD20260917…) are digits like any others.
+func (r *replacer) holdsOriginal(c class, s string) bool {
+	if c != personName && c != companyName {
+		return false
+	}
+	for i := 0; i < len(s); {
+		_, n := utf8.DecodeRuneInString(s[i:])
+		// Two characters at least: a one-character value (王) is in
+		// every name.
+		for j := i + n; j < len(s); {
+			_, m := utf8.DecodeRuneInString(s[j:])
+			j += m
+			if (i > 0 || j < len(s)) && r.dict.isOriginal(s[i:j]) {
+				return true
+			}
+		}
+		i += n
+	}
+	return false
+}
+
 // standsIn reports whether s is the stand-in of some value.
 func (r *replacer) standsIn(s string) bool {
 	for _, of := range r.of {
@@ -187,7 +213,7 @@ func (r *replacer) fresh(c class, v string) string {
 		if strings.Contains(s, v) {
 			continue
 		}
-		if attempt < maxDraws && (r.owner[c][s] != "" || r.dict.isOriginal(s)) {
+		if attempt < maxDraws && (r.owner[c][s] != "" || r.dict.isOriginal(s) || r.holdsOriginal(c, s)) {
 			continue
 		}
 		return s
@@ -225,7 +251,52 @@ func (r *replacer) draw(f *fake.Faker, c class, v string) string {
 	case Address:
 		return addressStandIn(f, v)
 	}
+	if s, ok := datedNumber(f, v); ok {
+		return s
+	}
+	if s, ok := digitalInvoiceNumber(f, v); ok {
+		return s
+	}
 	return sameShape(f, v, true)
+}
+
+// provinces are the GB/T 2260 province-level codes, two digits each.
+const provinces = "11 12 13 14 15 21 22 23 31 32 33 34 35 36 37 41 42 43 44 45 46 50 51 52 53 54 61 62 63 64 65"
+
+// digitalInvoiceNumber keeps the form of a 数电 invoice number (20 digits:
+// the year's last two, the issuing province, the channel, a 15-digit
+// sequence; domain notes §2): the year and the channel stay, the province
+// is drawn from the real ones as a tax id's region is, and the sequence is
+// another. Drawn like any other digits its year and province became none
+// (08 99...). ok is false for any other value.
+func digitalInvoiceNumber(f *fake.Faker, v string) (string, bool) {
+	if len(v) != 20 || !allDigits(v) || !strings.Contains(provinces, v[2:4]) {
+		return "", false
+	}
+	return v[:2] + f.District()[:2] + v[4:5] + sameShape(f, v[5:], false), true
+}
+
+// datedNumber keeps the prefix and the date of an ERP document number
+// written PREFIX+yyyyMMdd+sequence (SKD202603180001: domain notes §5) and
+// draws another sequence; ok is false for any other value. The date is
+// the document's, which the payload's dates keep anyway; drawn like any
+// other digits it became no date (SKD598158530565), and a receiver that
+// reads it failed on the anonymized fixture.
+func datedNumber(f *fake.Faker, v string) (string, bool) {
+	i := 0
+	for i < len(v) && isLetter(v[i]) {
+		i++
+	}
+	// Two letters at least (AR, SKD, CGDD), then the date and a sequence
+	// of four digits at least, digits only.
+	if i < 2 || len(v)-i < 12 || !allDigits(v[i:]) {
+		return "", false
+	}
+	date := v[i : i+8]
+	if _, err := time.Parse("20060102", date); err != nil || date < "2000" || date >= "2100" {
+		return "", false
+	}
+	return v[:i+8] + sameShape(f, v[i+8:], false), true
 }
 
 // replaceable reports whether sameShape changes anything in v.
@@ -386,11 +457,13 @@ func mobileStandIn(f *fake.Faker) string {
 	return string(b)
 }
 
-// idCardStandIn draws a resident identity card number (GB 11643): a region,
-// a birth date between 1950 and 2005, a sequence and its check character.
+// idCardStandIn draws a resident identity card number (GB 11643): a real
+// district's address code (a validator refuses a number whose first digits
+// are no province's), a birth date between 1950 and 2005, a sequence and
+// its check character.
 func idCardStandIn(f *fake.Faker) string {
 	r := f.Rand()
-	b := fmt.Appendf(nil, "%d%05d%04d%02d%02d%03d", 1+r.IntN(6), r.IntN(100000),
+	b := fmt.Appendf(nil, "%s%04d%02d%02d%03d", f.District(),
 		1950+r.IntN(56), 1+r.IntN(12), 1+r.IntN(28), r.IntN(1000))
 	c, _ := taxid.ResidentIDCheck(b) // 17 digits drawn just above
 	return string(append(b, c))

@@ -1,9 +1,12 @@
 package anonymize
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/whsim/whsim/internal/taxid"
 )
 
 var testKey = []byte("0123456789abcdef-test-key")
@@ -221,5 +224,96 @@ func TestReplaceNeverReturnsTheValue(t *testing.T) {
 				t.Errorf("Replace(%s, %q) = the value", c, v)
 			}
 		}
+	}
+}
+
+// gbProvinces are the GB/T 2260 province-level codes, the first two digits
+// of every resident identity card number's address code, written here
+// from the standard rather than shared with the generator.
+var gbProvinces = map[string]bool{
+	"11": true, "12": true, "13": true, "14": true, "15": true,
+	"21": true, "22": true, "23": true,
+	"31": true, "32": true, "33": true, "34": true, "35": true, "36": true, "37": true,
+	"41": true, "42": true, "43": true, "44": true, "45": true, "46": true,
+	"50": true, "51": true, "52": true, "53": true, "54": true,
+	"61": true, "62": true, "63": true, "64": true, "65": true,
+	"71": true, "81": true, "82": true,
+}
+
+// TestIdentityCardStandInsHaveARealRegion: an identity card number's
+// stand-in (a sole trader's tax id, or one found in text) starts with the
+// address code of a real province. A validator a receiver runs (hutool's
+// IdcardUtil, the id-validator packages) refuses a number whose first two
+// digits are no province's, and about half the stand-ins were 16…, 19…,
+// 24… or 59….
+func TestIdentityCardStandInsHaveARealRegion(t *testing.T) {
+	r := newTestReplacer(t, testKey)
+	for i := range 300 {
+		// Distinct valid identity card numbers, one a line.
+		first17 := fmt.Sprintf("110105%04d0101%03d", 1950+i%50, i)
+		c, err := taxid.ResidentIDCheck(first17)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cls := range []class{TaxID, IDCard} {
+			out := r.Replace(cls, first17+string(c))
+			if !independentResidentID(out) || !gbProvinces[out[:2]] {
+				t.Fatalf("%s stand-in %q of %s%c: want a valid identity card number of a real province", cls, out, first17, c)
+			}
+		}
+	}
+}
+
+// TestDatedNumbersKeepTheirDate: an ERP document number of the form
+// PREFIX+yyyyMMdd+sequence (SKD202603180001, CGDD202609170223, as the
+// generator and Kingdee write them) keeps its prefix and its date, which
+// the payload's dates keep anyway, and gets another sequence. The date
+// digits were drawn like any others, so the stand-in's "date" was
+// SKD5981-58-53: not the format of the number it stands for, and a
+// receiver that reads the date of a document number failed on the fixture.
+func TestDatedNumbersKeepTheirDate(t *testing.T) {
+	r := newTestReplacer(t, testKey)
+	tests := []struct{ in, keep string }{
+		{"SKD202603180001", "SKD20260318"},
+		{"CGDD202609170223", "CGDD20260917"},
+		{"AR202609180094", "AR20260918"},
+		{"CGFP2026102819166535", "CGFP20261028"}, // send's numbers, 8-digit sequence
+		{"SKD202402290012", "SKD20240229"},
+	}
+	for _, tt := range tests {
+		out := r.Replace(code, tt.in)
+		if !strings.HasPrefix(out, tt.keep) || len(out) != len(tt.in) || out == tt.in ||
+			strings.Trim(out[len(tt.keep):], "0123456789") != "" {
+			t.Errorf("Replace(code, %q) = %q: want %s and another sequence of %d digits", tt.in, out, tt.keep, len(tt.in)-len(tt.keep))
+		}
+	}
+	// What only looks like it: no letters before it, a month or day no
+	// calendar has, too short a sequence, a year out of the ERP's range.
+	for _, in := range []string{"202603180001", "SKD202613180001", "SKD202302290001", "SKD20260318001", "SKD189912310001", "SKD00000365"} {
+		if out := r.Replace(code, in); strings.HasPrefix(out, in[:len(in)-4]) {
+			t.Errorf("Replace(code, %q) = %q: kept more than its letters", in, out)
+		}
+	}
+}
+
+// TestDigitalInvoiceNumbersKeepTheirForm: a 数电 invoice number (20
+// digits: the year's last two, the issuing province, the channel, a
+// sequence; domain notes §2) becomes another of the same year and channel,
+// of a real province. All twenty digits were drawn anew, so the stand-in
+// of 26312000000919166535 began 08 99: a year and a province no invoice
+// of the fixture's time has.
+func TestDigitalInvoiceNumbersKeepTheirForm(t *testing.T) {
+	r := newTestReplacer(t, testKey)
+	for i := range 200 {
+		in := fmt.Sprintf("26%s%d%015d", []string{"31", "44", "32", "11", "65"}[i%5], 1+i%2, 919166535+i)
+		out := r.Replace(code, in)
+		if len(out) != 20 || strings.Trim(out, "0123456789") != "" || out[:2] != in[:2] || out[4] != in[4] ||
+			!gbProvinces[out[2:4]] || out[5:] == in[5:] {
+			t.Fatalf("Replace(code, %q) = %q: want 20 digits, its year %s and channel %c, a real province, another sequence", in, out, in[:2], in[4])
+		}
+	}
+	// Twenty digits without a province in digits 3-4 are no such number.
+	if out := r.Replace(code, "26992000000919166535"); out[:4] == "2699" {
+		t.Errorf("Replace(code, 26992000000919166535) = %q: kept its first digits", out)
 	}
 }

@@ -56,6 +56,10 @@ var regions = [...]region{
 // region draws the region of a company.
 func (f *Faker) region() *region { return &regions[f.r.IntN(len(regions))] }
 
+// District draws a GB/T 2260 district code of a real city, the address
+// code a resident identity card number starts with.
+func (f *Faker) District() string { return f.choice(f.region().districts) }
+
 // Company is a registered company: its name, its unified social credit code
 // (税号) and the region both come from, which also numbers the invoices it
 // issues (InvoiceNumber).

@@ -295,12 +295,13 @@ func fmtAmt(f float64) string {
 }
 
 // fmtNum writes a number as short as it reads back, in exponent form past
-// 1e21 as JavaScript does.
+// 1e21 and below 1e-6 as JavaScript does: 1e-300 in 'f' form is three
+// hundred digits.
 func fmtNum(f float64) string {
 	switch {
 	case math.IsInf(f, 0):
 		return "a number beyond the range of a double (±1.8e308)"
-	case math.Abs(f) < 1e21:
+	case math.Abs(f) < 1e21 && (f == 0 || math.Abs(f) >= 1e-6):
 		return strconv.FormatFloat(f, 'f', -1, 64)
 	}
 	return strconv.FormatFloat(f, 'g', -1, 64)

@@ -100,6 +100,13 @@ func TestLedgerRelations(t *testing.T) {
 		// hundreds of digits.
 		{"huge outstanding", edit(t, rec, `"未核销金额": 315811.94`, `"未核销金额": 1e300`), ruleOutstanding,
 			[]string{"data.收款单.未核销金额: 未核销金额 is 1e+300, want 315811.94 − 0.00 = 315811.94"}},
+		// And numbers too small for it: a rate or a quantity of 1e-300
+		// printed as three hundred zeros and a 1.
+		{"tiny rate", edit(t, rec, `"汇率": 1.0000`, `"汇率": 1e-300`, `"应收金额本位币-隐": "198306.44"`, `"应收金额本位币-隐": "0.00"`,
+			`"应收金额本位币-隐": "117505.50"`, `"应收金额本位币-隐": "0.00"`, `"实收金额本位币": 315811.94`, `"实收金额本位币": 0.00`), ruleBaseCurrency,
+			[]string{"data.收款单.应收金额本位币: 应收金额本位币 is 315811.94, want 应收金额 × 汇率 1e-300 = 0.00"}},
+		{"tiny quantity", edit(t, inv, `"quantity": 91,`, `"quantity": 1e-300,`), ruleLineTax,
+			[]string{"data.items[0].tax: tax is 2992.99, but 1e-300 × 253 = 0.00 and no VAT rate (" + spec.VATRateList() + ") gives it, on that amount or within it"}},
 	}
 	v := mustNew(t, Options{})
 	for _, tt := range tests {
