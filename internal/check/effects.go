@@ -244,6 +244,7 @@ type effDoc struct {
 	name  string
 	what  string // created, re-delivered, lifecycle, out-of-order, load
 	q     probe.Question
+	shape spec.Shape
 	lines int
 	want  expect
 	steps []effStep
@@ -274,7 +275,7 @@ func (b *builder) effects(serial, concurrent int) []*effDoc {
 	audit, void := b.follows[spec.Invoice], b.follows[spec.Receipt]
 	newDoc := func(what, name string, e spec.Event, s spec.Shape, env *payload.Obj) (*effDoc, *Case) {
 		q := b.number(env, e, s)
-		d := &effDoc{what: what, name: what + "/" + name, q: q, lines: linesOf(env, e.Kind, s), want: expect{state: probe.StateCreated, lines: -1}}
+		d := &effDoc{what: what, name: what + "/" + name, q: q, shape: s, lines: linesOf(env, e.Kind, s), want: expect{state: probe.StateCreated, lines: -1}}
 		return d, docCase(Effects, d.name, e, env)
 	}
 	follow := func(d *effDoc, e spec.Event, s spec.Shape, data *payload.Obj) *Case {
@@ -353,6 +354,20 @@ func (b *builder) effects(serial, concurrent int) []*effDoc {
 		d.twin = twin
 		docs = append(docs, d)
 	}
+
+	// An audit in the sample shape carries 4000, as a create's sample
+	// body does: only the query's businessType says it is an audit, and a
+	// receiver that routes on the body number reads it as a create of a
+	// document held, and drops it. Last, as the trap's, so that the other
+	// documents keep their numbers.
+	data := b.g.DataFor(inv, spec.Sample, audit)
+	d, c = newDoc("lifecycle", audit.Name+"/after-create-"+string(spec.Sample), inv, spec.Sample, b.g.Envelope(inv, spec.Sample, data))
+	d.want.state = spec.StateAfter(audit)
+	if i := slices.IndexFunc(docs, func(o *effDoc) bool { return o.name == "created/"+inv.Name+"/"+string(spec.Sample) }); i >= 0 {
+		d.alone = docs[i]
+	}
+	d.steps = []effStep{{c: c}, {c: follow(d, audit, spec.Sample, data)}}
+	docs = append(docs, d)
 	return docs
 }
 
@@ -643,6 +658,8 @@ func (r *runner) defect(d *effDoc) string {
 		switch {
 		case d.what == "lifecycle" && d.want.state == probe.StateVoided:
 			return fmt.Sprintf("is %s after a void answered %s: the void was acknowledged and never applied", a.State, statusWord(d.sent[1]))
+		case d.what == "lifecycle" && d.shape == spec.Sample:
+			return fmt.Sprintf("is %s after an audit answered %s: the audit was acknowledged and never applied; its body carried businessType %d, as a create's sample body does: a receiver that takes the event from the body number, not from the query's businessType, reads it as a create", a.State, statusWord(d.sent[1]), spec.SampleInvoiceNumber)
 		case d.what == "lifecycle":
 			return fmt.Sprintf("is %s after an audit answered %s: the audit was acknowledged and never applied", a.State, statusWord(d.sent[1]))
 		case early != nil && is2xx(early.answers[0].Status) && d.want.state == probe.StateVoided:
