@@ -617,7 +617,7 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 		return nil, &NoCaseLeftError{Globs: cfg.ExcludeCases}
 	}
 	if cfg.Probe != nil && slices.Contains(r.sum.Order, Effects) {
-		if err := r.probeSanity(ctx, 0, spec.Invoice); err != nil {
+		if err := r.probeSanity(ctx, 0, false, spec.Invoice); err != nil {
 			if ctx.Err() != nil {
 				return r.interrupted(0, ctx.Err())
 			}

@@ -377,7 +377,13 @@ func (b *builder) effects(serial, concurrent int) []*effDoc {
 // about the kinds it probed, once its documents are probed (round 1): a
 // probe that ignores the document it is asked about answers 0 on a store
 // still empty, and then the count of every document the receiver holds.
-func (r *runner) probeSanity(ctx context.Context, round uint64, ks ...spec.Kind) error {
+//
+// bare asks once more about the invoice, as about one in the sample
+// shape, which carries no invoice number (the run probed such an
+// invoice): a probe that finds invoices by {invoiceCode} alone counts
+// every invoice stored without one, and would grade those of the run on
+// the count of others.
+func (r *runner) probeSanity(ctx context.Context, round uint64, bare bool, ks ...spec.Kind) error {
 	n := r.cases.numbers
 	for i, k := range ks {
 		code := "CGFP-" + n.tag + "-NONE"
@@ -392,6 +398,13 @@ func (r *runner) probeSanity(ctx context.Context, round uint64, ks ...spec.Kind)
 		}
 		if err := probe.AskNeverSent(ctx, r.cfg.Probe, q); err != nil {
 			return err
+		}
+		if k == spec.Invoice && bare {
+			q.InvoiceCode = ""
+			q.RequestID = reqid.For(r.cfg.Seed^n.nonce, "whsim check sanity", 2*round+uint64(len(ks)))
+			if err := probe.AskNeverSent(ctx, r.cfg.Probe, q); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -432,7 +445,8 @@ func (r *runner) effects(ctx context.Context) error {
 	// Once the documents' answers are in (a receiver storing from a queue
 	// has stored by then what it will): a probe that ignores the document
 	// it is asked about answers of those the receiver holds.
-	if err := r.probeSanity(ctx, 1, probedKinds(probed)...); err != nil {
+	bare := slices.ContainsFunc(probed, func(d *effDoc) bool { return d.skip == "" && d.q.Kind == spec.Invoice && d.q.InvoiceCode == "" })
+	if err := r.probeSanity(ctx, 1, bare, probedKinds(probed)...); err != nil {
 		return err
 	}
 	st := &EffectsStats{LoadProbed: len(load), Settle: r.cfg.Settle}

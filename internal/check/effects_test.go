@@ -1080,3 +1080,74 @@ func TestVoidedReceiptsWereNeverSubmitted(t *testing.T) {
 		}
 	}
 }
+
+// TestProbeByInvoiceCode: a probe that finds invoices by {invoiceCode}
+// alone finds none of a sample-shape invoice, which carries no invoice
+// number: asked with an empty one, it counts every invoice stored without
+// one. With one such invoice in the run it answered count 1 and the
+// sample-shape cases passed on a count of other documents (with load's,
+// they failed as doubles the receiver never stored). Asked, once the
+// documents are probed, about a sample-shape invoice never sent, it is the
+// probe's error, said with the cause, and no verdict on the receiver.
+func TestProbeByInvoiceCode(t *testing.T) {
+	var mu sync.Mutex
+	byInvoiceCode := map[string]map[string]bool{} // invoiceCode -> codes
+	receipts := map[string]bool{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if r.Method == http.MethodGet {
+			n := 0
+			if r.URL.Query().Get("kind") == "invoice" {
+				n = len(byInvoiceCode[r.URL.Query().Get("ic")])
+			} else if receipts[r.URL.Query().Get("code")] {
+				n = 1
+			}
+			fmt.Fprintf(w, `{"count":%d,"state":"created"}`, n)
+			return
+		}
+		var env struct{ Data map[string]any }
+		body, _ := io.ReadAll(r.Body)
+		if json.Unmarshal(body, &env) != nil || env.Data == nil {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		if h, ok := env.Data["收款单"].(map[string]any); ok {
+			code, _ := h["收款单编号"].(string)
+			receipts[code] = true
+			return
+		}
+		code, _ := env.Data["code"].(string)
+		ic, _ := env.Data["invoiceCode"].(string)
+		if byInvoiceCode[ic] == nil {
+			byInvoiceCode[ic] = map[string]bool{}
+		}
+		byInvoiceCode[ic][code] = true
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	p, err := probe.ParseURL(srv.URL+"/probe?kind={kind}&code={code}&ic={invoiceCode}", cfg.Client, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Probe, cfg.Checks, cfg.Settle = p, []string{Effects}, 0
+	// Only the cases that hold no invoice under new copies, so that the
+	// probe's count matches for every described invoice.
+	cfg.ExcludeCases = []string{"re-delivered/*/*", "lifecycle/AUDIT_PURCHASE_ORDER_INVOICE/*", "out-of-order/AUDIT_PURCHASE_ORDER_INVOICE/*"}
+	var judged []Result
+	var judgedMu sync.Mutex
+	_, err = Run(context.Background(), cfg, func(r Result) {
+		judgedMu.Lock()
+		defer judgedMu.Unlock()
+		judged = append(judged, r)
+	})
+	pe, ok := err.(*probe.Error)
+	if !ok || !strings.Contains(pe.Reason, "-NONE, a document never sent") || !strings.Contains(pe.Reason, "{invoiceCode}") {
+		t.Fatalf("err = %v, want a probe.Error about a sample-shape invoice never sent, naming {invoiceCode}", err)
+	}
+	for _, r := range judged {
+		if r.Case.Check == Effects {
+			t.Errorf("%s judged %v: %s; want no verdict on the receiver", r.Case.Name, r.Verdict, r.Reason)
+		}
+	}
+}

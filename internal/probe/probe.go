@@ -115,8 +115,15 @@ func AskNeverSent(ctx context.Context, p Probe, q Question) error {
 		return err
 	}
 	if a.Count != 0 {
+		hint := fmt.Sprintf("does it ask about the document in {code} or $%s?", EnvCode)
+		if q.Kind == spec.Invoice && q.InvoiceCode == "" {
+			// The question of a sample-shape invoice: a probe finding
+			// invoices by their invoice number alone finds every one
+			// stored without.
+			hint = fmt.Sprintf("an invoice in the sample shape carries no invoice number, so {invoiceCode} and $%s are empty for it: does the probe find invoices by them? Ask by {code} or $%s", envInvoiceCode, EnvCode)
+		}
 		return &Error{Probe: Name(p),
-			Reason: fmt.Sprintf("asked about %s, a document never sent, it answered %q: want count 0 (does it ask about the document in {code} or $%s?)", q.Code, a.Raw, EnvCode)}
+			Reason: fmt.Sprintf("asked about %s, a document never sent, it answered %q: want count 0 (%s)", q.Code, a.Raw, hint)}
 	}
 	return nil
 }

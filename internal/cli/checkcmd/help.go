@@ -116,7 +116,9 @@ stored, not only what it answered. The probe's contract (stable):
 Before the first case whsim asks about a document that cannot exist and
 expects count 0, and again, of each kind, once the run's documents are
 probed (a probe that ignores the document it is asked about, a count
-without its where clause, answers 0 only on an empty store): a probe that
+without its where clause, answers 0 only on an empty store), an invoice
+then also as one of the sample shape, with no invoice number (a probe
+finding invoices by {invoiceCode} alone counts all such): a probe that
 cannot be reached, times out, exits non-zero, prints something unreadable
 or holds a document never sent is the probe's error, said once, exit 2,
 and never blamed on the receiver. Documents are probed together at the end
