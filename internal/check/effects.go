@@ -582,27 +582,64 @@ func (r *runner) deliverOne(ctx context.Context, c *Case, req *attempt.Request) 
 // probeAll asks about every document at once (probe.Concurrency
 // questions at a time), each again with backoff until it matches or the
 // settle time runs out.
+//
+// A receiver that held some document only after it was first asked stores
+// after it answers (from a queue): the later copies of a document it held
+// once, or a late follow-up, may land after that first match. So once
+// every document has settled, each of more than one call that matched is
+// asked once more when the settle time is out, and judged on that answer.
+// A receiver that held every document when first asked pays nothing more.
 func (r *runner) probeAll(ctx context.Context, docs []*effDoc) error {
 	asked := slices.DeleteFunc(slices.Clone(docs), func(d *effDoc) bool { return d.skip != "" })
-	return probe.Settle(ctx, len(asked), time.Now().Add(r.cfg.Settle), func(ctx context.Context, i int) (bool, error) {
-		d := asked[i]
+	deadline := time.Now().Add(r.cfg.Settle)
+	ask := func(ctx context.Context, d *effDoc) error {
 		a, err := r.cfg.Probe.Ask(ctx, d.q)
 		if err != nil {
-			return false, err
+			return err
 		}
 		d.asks++
 		d.ans = a
-		if !d.want.met(a) {
-			return false, nil
+		d.met = d.want.met(a)
+		return nil
+	}
+	err := probe.Settle(ctx, len(asked), deadline, func(ctx context.Context, i int) (bool, error) {
+		d := asked[i]
+		if err := ask(ctx, d); err != nil || !d.met {
+			return false, err
 		}
 		// Held when first asked: it took no settling, however long the
 		// other documents' calls kept it waiting.
-		d.met = true
 		if d.asks > 1 {
 			d.took = time.Since(d.end)
 		}
 		return true, nil
 	})
+	if err != nil || !slices.ContainsFunc(asked, func(d *effDoc) bool { return d.asks > 1 }) {
+		return err
+	}
+	again := slices.DeleteFunc(asked, func(d *effDoc) bool { return !d.met || d.calls() < 2 })
+	if len(again) == 0 {
+		return nil
+	}
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+	}
+	return probe.Settle(ctx, len(again), time.Time{}, func(ctx context.Context, i int) (bool, error) {
+		return true, ask(ctx, again[i])
+	})
+}
+
+// calls is how many deliveries were made for the document.
+func (d *effDoc) calls() int {
+	n := 0
+	for _, sc := range d.sent {
+		n += len(sc.answers)
+	}
+	return n
 }
 
 // judgeDoc grades a document on the probe's last answer; the reason names

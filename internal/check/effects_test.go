@@ -38,7 +38,11 @@ type storeDefects struct {
 	dropBusy       bool          // answers 2xx and drops documents while busy
 	refuseEarly    bool          // 409 to an audit or void of an unknown document (careful too)
 	storeAfter     time.Duration // stores from a queue this long after answering (careful too)
-	unsigned       bool          // verifies no signature (the run signs nothing)
+	// copiesAfter, with storeAfter, stores a delivery whose requestId it
+	// has seen before this long after answering it, not storeAfter:
+	// copies of a document land well after the first.
+	copiesAfter time.Duration
+	unsigned    bool // verifies no signature (the run signs nothing)
 	// keysOnRequestID de-duplicates on requestId alone: a create under a
 	// requestId not seen inserts a row, even of a document held (a stub
 	// an early audit or void left is filled in, as the careful one does).
@@ -162,6 +166,17 @@ func (s *store) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		}
 	}
 	j.lines = len(lines)
+	if s.d.copiesAfter > 0 {
+		s.mu.Lock()
+		again := s.seen[j.id]
+		s.seen[j.id] = true
+		s.mu.Unlock()
+		if again {
+			time.AfterFunc(s.d.copiesAfter, func() { s.apply(j) })
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+	}
 	if s.queue != nil {
 		s.queue <- j
 		w.WriteHeader(http.StatusOK)
@@ -291,6 +306,10 @@ func TestEffects(t *testing.T) {
 		{"careful, refusing early follow-ups", storeDefects{refuseEarly: true}, 0, "", "", 0},
 		{"stores 400ms after answering", storeDefects{storeAfter: 400 * time.Millisecond}, DefaultSettle, "", "", 0},
 		{"stores a re-delivery again", storeDefects{storesAgain: true}, 0, "a re-delivery (same requestId, same document) was stored again", "", 0},
+		// From a queue, the first copy of a document 400ms after its
+		// answer, the others a second after theirs: held once when first
+		// found, it is held more than once before the settle time is out.
+		{"stores a re-delivery again, late", storeDefects{storesAgain: true, storeAfter: 400 * time.Millisecond, copiesAfter: time.Second}, DefaultSettle, "a re-delivery (same requestId, same document) was stored again", "", 0},
 		{"check-then-insert race", storeDefects{raceCopies: true}, 0, "checks, then inserts, without a lock", "", 0},
 		{"never voids", storeDefects{neverVoids: true}, 0, "the void was acknowledged and never applied", "", 0},
 		{"late create revives a void", storeDefects{reviveVoided: true}, 0, "the late create revived the voided document", "", 0},

@@ -124,7 +124,10 @@ or holds a document never sent is the probe's error, said once, exit 2,
 and never blamed on the receiver. Documents are probed together at the end
 of their sequence; one whose answer does not match yet is asked again with
 backoff until --settle runs out (default 2s: a receiver that answers first
-and stores from a queue stores within a second or so). Document numbers,
+and stores from a queue stores within a second or so). When one needed
+asking again (the receiver stores after answering), each document of more
+than one call is asked once more as --settle runs out and judged on that
+answer: a copy or a follow-up stored late counts. Document numbers,
 requestIds and webhook-ids are fresh per run, even with --seed, so that a
 receiver keeping earlier runs' documents passes again: --seed fixes the
 documents, --fixed-ids the ids too (a byte-exact repeat). Without a probe,
