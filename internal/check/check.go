@@ -854,6 +854,10 @@ type runner struct {
 	timed   []timing
 	// loadSent is what the load check delivered, for effects to probe.
 	loadSent *loadRecord
+	// storesLate, once effects' documents are probed, says what showed
+	// the receiver storing after it answered ("" when nothing did): a
+	// document it holds nothing of may then be later still, not lost.
+	storesLate string
 }
 
 // timing is one call outside load, for naming why the slow ones were.

@@ -257,6 +257,12 @@ type effDoc struct {
 	ans  probe.Answer
 	asks int
 	met  bool
+	// changed: an answer differed from the one before it, so the
+	// receiver stored something of it while the probe asked.
+	changed bool
+	// seq is the order it was sent in: 1, 2, ... for effects' own
+	// documents, in turn; 0 for load's, all sent before them.
+	seq  int
 	took time.Duration
 	// twin, for copies at once under new requestIds, is the document
 	// whose copies arrived at once under one requestId: whether it was
@@ -424,7 +430,8 @@ func (r *runner) effects(ctx context.Context) error {
 	docs := slices.DeleteFunc(r.cases.effects(serialCopies, r.cfg.Concurrent), func(d *effDoc) bool {
 		return r.excluded(&Case{Check: Effects, Name: d.name})
 	})
-	for _, d := range docs {
+	for i, d := range docs {
+		d.seq = i + 1
 		if err := r.sendDoc(ctx, d); err != nil {
 			return err
 		}
@@ -478,6 +485,14 @@ func (r *runner) effects(ctx context.Context) error {
 		}
 	}
 	r.sum.Effects = st
+	switch i := slices.IndexFunc(probed, func(d *effDoc) bool { return d.changed }); {
+	case st.Slowest > 0:
+		r.storesLate = fmt.Sprintf("%s was held only %s after its last call", st.SlowestDoc, ms(st.Slowest))
+	case i >= 0:
+		r.storesLate = fmt.Sprintf("the probe's answer about %s %s changed while it asked", probe.KindWord(probed[i].q.Kind), probed[i].q.Code)
+	case behind(probed):
+		r.storesLate = "every document it holds was sent before every one it holds nothing of, as from a queue that is behind"
+	}
 	// Each document's time runs from its first call to its judging: all
 	// are probed at the end, so they overlap, as JUnit's suite time (the
 	// span, by Ended) allows; the load's, from the check's start.
@@ -492,6 +507,25 @@ func (r *runner) effects(ctx context.Context) error {
 		r.report(res)
 	}
 	return nil
+}
+
+// behind reports whether the documents held are the first sent and those
+// held not at all the last, some of each: the shape of a receiver storing
+// from a queue that has not yet reached the rest, as much as of one that
+// lost them. Load's documents count as sent before effects' own, in no
+// order among themselves.
+func behind(docs []*effDoc) bool {
+	lastHeld, firstNot := -1, -1
+	for _, d := range docs {
+		switch {
+		case d.asks == 0:
+		case d.ans.Count > 0:
+			lastHeld = max(lastHeld, d.seq)
+		case firstNot < 0 || d.seq < firstNot:
+			firstNot = d.seq
+		}
+	}
+	return lastHeld >= 0 && firstNot >= 0 && (lastHeld < firstNot || lastHeld == 0 && firstNot == 0)
 }
 
 // probedKinds are the kinds of the docs the probe is to be asked about,
@@ -597,6 +631,7 @@ func (r *runner) probeAll(ctx context.Context, docs []*effDoc) error {
 		if err != nil {
 			return err
 		}
+		d.changed = d.changed || d.asks > 0 && (a.Count != d.ans.Count || a.State != d.ans.State || a.Lines != d.ans.Lines)
 		d.asks++
 		d.ans = a
 		d.met = d.want.met(a)
@@ -675,6 +710,11 @@ func (r *runner) defect(d *effDoc) string {
 		settled = fmt.Sprintf(" (still so %s after its last call)", r.cfg.Settle)
 	}
 	switch {
+	case a.Count == 0 && r.storesLate != "":
+		// Held by a receiver that stores at once, a create then nothing
+		// after a void tells a void that deletes; from one that stores
+		// after answering, it tells nothing yet.
+		return fmt.Sprintf("holds nothing for it although every call got 2xx%s, and the receiver stores after answering (%s): it may store this one later still (a longer --settle waits for it), or it acknowledged it and lost it", settled, r.storesLate)
 	case a.Count == 0 && d.what == "lifecycle" && len(d.sent) > 1 && d.alone != nil && d.alone.met:
 		ev := d.sent[1].step.c.Event
 		return fmt.Sprintf("holds nothing for it after %s answered %s, though %s is held: the %s removed the document instead of marking it %s",
@@ -1001,6 +1041,10 @@ func (r *runner) judgeLoad(docs []*effDoc, st *EffectsStats, seq []*effDoc) Resu
 	switch {
 	case lost == 0 && twice == len(doubled) && lc != "":
 		cause = lc
+	case twice == 0 && r.storesLate != "":
+		// Not held yet is no loss, busy or not, from a receiver that
+		// stores after answering.
+		cause = fmt.Sprintf("the receiver stores after answering (%s): it may store them later still (a longer --settle waits for them), or it lost them", r.storesLate)
 	case twice == 0 && gc != "":
 		cause = gc
 	}

@@ -42,7 +42,11 @@ type storeDefects struct {
 	// has seen before this long after answering it, not storeAfter:
 	// copies of a document land well after the first.
 	copiesAfter time.Duration
-	unsigned    bool // verifies no signature (the run signs nothing)
+	// backlog is a queue's worker that takes this long over each call,
+	// in the order they came: documents sent last are stored last, and
+	// late.
+	backlog  time.Duration
+	unsigned bool // verifies no signature (the run signs nothing)
 	// keysOnRequestID de-duplicates on requestId alone: a create under a
 	// requestId not seen inserts a row, even of a document held (a stub
 	// an early audit or void left is filled in, as the careful one does).
@@ -95,6 +99,16 @@ type job struct {
 
 func newStore(t *testing.T, d storeDefects) *store {
 	s := &store{base: newReceiver(t, defects{}), d: d, seen: map[string]bool{}, rows: map[string][]*row{}}
+	if d.backlog > 0 {
+		s.queue = make(chan job, 4096)
+		go func() {
+			for j := range s.queue {
+				time.Sleep(d.backlog)
+				s.apply(j)
+			}
+		}()
+		t.Cleanup(func() { close(s.queue) })
+	}
 	if d.storeAfter > 0 {
 		// One worker takes jobs in the order they came, each storeAfter
 		// after its call was answered.
@@ -1168,5 +1182,36 @@ func TestProbeByInvoiceCode(t *testing.T) {
 		if r.Case.Check == Effects {
 			t.Errorf("%s judged %v: %s; want no verdict on the receiver", r.Case.Name, r.Verdict, r.Reason)
 		}
+	}
+}
+
+// TestEffectsLateIsNotLost: a receiver storing from a queue that is behind
+// (each call takes its worker 40ms) holds the first documents of the run
+// when the settle time is out and not yet the last ones. Those are not
+// said lost or removed by their follow-up as if the receiver stored at
+// once: the reason says it stores after answering and that a longer
+// --settle waits for them.
+func TestEffectsLateIsNotLost(t *testing.T) {
+	srv := httptest.NewServer(newStore(t, storeDefects{backlog: 40 * time.Millisecond}))
+	defer srv.Close()
+	cfg := probeConfig(t, srv.URL)
+	cfg.Checks, cfg.Settle, cfg.LoadCount = []string{Load, Effects}, 300*time.Millisecond, 16
+	_, results := runAll(t, cfg)
+	lost := 0
+	for _, r := range results {
+		if strings.HasPrefix(r.Case.Name, "under-load/") && r.Verdict == Fail &&
+			(!strings.Contains(r.Reason, "the receiver stores after answering") || strings.Contains(r.Reason, "busy")) {
+			t.Errorf("%s: %s\nwant the late store named, not a loss under load or busy or not", r.Case.Name, r.Reason)
+		}
+		if r.Verdict != Fail || !strings.Contains(r.Reason, "holds nothing for it") {
+			continue
+		}
+		lost++
+		if strings.Contains(r.Reason, "removed the document") || !strings.Contains(r.Reason, "stores after answering") || !strings.Contains(r.Reason, "a longer --settle") {
+			t.Errorf("%s: %s\nwant the late store named, not a loss or a removal", r.Case.Name, r.Reason)
+		}
+	}
+	if lost == 0 {
+		t.Fatalf("no document held nothing: the queue was not behind")
 	}
 }
