@@ -318,3 +318,32 @@ func TestDocumentsJudgeUnansweredEvent(t *testing.T) {
 		t.Errorf("verdict %+v, want INV-E broke: %s", v, want)
 	}
 }
+
+// byInvoiceCode answers as a probe that finds invoices by {invoiceCode}
+// alone, over a receiver holding two invoices of the sample shape, which
+// carry none: asked with an empty one, it counts both.
+type byInvoiceCode struct{}
+
+func (byInvoiceCode) Ask(_ context.Context, q probe.Question) (probe.Answer, error) {
+	if q.InvoiceCode == "" {
+		return probe.Answer{Count: 2, State: probe.StateCreated, Lines: -1, Raw: `{"count":2,"state":"created"}`}, nil
+	}
+	return probe.Answer{Lines: -1, Raw: `{"count":0}`}, nil
+}
+func (byInvoiceCode) Command(q probe.Question) string { return "ask " + q.InvoiceCode }
+
+// TestDocumentsJudgeProbeByInvoiceCode: sample-shape invoices carry no
+// invoice number, so a probe finding invoices by it alone answered, of
+// each, the count of all, and each was said to be held twice: the
+// receiver was blamed for the probe's error. Asked about a sample-shape
+// invoice no sender sent, it is the probe's error, saying why.
+func TestDocumentsJudgeProbeByInvoiceCode(t *testing.T) {
+	d := NewDocuments()
+	d.Observe(docCall("CREATE_PURCHASE_ORDER_INVOICE", `{"requestId":"r-5","data":{"code":"CGFP-E","records":[]}}`, 200, nil))
+	d.Observe(docCall("CREATE_PURCHASE_ORDER_INVOICE", `{"requestId":"r-6","data":{"code":"CGFP-F","records":[]}}`, 200, nil))
+	v, err := d.Judge(context.Background(), byInvoiceCode{}, 0)
+	var pe *probe.Error
+	if !errors.As(err, &pe) || !strings.Contains(pe.Reason, "a document never sent, it answered") || !strings.Contains(pe.Reason, "{invoiceCode}") {
+		t.Errorf("verdict %+v, err %v; want the probe's error naming {invoiceCode}", v, err)
+	}
+}
