@@ -40,8 +40,10 @@ send -v does.
 
 A receiver that stops answering (refused or reset 3 calls in a row, or no
 answer within --timeout 2 calls in a row) stops the run at once: one line says after
-which case it last answered (a case graded on its answer; or that it answered
-none run) and how many calls in a row got no answer, and the checks left are
+which case it last answered (a case graded on its answer; or how many calls
+it answered before any case was graded, as load and effects grade theirs at
+their end; or that it answered none) and how many calls in a row got no
+answer, and the checks left are
 reported as not run. A call lost on a kept-alive connection the receiver
 closed as it went out fails its case, and counts among those calls, but is
 no sign of a receiver gone (a new connection gets its answer). When every call got
