@@ -143,6 +143,6 @@ func Example_sqlite() {
 	// Output:
 	// duplicates: 8 passed
 	// out-of-order: 4 passed
-	// effects: 19 passed
+	// effects: 20 passed
 	// failed: false
 }

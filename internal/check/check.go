@@ -272,12 +272,22 @@ type loadStats struct {
 type Stop struct {
 	After  string `json:"after,omitempty"`
 	Reason string `json:"reason"`
+	// answered is how many calls of the run the receiver answered: with
+	// no case graded (load's and effects' are graded at their end), it
+	// may still have answered many.
+	answered int
 }
 
 // Where says where the receiver stopped answering, after "stopped
-// answering": "after accepts-valid/x", or that no case run got an answer.
+// answering": "after accepts-valid/x", or that no case run got an answer,
+// or how many calls it answered before any case was graded.
 func (s *Stop) Where() string {
-	if s.After == "" {
+	switch {
+	case s.After == "" && s.answered == 1:
+		return "after it answered 1 call, before any case it belongs to was graded"
+	case s.After == "" && s.answered > 1:
+		return fmt.Sprintf("after it answered %d calls, before any case they belong to was graded", s.answered)
+	case s.After == "":
 		return "before any case run got an answer"
 	}
 	return "after " + s.After
@@ -617,7 +627,7 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 		return nil, &NoCaseLeftError{Globs: cfg.ExcludeCases}
 	}
 	if cfg.Probe != nil && slices.Contains(r.sum.Order, Effects) {
-		if err := r.probeSanity(ctx, 0, spec.Invoice); err != nil {
+		if err := r.probeSanity(ctx, 0, false, spec.Invoice); err != nil {
 			if ctx.Err() != nil {
 				return r.interrupted(0, ctx.Err())
 			}
@@ -640,6 +650,11 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 		}
 		r.mu.Lock()
 		stopped, fatal := r.stopped, r.fatal
+		if stopped != nil {
+			// The check's calls are over: answers recorded after the
+			// stop was called count too.
+			stopped.answered = r.answered
+		}
 		r.mu.Unlock()
 		switch {
 		case fatal != nil:
@@ -854,6 +869,10 @@ type runner struct {
 	timed   []timing
 	// loadSent is what the load check delivered, for effects to probe.
 	loadSent *loadRecord
+	// storesLate, once effects' documents are probed, says what showed
+	// the receiver storing after it answered ("" when nothing did): a
+	// document it holds nothing of may then be later still, not lost.
+	storesLate string
 }
 
 // timing is one call outside load, for naming why the slow ones were.

@@ -244,6 +244,7 @@ type effDoc struct {
 	name  string
 	what  string // created, re-delivered, lifecycle, out-of-order, load
 	q     probe.Question
+	shape spec.Shape
 	lines int
 	want  expect
 	steps []effStep
@@ -256,6 +257,12 @@ type effDoc struct {
 	ans  probe.Answer
 	asks int
 	met  bool
+	// changed: an answer differed from the one before it, so the
+	// receiver stored something of it while the probe asked.
+	changed bool
+	// seq is the order it was sent in: 1, 2, ... for effects' own
+	// documents, in turn; 0 for load's, all sent before them.
+	seq  int
 	took time.Duration
 	// twin, for copies at once under new requestIds, is the document
 	// whose copies arrived at once under one requestId: whether it was
@@ -274,7 +281,7 @@ func (b *builder) effects(serial, concurrent int) []*effDoc {
 	audit, void := b.follows[spec.Invoice], b.follows[spec.Receipt]
 	newDoc := func(what, name string, e spec.Event, s spec.Shape, env *payload.Obj) (*effDoc, *Case) {
 		q := b.number(env, e, s)
-		d := &effDoc{what: what, name: what + "/" + name, q: q, lines: linesOf(env, e.Kind, s), want: expect{state: probe.StateCreated, lines: -1}}
+		d := &effDoc{what: what, name: what + "/" + name, q: q, shape: s, lines: linesOf(env, e.Kind, s), want: expect{state: probe.StateCreated, lines: -1}}
 		return d, docCase(Effects, d.name, e, env)
 	}
 	follow := func(d *effDoc, e spec.Event, s spec.Shape, data *payload.Obj) *Case {
@@ -353,6 +360,20 @@ func (b *builder) effects(serial, concurrent int) []*effDoc {
 		d.twin = twin
 		docs = append(docs, d)
 	}
+
+	// An audit in the sample shape carries 4000, as a create's sample
+	// body does: only the query's businessType says it is an audit, and a
+	// receiver that routes on the body number reads it as a create of a
+	// document held, and drops it. Last, as the trap's, so that the other
+	// documents keep their numbers.
+	data := b.g.DataFor(inv, spec.Sample, audit)
+	d, c = newDoc("lifecycle", audit.Name+"/after-create-"+string(spec.Sample), inv, spec.Sample, b.g.Envelope(inv, spec.Sample, data))
+	d.want.state = spec.StateAfter(audit)
+	if i := slices.IndexFunc(docs, func(o *effDoc) bool { return o.name == "created/"+inv.Name+"/"+string(spec.Sample) }); i >= 0 {
+		d.alone = docs[i]
+	}
+	d.steps = []effStep{{c: c}, {c: follow(d, audit, spec.Sample, data)}}
+	docs = append(docs, d)
 	return docs
 }
 
@@ -362,7 +383,13 @@ func (b *builder) effects(serial, concurrent int) []*effDoc {
 // about the kinds it probed, once its documents are probed (round 1): a
 // probe that ignores the document it is asked about answers 0 on a store
 // still empty, and then the count of every document the receiver holds.
-func (r *runner) probeSanity(ctx context.Context, round uint64, ks ...spec.Kind) error {
+//
+// bare asks once more about the invoice, as about one in the sample
+// shape, which carries no invoice number (the run probed such an
+// invoice): a probe that finds invoices by {invoiceCode} alone counts
+// every invoice stored without one, and would grade those of the run on
+// the count of others.
+func (r *runner) probeSanity(ctx context.Context, round uint64, bare bool, ks ...spec.Kind) error {
 	n := r.cases.numbers
 	for i, k := range ks {
 		code := "CGFP-" + n.tag + "-NONE"
@@ -377,6 +404,13 @@ func (r *runner) probeSanity(ctx context.Context, round uint64, ks ...spec.Kind)
 		}
 		if err := probe.AskNeverSent(ctx, r.cfg.Probe, q); err != nil {
 			return err
+		}
+		if k == spec.Invoice && bare {
+			q.InvoiceCode = ""
+			q.RequestID = reqid.For(r.cfg.Seed^n.nonce, "whsim check sanity", 2*round+uint64(len(ks)))
+			if err := probe.AskNeverSent(ctx, r.cfg.Probe, q); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -396,7 +430,8 @@ func (r *runner) effects(ctx context.Context) error {
 	docs := slices.DeleteFunc(r.cases.effects(serialCopies, r.cfg.Concurrent), func(d *effDoc) bool {
 		return r.excluded(&Case{Check: Effects, Name: d.name})
 	})
-	for _, d := range docs {
+	for i, d := range docs {
+		d.seq = i + 1
 		if err := r.sendDoc(ctx, d); err != nil {
 			return err
 		}
@@ -417,7 +452,8 @@ func (r *runner) effects(ctx context.Context) error {
 	// Once the documents' answers are in (a receiver storing from a queue
 	// has stored by then what it will): a probe that ignores the document
 	// it is asked about answers of those the receiver holds.
-	if err := r.probeSanity(ctx, 1, probedKinds(probed)...); err != nil {
+	bare := slices.ContainsFunc(probed, func(d *effDoc) bool { return d.skip == "" && d.q.Kind == spec.Invoice && d.q.InvoiceCode == "" })
+	if err := r.probeSanity(ctx, 1, bare, probedKinds(probed)...); err != nil {
 		return err
 	}
 	st := &EffectsStats{LoadProbed: len(load), Settle: r.cfg.Settle}
@@ -449,6 +485,14 @@ func (r *runner) effects(ctx context.Context) error {
 		}
 	}
 	r.sum.Effects = st
+	switch i := slices.IndexFunc(probed, func(d *effDoc) bool { return d.changed }); {
+	case st.Slowest > 0:
+		r.storesLate = fmt.Sprintf("%s was held only %s after its last call", st.SlowestDoc, ms(st.Slowest))
+	case i >= 0:
+		r.storesLate = fmt.Sprintf("the probe's answer about %s %s changed while it asked", probe.KindWord(probed[i].q.Kind), probed[i].q.Code)
+	case behind(probed):
+		r.storesLate = "every document it holds was sent before every one it holds nothing of, as from a queue that is behind"
+	}
 	// Each document's time runs from its first call to its judging: all
 	// are probed at the end, so they overlap, as JUnit's suite time (the
 	// span, by Ended) allows; the load's, from the check's start.
@@ -463,6 +507,25 @@ func (r *runner) effects(ctx context.Context) error {
 		r.report(res)
 	}
 	return nil
+}
+
+// behind reports whether the documents held are the first sent and those
+// held not at all the last, some of each: the shape of a receiver storing
+// from a queue that has not yet reached the rest, as much as of one that
+// lost them. Load's documents count as sent before effects' own, in no
+// order among themselves.
+func behind(docs []*effDoc) bool {
+	lastHeld, firstNot := -1, -1
+	for _, d := range docs {
+		switch {
+		case d.asks == 0:
+		case d.ans.Count > 0:
+			lastHeld = max(lastHeld, d.seq)
+		case firstNot < 0 || d.seq < firstNot:
+			firstNot = d.seq
+		}
+	}
+	return lastHeld >= 0 && firstNot >= 0 && (lastHeld < firstNot || lastHeld == 0 && firstNot == 0)
 }
 
 // probedKinds are the kinds of the docs the probe is to be asked about,
@@ -553,27 +616,65 @@ func (r *runner) deliverOne(ctx context.Context, c *Case, req *attempt.Request) 
 // probeAll asks about every document at once (probe.Concurrency
 // questions at a time), each again with backoff until it matches or the
 // settle time runs out.
+//
+// A receiver that held some document only after it was first asked stores
+// after it answers (from a queue): the later copies of a document it held
+// once, or a late follow-up, may land after that first match. So once
+// every document has settled, each of more than one call that matched is
+// asked once more when the settle time is out, and judged on that answer.
+// A receiver that held every document when first asked pays nothing more.
 func (r *runner) probeAll(ctx context.Context, docs []*effDoc) error {
 	asked := slices.DeleteFunc(slices.Clone(docs), func(d *effDoc) bool { return d.skip != "" })
-	return probe.Settle(ctx, len(asked), time.Now().Add(r.cfg.Settle), func(ctx context.Context, i int) (bool, error) {
-		d := asked[i]
+	deadline := time.Now().Add(r.cfg.Settle)
+	ask := func(ctx context.Context, d *effDoc) error {
 		a, err := r.cfg.Probe.Ask(ctx, d.q)
 		if err != nil {
-			return false, err
+			return err
 		}
+		d.changed = d.changed || d.asks > 0 && (a.Count != d.ans.Count || a.State != d.ans.State || a.Lines != d.ans.Lines)
 		d.asks++
 		d.ans = a
-		if !d.want.met(a) {
-			return false, nil
+		d.met = d.want.met(a)
+		return nil
+	}
+	err := probe.Settle(ctx, len(asked), deadline, func(ctx context.Context, i int) (bool, error) {
+		d := asked[i]
+		if err := ask(ctx, d); err != nil || !d.met {
+			return false, err
 		}
 		// Held when first asked: it took no settling, however long the
 		// other documents' calls kept it waiting.
-		d.met = true
 		if d.asks > 1 {
 			d.took = time.Since(d.end)
 		}
 		return true, nil
 	})
+	if err != nil || !slices.ContainsFunc(asked, func(d *effDoc) bool { return d.asks > 1 }) {
+		return err
+	}
+	again := slices.DeleteFunc(asked, func(d *effDoc) bool { return !d.met || d.calls() < 2 })
+	if len(again) == 0 {
+		return nil
+	}
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+	}
+	return probe.Settle(ctx, len(again), time.Time{}, func(ctx context.Context, i int) (bool, error) {
+		return true, ask(ctx, again[i])
+	})
+}
+
+// calls is how many deliveries were made for the document.
+func (d *effDoc) calls() int {
+	n := 0
+	for _, sc := range d.sent {
+		n += len(sc.answers)
+	}
+	return n
 }
 
 // judgeDoc grades a document on the probe's last answer; the reason names
@@ -609,6 +710,11 @@ func (r *runner) defect(d *effDoc) string {
 		settled = fmt.Sprintf(" (still so %s after its last call)", r.cfg.Settle)
 	}
 	switch {
+	case a.Count == 0 && r.storesLate != "":
+		// Held by a receiver that stores at once, a create then nothing
+		// after a void tells a void that deletes; from one that stores
+		// after answering, it tells nothing yet.
+		return fmt.Sprintf("holds nothing for it although every call got 2xx%s, and the receiver stores after answering (%s): it may store this one later still (a longer --settle waits for it), or it acknowledged it and lost it", settled, r.storesLate)
 	case a.Count == 0 && d.what == "lifecycle" && len(d.sent) > 1 && d.alone != nil && d.alone.met:
 		ev := d.sent[1].step.c.Event
 		return fmt.Sprintf("holds nothing for it after %s answered %s, though %s is held: the %s removed the document instead of marking it %s",
@@ -643,6 +749,8 @@ func (r *runner) defect(d *effDoc) string {
 		switch {
 		case d.what == "lifecycle" && d.want.state == probe.StateVoided:
 			return fmt.Sprintf("is %s after a void answered %s: the void was acknowledged and never applied", a.State, statusWord(d.sent[1]))
+		case d.what == "lifecycle" && d.shape == spec.Sample:
+			return fmt.Sprintf("is %s after an audit answered %s: the audit was acknowledged and never applied; its body carried businessType %d, as a create's sample body does: a receiver that takes the event from the body number, not from the query's businessType, reads it as a create", a.State, statusWord(d.sent[1]), spec.SampleInvoiceNumber)
 		case d.what == "lifecycle":
 			return fmt.Sprintf("is %s after an audit answered %s: the audit was acknowledged and never applied", a.State, statusWord(d.sent[1]))
 		case early != nil && is2xx(early.answers[0].Status) && d.want.state == probe.StateVoided:
@@ -933,6 +1041,10 @@ func (r *runner) judgeLoad(docs []*effDoc, st *EffectsStats, seq []*effDoc) Resu
 	switch {
 	case lost == 0 && twice == len(doubled) && lc != "":
 		cause = lc
+	case twice == 0 && r.storesLate != "":
+		// Not held yet is no loss, busy or not, from a receiver that
+		// stores after answering.
+		cause = fmt.Sprintf("the receiver stores after answering (%s): it may store them later still (a longer --settle waits for them), or it lost them", r.storesLate)
 	case twice == 0 && gc != "":
 		cause = gc
 	}

@@ -38,7 +38,15 @@ type storeDefects struct {
 	dropBusy       bool          // answers 2xx and drops documents while busy
 	refuseEarly    bool          // 409 to an audit or void of an unknown document (careful too)
 	storeAfter     time.Duration // stores from a queue this long after answering (careful too)
-	unsigned       bool          // verifies no signature (the run signs nothing)
+	// copiesAfter, with storeAfter, stores a delivery whose requestId it
+	// has seen before this long after answering it, not storeAfter:
+	// copies of a document land well after the first.
+	copiesAfter time.Duration
+	// backlog is a queue's worker that takes this long over each call,
+	// in the order they came: documents sent last are stored last, and
+	// late.
+	backlog  time.Duration
+	unsigned bool // verifies no signature (the run signs nothing)
 	// keysOnRequestID de-duplicates on requestId alone: a create under a
 	// requestId not seen inserts a row, even of a document held (a stub
 	// an early audit or void left is filled in, as the careful one does).
@@ -53,6 +61,11 @@ type storeDefects struct {
 	// voidDeletes answers 2xx to a void of a held receipt and deletes it,
 	// where it should mark it voided.
 	voidDeletes bool
+	// routesOnBodyNumber takes the event from the body's businessType,
+	// not the query's: 4000, which the sample shape carries for a create
+	// and an audit alike, reads as a create, so a sample-shape audit of a
+	// held invoice is a create already held.
+	routesOnBodyNumber bool
 }
 
 const fewLines = 20
@@ -86,6 +99,16 @@ type job struct {
 
 func newStore(t *testing.T, d storeDefects) *store {
 	s := &store{base: newReceiver(t, defects{}), d: d, seen: map[string]bool{}, rows: map[string][]*row{}}
+	if d.backlog > 0 {
+		s.queue = make(chan job, 4096)
+		go func() {
+			for j := range s.queue {
+				time.Sleep(d.backlog)
+				s.apply(j)
+			}
+		}()
+		t.Cleanup(func() { close(s.queue) })
+	}
 	if d.storeAfter > 0 {
 		// One worker takes jobs in the order they came, each storeAfter
 		// after its call was answered.
@@ -131,10 +154,14 @@ func (s *store) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	var env struct {
-		RequestID string         `json:"requestId"`
-		Data      map[string]any `json:"data"`
+		RequestID    string         `json:"requestId"`
+		BusinessType int            `json:"businessType"`
+		Data         map[string]any `json:"data"`
 	}
 	_ = json.Unmarshal(body, &env)
+	if s.d.routesOnBodyNumber && env.BusinessType == spec.SampleInvoiceNumber {
+		event = "CREATE_PURCHASE_ORDER_INVOICE"
+	}
 	if s.d.losesReceipts && e.Kind == spec.Receipt || s.d.losesInvoices && e.Kind == spec.Invoice {
 		w.WriteHeader(http.StatusOK)
 		return
@@ -153,6 +180,17 @@ func (s *store) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		}
 	}
 	j.lines = len(lines)
+	if s.d.copiesAfter > 0 {
+		s.mu.Lock()
+		again := s.seen[j.id]
+		s.seen[j.id] = true
+		s.mu.Unlock()
+		if again {
+			time.AfterFunc(s.d.copiesAfter, func() { s.apply(j) })
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+	}
 	if s.queue != nil {
 		s.queue <- j
 		w.WriteHeader(http.StatusOK)
@@ -282,6 +320,10 @@ func TestEffects(t *testing.T) {
 		{"careful, refusing early follow-ups", storeDefects{refuseEarly: true}, 0, "", "", 0},
 		{"stores 400ms after answering", storeDefects{storeAfter: 400 * time.Millisecond}, DefaultSettle, "", "", 0},
 		{"stores a re-delivery again", storeDefects{storesAgain: true}, 0, "a re-delivery (same requestId, same document) was stored again", "", 0},
+		// From a queue, the first copy of a document 400ms after its
+		// answer, the others a second after theirs: held once when first
+		// found, it is held more than once before the settle time is out.
+		{"stores a re-delivery again, late", storeDefects{storesAgain: true, storeAfter: 400 * time.Millisecond, copiesAfter: time.Second}, DefaultSettle, "a re-delivery (same requestId, same document) was stored again", "", 0},
 		{"check-then-insert race", storeDefects{raceCopies: true}, 0, "checks, then inserts, without a lock", "", 0},
 		{"never voids", storeDefects{neverVoids: true}, 0, "the void was acknowledged and never applied", "", 0},
 		{"late create revives a void", storeDefects{reviveVoided: true}, 0, "the late create revived the voided document", "", 0},
@@ -291,6 +333,9 @@ func TestEffects(t *testing.T) {
 		{"deletes a voided receipt", storeDefects{voidDeletes: true}, 0, "holds nothing for it after ABANDON_RECEIVABLE_DOC answered 200, though created/CREATE_RECEIVABLE_DOC/described is held: the ABANDON_RECEIVABLE_DOC removed the document instead of marking it voided", "", 0},
 		// The requestId trap: the same document under new requestIds.
 		{"de-duplicates on requestId alone", storeDefects{keysOnRequestID: true}, 0, "the receiver de-duplicates on requestId, not on the document", "/" + newRequestID + "-", 4},
+		// An audit in the sample shape carries 4000, as a create does:
+		// only the query says it is an audit.
+		{"routes on the body number", storeDefects{routesOnBodyNumber: true}, 0, "is created after an audit answered 200: the audit was acknowledged and never applied; its body carried businessType 4000, as a create's sample body does: a receiver that takes the event from the body number, not from the query's businessType, reads it as a create", "/after-create-sample", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -314,8 +359,8 @@ func TestEffects(t *testing.T) {
 					}
 				}
 			}
-			if sum.Effects == nil || sum.Effects.Documents != 19+32 || sum.Effects.LoadProbed != 32 {
-				t.Errorf("effects figures %+v, want 19 documents and the 32 of load probed", sum.Effects)
+			if sum.Effects == nil || sum.Effects.Documents != 20+32 || sum.Effects.LoadProbed != 32 {
+				t.Errorf("effects figures %+v, want 20 documents and the 32 of load probed", sum.Effects)
 			}
 			if tt.only != "" {
 				n := 0
@@ -688,8 +733,8 @@ func TestNumbers(t *testing.T) {
 			t.Errorf("code %q outside the safe alphabet", code)
 		}
 	}
-	if len(a) != 19+150 {
-		t.Errorf("%d documents, want 19 of effects and 150 of load", len(a))
+	if len(a) != 20+150 {
+		t.Errorf("%d documents, want 20 of effects and 150 of load", len(a))
 	}
 }
 
@@ -1066,5 +1111,107 @@ func TestVoidedReceiptsWereNeverSubmitted(t *testing.T) {
 				t.Errorf("seed %d %s %s: a voided receipt %s", seed, c.Check, c.Name, a)
 			}
 		}
+	}
+}
+
+// TestProbeByInvoiceCode: a probe that finds invoices by {invoiceCode}
+// alone finds none of a sample-shape invoice, which carries no invoice
+// number: asked with an empty one, it counts every invoice stored without
+// one. With one such invoice in the run it answered count 1 and the
+// sample-shape cases passed on a count of other documents (with load's,
+// they failed as doubles the receiver never stored). Asked, once the
+// documents are probed, about a sample-shape invoice never sent, it is the
+// probe's error, said with the cause, and no verdict on the receiver.
+func TestProbeByInvoiceCode(t *testing.T) {
+	var mu sync.Mutex
+	byInvoiceCode := map[string]map[string]bool{} // invoiceCode -> codes
+	receipts := map[string]bool{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if r.Method == http.MethodGet {
+			n := 0
+			if r.URL.Query().Get("kind") == "invoice" {
+				n = len(byInvoiceCode[r.URL.Query().Get("ic")])
+			} else if receipts[r.URL.Query().Get("code")] {
+				n = 1
+			}
+			fmt.Fprintf(w, `{"count":%d,"state":"created"}`, n)
+			return
+		}
+		var env struct{ Data map[string]any }
+		body, _ := io.ReadAll(r.Body)
+		if json.Unmarshal(body, &env) != nil || env.Data == nil {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		if h, ok := env.Data["收款单"].(map[string]any); ok {
+			code, _ := h["收款单编号"].(string)
+			receipts[code] = true
+			return
+		}
+		code, _ := env.Data["code"].(string)
+		ic, _ := env.Data["invoiceCode"].(string)
+		if byInvoiceCode[ic] == nil {
+			byInvoiceCode[ic] = map[string]bool{}
+		}
+		byInvoiceCode[ic][code] = true
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	p, err := probe.ParseURL(srv.URL+"/probe?kind={kind}&code={code}&ic={invoiceCode}", cfg.Client, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Probe, cfg.Checks, cfg.Settle = p, []string{Effects}, 0
+	// Only the cases that hold no invoice under new copies, so that the
+	// probe's count matches for every described invoice.
+	cfg.ExcludeCases = []string{"re-delivered/*/*", "lifecycle/AUDIT_PURCHASE_ORDER_INVOICE/*", "out-of-order/AUDIT_PURCHASE_ORDER_INVOICE/*"}
+	var judged []Result
+	var judgedMu sync.Mutex
+	_, err = Run(context.Background(), cfg, func(r Result) {
+		judgedMu.Lock()
+		defer judgedMu.Unlock()
+		judged = append(judged, r)
+	})
+	pe, ok := err.(*probe.Error)
+	if !ok || !strings.Contains(pe.Reason, "-NONE, a document never sent") || !strings.Contains(pe.Reason, "{invoiceCode}") {
+		t.Fatalf("err = %v, want a probe.Error about a sample-shape invoice never sent, naming {invoiceCode}", err)
+	}
+	for _, r := range judged {
+		if r.Case.Check == Effects {
+			t.Errorf("%s judged %v: %s; want no verdict on the receiver", r.Case.Name, r.Verdict, r.Reason)
+		}
+	}
+}
+
+// TestEffectsLateIsNotLost: a receiver storing from a queue that is behind
+// (each call takes its worker 40ms) holds the first documents of the run
+// when the settle time is out and not yet the last ones. Those are not
+// said lost or removed by their follow-up as if the receiver stored at
+// once: the reason says it stores after answering and that a longer
+// --settle waits for them.
+func TestEffectsLateIsNotLost(t *testing.T) {
+	srv := httptest.NewServer(newStore(t, storeDefects{backlog: 40 * time.Millisecond}))
+	defer srv.Close()
+	cfg := probeConfig(t, srv.URL)
+	cfg.Checks, cfg.Settle, cfg.LoadCount = []string{Load, Effects}, 300*time.Millisecond, 16
+	_, results := runAll(t, cfg)
+	lost := 0
+	for _, r := range results {
+		if strings.HasPrefix(r.Case.Name, "under-load/") && r.Verdict == Fail &&
+			(!strings.Contains(r.Reason, "the receiver stores after answering") || strings.Contains(r.Reason, "busy")) {
+			t.Errorf("%s: %s\nwant the late store named, not a loss under load or busy or not", r.Case.Name, r.Reason)
+		}
+		if r.Verdict != Fail || !strings.Contains(r.Reason, "holds nothing for it") {
+			continue
+		}
+		lost++
+		if strings.Contains(r.Reason, "removed the document") || !strings.Contains(r.Reason, "stores after answering") || !strings.Contains(r.Reason, "a longer --settle") {
+			t.Errorf("%s: %s\nwant the late store named, not a loss or a removal", r.Case.Name, r.Reason)
+		}
+	}
+	if lost == 0 {
+		t.Fatalf("no document held nothing: the queue was not behind")
 	}
 }

@@ -1135,3 +1135,38 @@ func TestLoadConcurrencyIsWhatCanBeInFlight(t *testing.T) {
 		}
 	}
 }
+
+// A receiver that answers the first calls of a check whose cases are
+// graded only at its end (load, effects), then stops, stopped before any
+// case was graded: that did not read as a receiver that never answered
+// ("stopped answering before any case run got an answer" of one that
+// answered 12 calls).
+func TestStopBeforeAnyCaseGradedSaysWhatWasAnswered(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if calls.Add(1) > 12 {
+			if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
+				c.Close()
+			}
+		}
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Checks = []string{Load}
+	sum, _, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Stopped == nil || sum.Stopped.After != "" {
+		t.Fatalf("stop %+v, want one before any case was graded", sum.Stopped)
+	}
+	// Up to 12: the stop cancels calls in flight, whose answers whsim
+	// never reads.
+	var n int
+	where := sum.Stopped.Where()
+	if _, err := fmt.Sscanf(where, "after it answered %d calls, before any case they belong to was graded", &n); err != nil || n < 1 || n > 12 {
+		t.Errorf("where %q, want the calls answered said (1 to 12)", where)
+	}
+}

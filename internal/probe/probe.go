@@ -115,8 +115,15 @@ func AskNeverSent(ctx context.Context, p Probe, q Question) error {
 		return err
 	}
 	if a.Count != 0 {
+		hint := fmt.Sprintf("does it ask about the document in {code} or $%s?", EnvCode)
+		if q.Kind == spec.Invoice && q.InvoiceCode == "" {
+			// The question of a sample-shape invoice: a probe finding
+			// invoices by their invoice number alone finds every one
+			// stored without.
+			hint = fmt.Sprintf("an invoice in the sample shape carries no invoice number, so {invoiceCode} and $%s are empty for it: does the probe find invoices by them? Ask by {code} or $%s", envInvoiceCode, EnvCode)
+		}
 		return &Error{Probe: Name(p),
-			Reason: fmt.Sprintf("asked about %s, a document never sent, it answered %q: want count 0 (does it ask about the document in {code} or $%s?)", q.Code, a.Raw, EnvCode)}
+			Reason: fmt.Sprintf("asked about %s, a document never sent, it answered %q: want count 0 (%s)", q.Code, a.Raw, hint)}
 	}
 	return nil
 }
@@ -141,8 +148,14 @@ func parseAnswer(b []byte) (Answer, error) {
 		if err := json.Unmarshal(b, &rows); err != nil {
 			return a, fmt.Errorf("not JSON: %s", jsonErr(err, b))
 		}
-		if len(rows) != 1 {
-			return a, fmt.Errorf("an array of %d values, want one object", len(rows))
+		// A query of the rows rather than their count prints none for a
+		// document not held and one per record held (sqlite3 -json), and
+		// one row per record is what a receiver storing twice shows.
+		switch {
+		case len(rows) == 0:
+			return a, errors.New("an array of 0 values, want one object " + noRow)
+		case len(rows) > 1:
+			return a, fmt.Errorf("an array of %d values, want one object (a row per record? answer one row, count(*) as count)", len(rows))
 		}
 		b = rows[0]
 	}
@@ -194,6 +207,10 @@ func parseAnswer(b []byte) (Answer, error) {
 	}
 	return a, nil
 }
+
+// noRow is what to do about an answer of no row: sqlite3 -json prints
+// nothing for a query of rows that finds none.
+const noRow = "(no row? count(*) answers one row, 0 for none)"
 
 // wholeNumber reads a count: a JSON number with no fractional part, from
 // 0, or a string of its decimal digits alone ("12"), as node-postgres,
@@ -885,6 +902,8 @@ func (p *Cmd) Ask(ctx context.Context, q Question) (Answer, error) {
 		// says only that nothing came.
 		if s := shorten(errOut.Bytes()); s != "" {
 			why += "; on stderr: " + s
+		} else if len(bytes.TrimSpace(out.Bytes())) == 0 {
+			why += " " + noRow
 		}
 		return fail(why)
 	}

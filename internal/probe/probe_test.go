@@ -52,9 +52,11 @@ func TestParseAnswer(t *testing.T) {
 		{`{"count":0,"count":1,"state":"created"}`, 0, "", -1, `"count" twice`},
 		{`{"count":1,"state":"voided","state":"created"}`, 0, "", -1, `"state" twice`},
 		{`[{"count":1,"state":"voided","lines":1,"lin\u0065s":2}]`, 0, "", -1, `"lines" twice`},
-		{``, 0, "", -1, "nothing"},
-		{`[]`, 0, "", -1, "array of 0"},
-		{`[{"count":1},{"count":1}]`, 0, "", -1, "array of 2"},
+		// A query of the rows, not their count: sqlite3 -json prints
+		// nothing for no row, and a row per record held.
+		{``, 0, "", -1, "nothing, want a JSON object with count"},
+		{`[]`, 0, "", -1, "an array of 0 values, want one object (no row? count(*) answers one row, 0 for none)"},
+		{`[{"count":1},{"count":1}]`, 0, "", -1, "an array of 2 values, want one object (a row per record? answer one row, count(*) as count)"},
 		{`hello`, 0, "", -1, "not JSON"},
 		// encoding/json names a byte past ASCII as the Latin-1 letter it
 		// would be ('ÿ' for 0xff, 'ä' for the first byte of 中): the
@@ -344,7 +346,7 @@ func TestCmdProbe(t *testing.T) {
 		{`echo 'Error: no such table: receipts' >&2; exit 1`, "exited 1: Error: no such table: receipts"},
 		{`sleep 30`, "timeout, no answer within 300ms"},
 		{`echo hello`, `printed "hello": not JSON`},
-		{`true`, `printed "": nothing`},
+		{`true`, `printed "": nothing, want a JSON object with count (no row? count(*) answers one row, 0 for none)`},
 		// A command that exits 0 after an error (psql -f, or reading its
 		// SQL from stdin, without ON_ERROR_STOP; a script whose last
 		// command succeeded) said why on stderr alone: the message keeps it.

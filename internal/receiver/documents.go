@@ -245,7 +245,8 @@ func (d *Documents) Judge(ctx context.Context, p probe.Probe, settle time.Durati
 		asked = append(asked, doc)
 	}
 	v.Asked = len(asked)
-	err := probe.Settle(ctx, len(asked), time.Now().Add(settle), func(ctx context.Context, i int) (bool, error) {
+	deadline := time.Now().Add(settle)
+	ask := func(ctx context.Context, i int) (bool, error) {
 		doc := asked[i]
 		a, err := p.Ask(ctx, doc.Q)
 		var ue *probe.UnsafeError
@@ -262,9 +263,39 @@ func (d *Documents) Judge(ctx context.Context, p probe.Probe, settle time.Durati
 		doc.Answer = a
 		doc.Held = doc.holds(a)
 		return doc.Held, nil
-	})
-	if err != nil {
+	}
+	if err := probe.Settle(ctx, len(asked), deadline, ask); err != nil {
 		return v, err
+	}
+	// A receiver that held some document only when asked again stores
+	// after it answers: a copy or a later event of a document it held
+	// once may land after that answer. Each document of more than one
+	// call it held is asked once more when settle is out, and judged on
+	// that answer; a receiver that held every one when first asked pays
+	// nothing more.
+	if slices.ContainsFunc(asked, func(doc *Doc) bool { return doc.asks > 1 }) {
+		var again []int
+		for i, doc := range asked {
+			if doc.Held && doc.Unsafe == nil && doc.Calls > 1 {
+				again = append(again, i)
+			}
+		}
+		if len(again) > 0 {
+			t := time.NewTimer(time.Until(deadline))
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return v, ctx.Err()
+			case <-t.C:
+			}
+			err := probe.Settle(ctx, len(again), time.Time{}, func(ctx context.Context, i int) (bool, error) {
+				_, err := ask(ctx, again[i])
+				return true, err
+			})
+			if err != nil {
+				return v, err
+			}
+		}
 	}
 	for _, doc := range asked {
 		if doc.Unsafe != nil {
@@ -283,6 +314,18 @@ func (d *Documents) Judge(ctx context.Context, p probe.Probe, settle time.Durati
 			continue
 		}
 		if err := probe.AskNeverSent(ctx, p, neverSent(asked[i].Q)); err != nil {
+			return v, err
+		}
+		// An invoice of the sample shape carries no invoice number: a
+		// probe finding invoices by {invoiceCode} alone answers, of
+		// each, the count of every one stored without.
+		bare := slices.IndexFunc(asked, func(doc *Doc) bool { return doc.Q.Kind == k && doc.Unsafe == nil && doc.Q.InvoiceCode == "" })
+		if k != spec.Invoice || bare < 0 {
+			continue
+		}
+		q := neverSent(asked[bare].Q)
+		q.InvoiceCode = ""
+		if err := probe.AskNeverSent(ctx, p, q); err != nil {
 			return v, err
 		}
 	}

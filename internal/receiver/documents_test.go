@@ -318,3 +318,79 @@ func TestDocumentsJudgeUnansweredEvent(t *testing.T) {
 		t.Errorf("verdict %+v, want INV-E broke: %s", v, want)
 	}
 }
+
+// byInvoiceCode answers as a probe that finds invoices by {invoiceCode}
+// alone, over a receiver holding two invoices of the sample shape, which
+// carry none: asked with an empty one, it counts both.
+type byInvoiceCode struct{}
+
+func (byInvoiceCode) Ask(_ context.Context, q probe.Question) (probe.Answer, error) {
+	if q.InvoiceCode == "" {
+		return probe.Answer{Count: 2, State: probe.StateCreated, Lines: -1, Raw: `{"count":2,"state":"created"}`}, nil
+	}
+	return probe.Answer{Lines: -1, Raw: `{"count":0}`}, nil
+}
+func (byInvoiceCode) Command(q probe.Question) string { return "ask " + q.InvoiceCode }
+
+// TestDocumentsJudgeProbeByInvoiceCode: sample-shape invoices carry no
+// invoice number, so a probe finding invoices by it alone answered, of
+// each, the count of all, and each was said to be held twice: the
+// receiver was blamed for the probe's error. Asked about a sample-shape
+// invoice no sender sent, it is the probe's error, saying why.
+func TestDocumentsJudgeProbeByInvoiceCode(t *testing.T) {
+	d := NewDocuments()
+	d.Observe(docCall("CREATE_PURCHASE_ORDER_INVOICE", `{"requestId":"r-5","data":{"code":"CGFP-E","records":[]}}`, 200, nil))
+	d.Observe(docCall("CREATE_PURCHASE_ORDER_INVOICE", `{"requestId":"r-6","data":{"code":"CGFP-F","records":[]}}`, 200, nil))
+	v, err := d.Judge(context.Background(), byInvoiceCode{}, 0)
+	var pe *probe.Error
+	if !errors.As(err, &pe) || !strings.Contains(pe.Reason, "a document never sent, it answered") || !strings.Contains(pe.Reason, "{invoiceCode}") {
+		t.Errorf("verdict %+v, err %v; want the probe's error naming {invoiceCode}", v, err)
+	}
+}
+
+// lateCopies answers as a probe over a receiver storing from a queue:
+// SKD-A is held once from the third question about it, and twice from
+// the fourth (its re-delivery stored late); SKD-B, sent once, from the
+// second on.
+type lateCopies struct {
+	mu   sync.Mutex
+	asks map[string]int
+}
+
+func (p *lateCopies) Ask(_ context.Context, q probe.Question) (probe.Answer, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if strings.HasPrefix(q.Code, "WHSIM-NONE-") {
+		return probe.Answer{Lines: -1, Raw: `{"count":0}`}, nil
+	}
+	p.asks[q.Code]++
+	n := p.asks[q.Code]
+	switch {
+	case q.Code == "SKD-A" && n >= 4:
+		return probe.Answer{Count: 2, State: probe.StateCreated, Lines: -1, Raw: `{"count":2,"state":"created"}`}, nil
+	case q.Code == "SKD-A" && n >= 3, q.Code == "SKD-B" && n >= 2:
+		return probe.Answer{Count: 1, State: probe.StateCreated, Lines: -1, Raw: `{"count":1,"state":"created"}`}, nil
+	}
+	return probe.Answer{Lines: -1, Raw: `{"count":0}`}, nil
+}
+func (p *lateCopies) Command(q probe.Question) string { return "ask " + q.Code }
+
+// TestDocumentsJudgeLateCopies: a document the receiver held once when
+// first found, whose re-delivery it stored later still, was judged held
+// once; a receiver that stores after answering is asked again about each
+// document of more than one call once the settle time is out.
+func TestDocumentsJudgeLateCopies(t *testing.T) {
+	d := NewDocuments()
+	d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptA, 200, nil))
+	d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptA, 200, nil))
+	d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptB, 200, nil))
+	p := &lateCopies{asks: map[string]int{}}
+	// Asked until held, SKD-A is held once: the third answer.
+	v, err := d.Judge(context.Background(), p, 150*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Held != 1 || len(v.Broke) != 1 || v.Broke[0].Name() != "receipt SKD-A" || v.Broke[0].Defect() != "holds 2 records of it, want 1 (created)" {
+		t.Errorf("verdict %+v, want SKD-A broken, held twice", v)
+	}
+}

@@ -133,7 +133,7 @@ func TestCheckProbeSQLite(t *testing.T) {
 			if code != tt.code {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, out, errOut)
 			}
-			if !strings.Contains(out, "effects: 69 documents probed (every one of the 50 load documents answered 2xx)") {
+			if !strings.Contains(out, "effects: 70 documents probed (every one of the 50 load documents answered 2xx)") {
 				t.Errorf("no effects figures in:\n%s", out)
 			}
 			if tt.code == 0 {

@@ -40,8 +40,10 @@ send -v does.
 
 A receiver that stops answering (refused or reset 3 calls in a row, or no
 answer within --timeout 2 calls in a row) stops the run at once: one line says after
-which case it last answered (a case graded on its answer; or that it answered
-none run) and how many calls in a row got no answer, and the checks left are
+which case it last answered (a case graded on its answer; or how many calls
+it answered before any case was graded, as load and effects grade theirs at
+their end; or that it answered none) and how many calls in a row got no
+answer, and the checks left are
 reported as not run. A call lost on a kept-alive connection the receiver
 closed as it went out fails its case, and counts among those calls, but is
 no sign of a receiver gone (a new connection gets its answer). When every call got
@@ -116,13 +118,18 @@ stored, not only what it answered. The probe's contract (stable):
 Before the first case whsim asks about a document that cannot exist and
 expects count 0, and again, of each kind, once the run's documents are
 probed (a probe that ignores the document it is asked about, a count
-without its where clause, answers 0 only on an empty store): a probe that
+without its where clause, answers 0 only on an empty store), an invoice
+then also as one of the sample shape, with no invoice number (a probe
+finding invoices by {invoiceCode} alone counts all such): a probe that
 cannot be reached, times out, exits non-zero, prints something unreadable
 or holds a document never sent is the probe's error, said once, exit 2,
 and never blamed on the receiver. Documents are probed together at the end
 of their sequence; one whose answer does not match yet is asked again with
 backoff until --settle runs out (default 2s: a receiver that answers first
-and stores from a queue stores within a second or so). Document numbers,
+and stores from a queue stores within a second or so). When one needed
+asking again (the receiver stores after answering), each document of more
+than one call is asked once more as --settle runs out and judged on that
+answer: a copy or a follow-up stored late counts. Document numbers,
 requestIds and webhook-ids are fresh per run, even with --seed, so that a
 receiver keeping earlier runs' documents passes again: --seed fixes the
 documents, --fixed-ids the ids too (a byte-exact repeat). Without a probe,
