@@ -2,7 +2,6 @@ package config
 
 import (
 	"bytes"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -78,29 +77,36 @@ var readerProblems = []string{
 	"invalid Unicode character",
 }
 
-var (
-	yamlLine      = regexp.MustCompile(`^line (\d+): `)
-	unknownAnchor = regexp.MustCompile(`^unknown anchor '(.*)' referenced$`)
-)
+// lineLed splits yaml.v3's "line N: problem" into N and the problem; 0
+// and msg when it has no such lead. Read by hand, not by a package-level
+// regexp: that would be compiled before main in every whsim process,
+// whsim --version included, for an error few of them meet (#35).
+func lineLed(msg string) (int, string) {
+	rest, ok := strings.CutPrefix(msg, "line ")
+	if !ok {
+		return 0, msg
+	}
+	digits, problem, ok := strings.Cut(rest, ": ")
+	n, err := strconv.Atoi(digits)
+	if !ok || err != nil || n < 0 || strings.TrimLeft(digits, "0123456789") != "" {
+		return 0, msg
+	}
+	return n, problem
+}
 
 // yamlProblem is yaml.v3's error message msg ("yaml: " taken off) about
 // the document b, led by the line an editor shows it on (", line 3: ...")
 // where that can be known, else by ": ".
 func yamlProblem(msg string, b []byte) string {
-	line := 0
-	problem := msg
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		line, _ = strconv.Atoi(m[1])
-		problem = msg[len(m[0]):]
-	}
+	line, problem := lineLed(msg)
 	switch {
 	case slices.Contains(parserProblems, problem):
 		line++ // from 0, and absent on the first line
 	case slices.Contains(readerProblems, problem):
 		line = badByteLine(b)
 	case line == 0:
-		if m := unknownAnchor.FindStringSubmatch(problem); m != nil {
-			line = aliasLine(b, m[1])
+		if name, ok := unknownAnchorName(problem); ok {
+			line = aliasLine(b, name)
 		} else if slices.Contains(scannerProblems, problem) || strings.HasPrefix(problem, "exceeded max depth of ") {
 			line = 1 // the scanner's, on the first line
 		}
@@ -109,6 +115,16 @@ func yamlProblem(msg string, b []byte) string {
 		return ": " + problem
 	}
 	return ", line " + strconv.Itoa(line) + ": " + problem
+}
+
+// unknownAnchorName is the name in yaml.v3's "unknown anchor 'NAME'
+// referenced".
+func unknownAnchorName(problem string) (string, bool) {
+	rest, ok := strings.CutPrefix(problem, "unknown anchor '")
+	if !ok {
+		return "", false
+	}
+	return strings.CutSuffix(rest, "' referenced")
 }
 
 // badByteLine is the line of the first byte of b yaml.v3's reader
