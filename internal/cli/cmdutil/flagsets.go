@@ -57,6 +57,25 @@ func TLSFlags(cmd *cobra.Command, insecure *bool, cacert *string) {
 	_ = cmd.MarkFlagFilename("cacert", "pem", "crt", "cer")
 }
 
+// TLSFlagsWithoutTLS are the TLS flags given on the command line for a
+// target that is http://, where they do nothing: each command warns of
+// them in its own way (not refused: the URL may come from WHSIM_URL or
+// the config file, and the flags hold for its https days).
+func (a *App) TLSFlagsWithoutTLS(scheme string) []string {
+	var out []string
+	for _, f := range []string{"insecure", "cacert"} {
+		if scheme == "http" && a.OnCommandLine(f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// TLSFlagUselessWords is the warning for one of them.
+func TLSFlagUselessWords(flag string) string {
+	return "--" + flag + " does nothing: the URL is http://, no TLS"
+}
+
 // The payload set: which payloads to build (--event, --shape, --seed,
 // --set, --unset, and --fixed-ids for the ids a seed gives).
 

@@ -154,12 +154,8 @@ func (d *Flags) NewDeliverer(a *cmdutil.App, target *url.URL, expect func(int) b
 	if d.Insecure && target.Scheme == "https" {
 		con.Warn("--insecure: the receiver's TLS certificate is not verified")
 	}
-	// Warned, not refused: the URL may come from WHSIM_URL or the config
-	// file, and the TLS flags hold for its https days.
-	for _, f := range []string{"insecure", "cacert"} {
-		if target.Scheme == "http" && a.OnCommandLine(f) {
-			con.Warn("--%s does nothing: the URL is http://, no TLS", f)
-		}
+	for _, f := range a.TLSFlagsWithoutTLS(target.Scheme) {
+		con.Warn("%s", cmdutil.TLSFlagUselessWords(f))
 	}
 	if d.FollowRedirects {
 		con.Warn("--follow-redirects: a 301, 302 or 303 turns the POST into a GET and drops the body")

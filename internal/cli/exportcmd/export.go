@@ -54,15 +54,12 @@ func (o *exportOptions) register(cmd *cobra.Command) {
 
 // reach is how the engine is to reach target, as send would: its time
 // limit, and the TLS trust of an https URL. The TLS flags are warned
-// about and left out for an http:// URL, as send warns (they may come
-// from WHSIM_* or the config file, for the URL's https days).
+// about and left out for an http:// URL, as send warns.
 func (o *exportOptions) reach(a *cmdutil.App, target *url.URL) (export.Reach, error) {
 	r := export.Reach{Timeout: o.Timeout, Insecure: o.Insecure, CAFile: o.CACert}
 	if target.Scheme == "http" {
-		for _, f := range []string{"insecure", "cacert"} {
-			if a.OnCommandLine(f) {
-				fmt.Fprintf(a.Streams.Err, "%s --%s does nothing: the URL is http://, no TLS\n", a.ErrColor.Warn.Sprint("warning:"), f)
-			}
+		for _, f := range a.TLSFlagsWithoutTLS(target.Scheme) {
+			fmt.Fprintf(a.Streams.Err, "%s %s\n", a.ErrColor.Warn.Sprint("warning:"), cmdutil.TLSFlagUselessWords(f))
 		}
 		r.Insecure, r.CAFile = false, ""
 	}
