@@ -22,7 +22,8 @@ sse=
 cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "$sse" ] && kill "$sse" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
 
-go build -o "$tmp/whsim" ./cmd/whsim
+. bench/whsimbuild.sh
+whsim_build "$tmp/whsim"
 go build -o "$tmp/tool" ./bench/listen/tool
 "$tmp/whsim" generate --event "$event" --seed 1 --output ndjson >"$tmp/body.json"
 export BODY_FILE="$tmp/body.json"

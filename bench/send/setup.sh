@@ -7,7 +7,8 @@ recv_pid=
 cleanup() { [ -n "$recv_pid" ] && kill "$recv_pid" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
 
-go build -o "$tmp/whsim" ./cmd/whsim
+. bench/whsimbuild.sh
+whsim_build "$tmp/whsim"
 go build -o "$tmp/receiver" ./bench/send/receiver
 "$tmp/receiver" >"$tmp/url" &
 recv_pid=$!

@@ -15,7 +15,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 cd "$root"
-go build -o "$work/whsim" ./cmd/whsim
+. "$here/../whsimbuild.sh"
+whsim_build "$work/whsim"
 go build -o "$work/santhosh" ./bench/validate/santhosh
 if [ ! -d "$here/node/node_modules/ajv" ]; then
 	npm install --silent --no-audit --no-fund --prefix "$here/node" ajv >/dev/null
