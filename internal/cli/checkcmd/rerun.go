@@ -72,6 +72,20 @@ func (o *checkOptions) rerunInputs() []string {
 	return []string{o.Rerun}
 }
 
+// rerunCredentials names the flags that give a rerun credentials (-H,
+// --secret), "" when none does.
+func rerunCredentials(o *checkOptions) string {
+	switch {
+	case len(o.Headers) > 0 && o.Secret != "":
+		return "-H and --secret"
+	case len(o.Headers) > 0:
+		return "-H"
+	case o.Secret != "":
+		return "--secret"
+	}
+	return ""
+}
+
 // checkRerun is one rerun as its report and flags made it.
 type checkRerun struct {
 	a     *cmdutil.App
@@ -90,8 +104,7 @@ type checkRerun struct {
 // buildRerun reads the report and turns it and the flags into the
 // rerun's config. A report is input, and may have been edited: every call
 // goes to one URL, --url or the run's own, and the user sees which before
-// the first (with the credentials -H and --secret give, which go nowhere
-// else).
+// the first; the credentials -H and --secret give go only to --url.
 func (o *checkOptions) buildRerun(ctx context.Context, a *cmdutil.App) (*checkRerun, error) {
 	cases, ended, err := readRerun(ctx, a, o.Rerun)
 	if err != nil {
@@ -102,6 +115,12 @@ func (o *checkOptions) buildRerun(ctx context.Context, a *cmdutil.App) (*checkRe
 	if where == "" && len(cases) > 0 {
 		if where, err = check.RunURL(cases); err != nil {
 			return nil, cmdutil.Usagef("--rerun %s: %w", termsafe.Text(o.Rerun), err)
+		}
+		if creds := rerunCredentials(o); creds != "" {
+			// Printing the report's URL before the first call does not
+			// help an unattended run: an edited report would take the
+			// credentials to its host. They go only where the user says.
+			return nil, cmdutil.Usagef("--rerun %s: %s would go to the report's URL, %s, and a report may have been edited: give --url to say where they go", termsafe.Text(o.Rerun), creds, termsafe.Text(termsafe.URLString(where)))
 		}
 		r.fromReport = " (the report's URL; --url sends elsewhere)"
 	}
