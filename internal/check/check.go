@@ -358,6 +358,24 @@ func (s *Summary) Unjudged() int {
 	return n
 }
 
+// NothingJudged reports whether the run ran cases and judged none: every
+// case of the checks that ran was inconclusive (a receiver that answers
+// every call 401, --checks rejects-malformed). Such a run verified
+// nothing; read unattended (an exit code, a CI badge) "no check failed"
+// would be a pass, so it is no pass.
+func (s *Summary) NothingJudged() bool {
+	judged, unjudged := 0, 0
+	for _, id := range s.Order {
+		t := s.Checks[id]
+		if t == nil || t.Skipped != "" || slices.Contains(s.NotRun, id) {
+			continue
+		}
+		judged += t.Pass + t.Fail + t.Warn - t.Inconclusive
+		unjudged += t.Inconclusive
+	}
+	return judged == 0 && unjudged > 0
+}
+
 // Unproved says in a few words what a skipped check leaves unproved and
 // the flag that would have run it, for the verdict line.
 func Unproved(id, why string) string {
@@ -387,7 +405,7 @@ func (r *runner) skip(id, why string) {
 // or the run was interrupted: a script reading only "failed" must not take
 // a run cut short for a pass.
 func (s *Summary) Failed() bool {
-	if s.Stopped != nil || s.Interrupted != nil {
+	if s.Stopped != nil || s.Interrupted != nil || s.NothingJudged() {
 		return true
 	}
 	for _, t := range s.Checks {

@@ -458,7 +458,9 @@ func (r *checkRun) reports(sum *check.Summary) error {
 	}
 	js := r.jobSummary(!sum.Failed())
 	js.Interrupted = sum.Interrupted != nil
-	if n := sum.Unjudged(); n > 0 {
+	if n := sum.Unjudged(); n > 0 && sum.NothingJudged() {
+		js.Short = fmt.Sprintf("no case judged, %d %s not judged", n, term.Plural(n, "case", "cases"))
+	} else if n > 0 {
 		js.Short = fmt.Sprintf("no check failed, %d %s not judged", n, term.Plural(n, "case", "cases"))
 	}
 	js.EndedEarly(sum.CutShort, sum.NotRun)

@@ -141,9 +141,10 @@ give up after 5 to 30 seconds, and a receiver should answer first and work
 after; one second at p99 leaves room for a cold start while catching one that
 processes each document before answering.
 
-Exit status: 0 when no check failed (warnings allowed), 1 when one did or the
-receiver stopped answering (--rerun: a case still fails, or the report's run
-left a check unrun), 2 for usage errors, a receiver that cannot be
+Exit status: 0 when no check failed (warnings allowed), 1 when one did, the
+receiver stopped answering, or no case could be judged (every one
+inconclusive: the run verified nothing) (--rerun: a case still fails, or
+the report's run left a check unrun), 2 for usage errors, a receiver that cannot be
 reached at all (or answers nothing to the first call within --timeout) or a
 probe that fails, 130 when interrupted.`
 

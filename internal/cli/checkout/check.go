@@ -53,6 +53,13 @@ func (s CheckSink) Finish(sum *check.SummaryReport) error {
 			Case: &check.Case{Check: id, Name: "interrupted"}, Verdict: check.Fail,
 			Reason: fmt.Sprintf("interrupted after %s: %d of %d cases run, the rest not run", it.After, sum.Done, sum.Total)}}})
 	}
+	if sum.Stopped == nil && sum.Interrupted == nil && sum.NothingJudged() && s.JUnit {
+		// Every case a skipped one there: a JUnit reader would count no
+		// failure of a run that exits 1 for having verified nothing.
+		_ = s.R.Case(CheckCase{&check.CaseReport{Result: check.Result{
+			Case: &check.Case{Check: sum.Order[0], Name: "nothing-judged"}, Verdict: check.Fail,
+			Reason: "no case of the run could be judged, so it verified nothing: " + CheckSummary{sum}.unjudged()}}})
+	}
 	if sum.Unfinished != "" && s.JUnit {
 		// The cases graded may all have passed: the run's error is a case
 		// of its own, in error, as a replay that sent nothing is.
@@ -340,6 +347,13 @@ func (s CheckSummary) appendVerdict(b []byte, st *term.Style) []byte {
 		b = fmt.Appendf(b, " %d of %d checks failed: %s", len(failed), len(sum.Order), strings.Join(failed, ", "))
 		return append(appendSkipped(b, sum, skipped), '\n')
 	}
+	if sum.NothingJudged() {
+		// No case passed, failed or warned on a verdict: the run
+		// verified nothing, which is no pass (exit 1).
+		b = st.Fail.Append(b, "FAIL")
+		b = append(b, " no case judged"...)
+		return append(appendSkipped(b, sum, skipped), "; "+s.unjudged()+"\n"...)
+	}
 	b = st.OK.Append(b, "ok")
 	if unjudged := s.unjudged(); unjudged != "" {
 		// A case not judged is no pass either: the line claims no check
@@ -447,8 +461,11 @@ type (
 		Skipped     []string    `json:"skipped,omitempty"`
 		Stopped     *check.Stop `json:"stopped,omitempty"`
 		Interrupted *check.Stop `json:"interrupted,omitempty"`
-		Cases       *casesJSON  `json:"cases,omitempty"`
-		Notes       []string    `json:"notes,omitempty"`
+		// NothingJudged: every case of the checks that ran was
+		// inconclusive; failed is true.
+		NothingJudged bool       `json:"nothingJudged,omitempty"`
+		Cases         *casesJSON `json:"cases,omitempty"`
+		Notes         []string   `json:"notes,omitempty"`
 		// Error: why the run did not complete (exit 2); it has no
 		// verdict, and failed is true.
 		Error string `json:"error,omitempty"`
@@ -491,6 +508,7 @@ func (s CheckSummary) AppendJSON(b []byte) []byte {
 	if s.Unfinished != "" {
 		j.Failed = true // no verdict is no pass
 	}
+	j.NothingJudged = sum.Stopped == nil && sum.Interrupted == nil && s.Unfinished == "" && sum.NothingJudged()
 	for id, t := range sum.Checks {
 		if !slices.Contains(sum.NotRun, id) {
 			j.Checks[id] = *t

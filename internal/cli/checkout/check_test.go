@@ -152,6 +152,13 @@ func TestCheckSummaryText(t *testing.T) {
 			s.Checks["accepts-valid"] = &check.Tally{Warn: 2, Inconclusive: 2}
 		}), "\ncheck                   pass  warn  fail\naccepts-valid              0     2     0\nload                       1     0     0\n\n" +
 			"<ok>ok</> no check failed (2 warnings); 2 cases not judged (inconclusive): accepts-valid 2\n"},
+		// Nothing judged at all (every case of every check that ran
+		// inconclusive): the run verified nothing, which is no pass.
+		{"nothing judged is a FAIL", checkSum(func(s *check.Summary) {
+			s.Checks["accepts-valid"] = &check.Tally{Warn: 2, Inconclusive: 2}
+			s.Checks["load"] = &check.Tally{Warn: 1, Inconclusive: 1}
+		}), "\ncheck                   pass  warn  fail\naccepts-valid              0     2     0\nload                       0     1     0\n\n" +
+			"<f>FAIL</> no case judged; 3 cases not judged (inconclusive): accepts-valid 2, load 1\n"},
 		{"one not judged beside a skip", checkSum(func(s *check.Summary) {
 			s.Order = append(s.Order, "effects")
 			s.Checks["effects"] = &check.Tally{Skipped: "needs a probe"}
@@ -204,6 +211,41 @@ func TestCheckSinkJUnitStop(t *testing.T) {
 		}
 		if n := strings.Count(text.String(), "stopped answering"); n != 1 {
 			t.Errorf("%d lines say it stopped answering, want one:\n%s", n, text.String())
+		}
+	}
+}
+
+// TestCheckSinkJUnitNothingJudged: a run whose every case was
+// inconclusive (skipped cases in JUnit) exits 1, so its JUnit holds a
+// failing case saying why: a reader counting failures must not see none;
+// -o json says failed and nothingJudged.
+func TestCheckSinkJUnitNothingJudged(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name  string
+		tally check.Tally
+		want  bool
+	}{
+		{"nothing judged", check.Tally{Warn: 2, Inconclusive: 2}, true},
+		{"one case passed", check.Tally{Pass: 1, Warn: 2, Inconclusive: 2}, false},
+	} {
+		sum := checkSum(func(s *check.Summary) {
+			s.Order = []string{"rejects-malformed"}
+			s.Checks = map[string]*check.Tally{"rejects-malformed": &tt.tally}
+		})
+		var xml strings.Builder
+		j, _ := term.New(term.JUnit, &xml, term.Style{}, false)
+		if err := (CheckSink{R: j, JUnit: true}).Finish(sum); err != nil {
+			t.Fatal(err)
+		}
+		has := strings.Contains(xml.String(), `<testcase name="nothing-judged" classname="whsim.check.rejects-malformed" time="0.000">`+"\n"+
+			`      <failure message="no case of the run could be judged, so it verified nothing: 2 cases not judged (inconclusive): rejects-malformed 2" type="fail"></failure>`)
+		if has != tt.want {
+			t.Errorf("%s: nothing-judged case %v, want %v:\n%s", tt.name, has, tt.want, xml.String())
+		}
+		js := string(CheckSummary{sum}.AppendJSON(nil))
+		if got := strings.Contains(js, `"failed":true`) && strings.Contains(js, `"nothingJudged":true`); got != tt.want {
+			t.Errorf("%s: JSON says nothing judged %v, want %v: %s", tt.name, got, tt.want, js)
 		}
 	}
 }
