@@ -391,6 +391,10 @@ func validateCorpus(t *testing.T, fixturesDir string) (map[string][]byte, []byte
 	c.add("warn-invoice-type.json", c.sub(inv, `"VALUE_ADDED_TAX"`, `"ORDINARY_INVOICE"`), 0, one("unexpected-value"))
 	c.add("warn-currency-pre001.json", c.sub(rec, `"code": "CNY"`, `"code": "PRE001"`), 0, one("unexpected-value"))
 	c.add("warn-tax-id.json", c.subRe(inv, `"taxCode": "([0-9A-Z]{17})[0-9A-Z]"`, `"taxCode": "${1}Z"`), 0, one("tax-id-check"))
+	// A taxCode cut short or one character long: no taxpayer id has 17
+	// or 19 characters (15, 18 or 20). An empty one is none given.
+	c.add("warn-tax-id-length.json", c.subRe(inv, `"taxCode": "([0-9A-Z]{17})[0-9A-Z]"`, `"taxCode": "${1}"`), 0, one("tax-id-check"))
+	c.add("valid-tax-id-empty.json", c.subRe(inv, `"taxCode": "[0-9A-Z]{18}"`, `"taxCode": ""`), 0, none)
 	c.add("warn-tax-id-pilot.json", c.subRe(inv, `"taxCode": "[0-9A-Z]{18}"`, `"taxCode": "91350100M000100Y4Z"`), 0, one("tax-id-check"))
 	c.add("warn-timestamp-seconds.json", c.subRe(rec, `"业务日期": (\d+)\d\d\d`, `"业务日期": ${1}`), 0, one("timestamp-seconds"))
 	c.add("warn-timestamp-1970.json", c.subRe(rec, `"业务日期": (\d+)`, `"业务日期": 86400000`), 0, one("timestamp-range"))

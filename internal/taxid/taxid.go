@@ -133,8 +133,11 @@ func ValidUSCC(s string) bool {
 // Check checks the check characters of an 18-character unified social credit
 // code, or of the organisation code inside a 15-character tax registration
 // number. A resident identity card number, under which a sole trader (个体户)
-// may file, passes, as do other lengths (20-digit numbers). The error says
-// which character is wrong and by which standard.
+// may file, passes, as does a 20-character id (an identity card number and
+// two digits), whose check is not known. Any other length is no taxpayer id
+// (domain notes §1: 15, 18 or 20 characters), except none at all: an empty
+// id is one not given, as on a 普通发票 issued to a person. The error says
+// which character is wrong and by which standard, or what the id is not.
 func Check(s string) error {
 	// The lengths are in characters: full-width digits (a Chinese input
 	// method's) make 18 characters of more bytes, six Chinese characters
@@ -157,10 +160,16 @@ func Check(s string) error {
 		if o, err := OrgCodeCheck(s[8:16]); err != nil || o != s[16] {
 			return fmt.Errorf("%q: organisation-code check character %c is wrong (GB 11714)", s, s[16])
 		}
-	case n == 15 && len(s) == 15:
+	case n == 15 && len(s) != 15:
+		return fmt.Errorf("%q is 15 characters but not a tax registration number: a character is not ASCII (full-width?)", s)
+	case n == 15:
 		if o, err := OrgCodeCheck(s[6:14]); err == nil && o != s[14] {
 			return fmt.Errorf("%q: organisation-code check character %c, want %c (GB 11714)", s, s[14], o)
 		}
+	case n == 20 && len(s) != 20:
+		return fmt.Errorf("%q is 20 characters but not a taxpayer id: a character is not ASCII (full-width?)", s)
+	case n != 20 && n != 0:
+		return fmt.Errorf("%q is %d characters: a taxpayer id has 15 (tax registration number), 18 (unified social credit code, resident identity card number) or 20", s, n)
 	}
 	return nil
 }

@@ -150,14 +150,22 @@ func TestCheck(t *testing.T) {
 		// no code; six Chinese characters are 18 bytes but 6 characters.
 		{"９１３１０１１５MA1FL3XK9D", "not a unified social credit code"},
 		{"91310115MA1FL3XK9Ｄ", "not a unified social credit code"},
-		{"统一社会信用", ""},
+		// A length no taxpayer id has (domain notes §1: 15, 18 or 20
+		// characters): a code cut short or with one too many. An empty
+		// id is none given (a 普通发票 to a person has no buyer id).
+		{"统一社会信用", "6 characters"},
+		{"91310115MA1FL3XK9", "17 characters"},
+		{"91310115MA1FL3XK9DD", "19 characters"},
+		{"9131011", "7 characters"},
+		{"1234567890123456789012", "22 characters"},
 		// A sole trader (个体户) may file under the owner's resident
 		// identity card number (GB 11643): 18 characters, no USCC.
 		{"11010519491231002X", ""},
 		{"110101199003077774", ""},
 		{"110101199003077777", "check character 7, want U (GB 32100)"}, // its MOD 11-2 check is 4
 		{"110101199013077778", "(GB 32100)"},                           // its MOD 11-2 check holds, but month 13 is no birth date
-		{"３１０１１５７５６６０１２７９", ""},
+		{"３１０１１５７５６６０１２７９", "not a tax registration number"},
+		{"１２３４５６７８９０１２３４５６７８９０", "not a taxpayer id"},
 	}
 	for _, tt := range tests {
 		err := Check(tt.in)

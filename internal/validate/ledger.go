@@ -3,7 +3,9 @@ package validate
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
+	"strings"
 
 	"github.com/whsim/whsim/internal/spec"
 )
@@ -157,13 +159,14 @@ func (c *checker) records(of spec.Datum) []record {
 	return c.recs[c.v.ledger.holder[of]]
 }
 
-// first is the datum's amount in the first record that holds it.
-func (c *checker) first(of spec.Datum) (float64, bool) {
+// first is the datum's amount in the first record that holds it, and that
+// record.
+func (c *checker) first(of spec.Datum) (float64, *record, bool) {
 	rs, s := c.records(of), c.v.ledger.slot[of]
 	if len(rs) == 0 || !rs[0].has(s) {
-		return 0, false
+		return 0, nil, false
 	}
-	return rs[0].v[s], true
+	return rs[0].v[s], &rs[0], true
 }
 
 // slotPath is the path of the datum's field in record r.
@@ -209,19 +212,23 @@ func (c *checker) receiptLedger() {
 				for _, d := range spec.Differences() {
 					if res, of, less := l.slot[d.Result], l.slot[d.Of], l.slot[d.Less]; l.holder[d.Result] == int8(k) &&
 						r.has(res, of, less) && !near(r.v[res], r.v[of]-r.v[less]) {
+						x, y := c.amountText(r, of), c.amountText(r, less)
 						c.emitAt(rOutstanding, int(r.off[res]), c.slotPath(d.Result, r),
-							"%s is %s, want %s − %s = %s", l.name[d.Result], fmtAmt(r.v[res]), fmtAmt(r.v[of]), fmtAmt(r.v[less]), fmtAmt(r.v[of]-r.v[less]))
+							"%s is %s, want %s − %s = %s", l.name[d.Result], c.amountText(r, res), x, y,
+							derived(r.v[of]-r.v[less], x, y, (*big.Rat).Sub))
 					}
 				}
 				for _, cv := range spec.Conversions() {
 					base, amount := l.slot[cv.Base], l.slot[cv.Amount]
-					rate, ok := c.first(cv.Rate)
+					rate, rr, ok := c.first(cv.Rate)
 					if l.holder[cv.Base] != int8(k) || !ok || !r.has(base, amount) {
 						continue
 					}
 					if want := r.v[amount] * rate; !near(r.v[base], want) {
+						x, y := c.amountText(r, amount), c.amountText(rr, l.slot[cv.Rate])
 						c.emitAt(rBaseCurrency, int(r.off[base]), c.slotPath(cv.Base, r),
-							"%s is %s, want %s × %s %s = %s", l.name[cv.Base], fmtAmt(r.v[base]), l.name[cv.Amount], l.name[cv.Rate], fmtNum(rate), fmtAmt(want))
+							"%s is %s, want %s × %s %s = %s", l.name[cv.Base], c.amountText(r, base), l.name[cv.Amount], l.name[cv.Rate], y,
+							derived(want, x, y, (*big.Rat).Mul))
 					}
 				}
 			}
@@ -239,6 +246,19 @@ func (c *checker) receiptLedger() {
 		}
 		h := &heads[0]
 		if all && !near(sum, h.v[hs]) {
+			exact := fmtAmt(sum)
+			if x := exactAmount(c.amountText(&elems[0], es)); x != nil {
+				for i := 1; x != nil && i < len(elems); i++ {
+					if y := exactAmount(c.amountText(&elems[i], es)); y != nil {
+						x.Add(x, y)
+					} else {
+						x = nil
+					}
+				}
+				if x != nil {
+					exact = fmtExact(x)
+				}
+			}
 			// "the <lines> lines", or "the <lines> <field>" when the
 			// lines' amount is named otherwise.
 			of := l.member[l.holder[t.Elem]] + " lines"
@@ -246,7 +266,7 @@ func (c *checker) receiptLedger() {
 				of = l.member[l.holder[t.Elem]] + " " + l.name[t.Elem]
 			}
 			c.emitAt(rTotals, int(h.off[hs]), c.slotPath(t.Header, h),
-				"%s is %s, but the %s sum to %s", l.name[t.Header], fmtAmt(h.v[hs]), of, fmtAmt(sum))
+				"%s is %s, but the %s sum to %s", l.name[t.Header], c.amountText(h, hs), of, exact)
 		}
 	}
 }
@@ -275,10 +295,11 @@ func (c *checker) lineTax() {
 			}
 		}
 		if !ok {
+			x, y := c.amountText(&it, qty), c.amountText(&it, price)
 			c.emitAt(rLineTax, int(it.off[tax]), c.slotPath(tx.Tax, &it),
 				"%s is %s, but %s × %s = %s and no VAT rate (%s) gives it, on that amount or within it",
-				l.name[tx.Tax], fmtAmt(it.v[tax]), fmtNum(it.v[qty]),
-				fmtNum(it.v[price]), fmtAmt(amount), spec.VATRateList())
+				l.name[tx.Tax], c.amountText(&it, tax), x, y,
+				derived(amount, x, y, (*big.Rat).Mul), spec.VATRateList())
 		}
 	}
 }
@@ -306,3 +327,69 @@ func fmtNum(f float64) string {
 	}
 	return strconv.FormatFloat(f, 'g', -1, 64)
 }
+
+// amountText is the datum in slot s of record r as the body writes it: a
+// finding quotes the sender's own number, never its double (which reads
+// 12345678901234567890.12 as 12345678901234567168). The slot's offset is
+// the number's first byte, or the opening quote of a decimal string.
+func (c *checker) amountText(r *record, s int8) string {
+	b := c.lx.Bytes()
+	off := int(r.off[s])
+	if off < 0 || off >= len(b) {
+		return fmtNum(r.v[s])
+	}
+	if b[off] != '"' {
+		e := off
+		for e < len(b) && strings.IndexByte("+-.0123456789eE", b[e]) >= 0 {
+			e++
+		}
+		return string(shorten(b[off:e]))
+	}
+	e, esc := off+1, false
+	for e < len(b) && b[e] != '"' {
+		if b[e] == '\\' {
+			esc = true
+			e++
+		}
+		e++
+	}
+	return string(shorten(c.lx.Content(off, e+1, esc)))
+}
+
+// exactDigits bounds the numbers derived exactly: a number of more
+// characters, or of a larger exponent, is worked in doubles, as checked
+// (math/big on a 1e-99999999 would take a long while).
+const exactDigits = 40
+
+// exactAmount is the decimal text t as an exact rational, nil when it is
+// longer or of a larger exponent than exactDigits allows.
+func exactAmount(t string) *big.Rat {
+	if len(t) > exactDigits {
+		return nil
+	}
+	if i := strings.IndexAny(t, "eE"); i >= 0 {
+		if exp, err := strconv.Atoi(strings.TrimPrefix(t[i+1:], "+")); err != nil || exp > exactDigits || exp < -exactDigits {
+			return nil
+		}
+	}
+	x, ok := new(big.Rat).SetString(t)
+	if !ok {
+		return nil
+	}
+	return x
+}
+
+// derived is op over the texts x and y worked exactly, as the finding's
+// value derived from them; f, the double the check used, when they are
+// beyond exactAmount.
+func derived(f float64, x, y string, op func(z, a, b *big.Rat) *big.Rat) string {
+	a, b := exactAmount(x), exactAmount(y)
+	if a == nil || b == nil {
+		return fmtAmt(f)
+	}
+	return fmtExact(op(new(big.Rat), a, b))
+}
+
+// fmtExact writes a value derived exactly with its cents, as the check
+// reads amounts (to half a cent).
+func fmtExact(x *big.Rat) string { return x.FloatString(2) }

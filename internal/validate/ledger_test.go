@@ -59,7 +59,7 @@ func TestLedgerRelations(t *testing.T) {
 	}{
 		{"line outstanding", edit(t, rec, `"未核销金额": 117505.50`, `"未核销金额": 117505.00`), ruleOutstanding, []string{"data.收款明细[1].未核销金额: 未核销金额 is 117505.00, want 117505.50 − 0.00 = 117505.50"}},
 		{"header outstanding", edit(t, rec, `"未核销金额": 315811.94`, `"未核销金额": 1.00`), ruleOutstanding, []string{"data.收款单.未核销金额: 未核销金额 is 1.00, want 315811.94 − 0.00 = 315811.94"}},
-		{"line base", edit(t, rec, `"117505.50"`, `"117505.00"`), ruleBaseCurrency, []string{"data.收款明细[1].应收金额本位币-隐: 应收金额本位币-隐 is 117505.00, want 应收金额 × 汇率 1 = 117505.50"}},
+		{"line base", edit(t, rec, `"117505.50"`, `"117505.00"`), ruleBaseCurrency, []string{"data.收款明细[1].应收金额本位币-隐: 应收金额本位币-隐 is 117505.00, want 应收金额 × 汇率 1.0000 = 117505.50"}},
 		{"rate", edit(t, rec, `"汇率": 1.0000`, `"汇率": 2`), ruleBaseCurrency, []string{
 			// Lines first, then the header, as earlier releases reported them.
 			"data.收款明细[0].应收金额本位币-隐: 应收金额本位币-隐 is 198306.44, want 应收金额 × 汇率 2 = 396612.88",
@@ -70,43 +70,63 @@ func TestLedgerRelations(t *testing.T) {
 		{"lines total", edit(t, rec, `"应收金额": 117505.50`, `"应收金额": 117505.00`, `"未核销金额": 117505.50`, `"未核销金额": 117505.00`,
 			`"117505.50"`, `"117505.00"`), ruleTotals, []string{"data.收款单.应收金额: 应收金额 is 315811.94, but the 收款明细 lines sum to 315811.44"}},
 		{"sources total", edit(t, rec, `"本次应收金额": 315811.94`, `"本次应收金额": 315811.00`), ruleTotals, []string{"data.收款单.应收金额: 应收金额 is 315811.94, but the 源单明细 本次应收金额 sum to 315811.00"}},
-		{"line tax", edit(t, inv, `"tax": 2992.99`, `"tax": 2000.00`), ruleLineTax, []string{"data.items[0].tax: tax is 2000.00, but 91 × 253 = 23023.00 and no VAT rate (" + spec.VATRateList() + ") gives it, on that amount or within it"}},
+		{"line tax", edit(t, inv, `"tax": 2992.99`, `"tax": 2000.00`), ruleLineTax, []string{"data.items[0].tax: tax is 2000.00, but 91 × 253.00 = 23023.00 and no VAT rate (" + spec.VATRateList() + ") gives it, on that amount or within it"}},
 		// A tax-inclusive price: the ERP row of domain notes §3, and the
 		// same row with a tax neither on nor within 49.90.
 		{"line tax within the price", edit(t, inv, `"quantity": 91,`, `"quantity": 1,`, `"price": 253.00`, `"price": 49.90`, `"tax": 2992.99`, `"tax": 5.74`), ruleLineTax, nil},
 		{"line tax neither on nor within", edit(t, inv, `"quantity": 91,`, `"quantity": 1,`, `"price": 253.00`, `"price": 49.90`, `"tax": 2992.99`, `"tax": 5.00`), ruleLineTax,
-			[]string{"data.items[0].tax: tax is 5.00, but 1 × 49.9 = 49.90 and no VAT rate (" + spec.VATRateList() + ") gives it, on that amount or within it"}},
+			[]string{"data.items[0].tax: tax is 5.00, but 1 × 49.90 = 49.90 and no VAT rate (" + spec.VATRateList() + ") gives it, on that amount or within it"}},
 		// Large amounts are held to the same cents: 40 cents off a base
 		// amount of 700 million, 10 cents off a tax of 13 million.
 		{"large base", edit(t, rec, `"应收金额": 315811.94`, `"应收金额": 712340000.00`, `"应收金额本位币": 315811.94`, `"应收金额本位币": 712340000.40`), ruleBaseCurrency,
-			[]string{"data.收款单.应收金额本位币: 应收金额本位币 is 712340000.40, want 应收金额 × 汇率 1 = 712340000.00"}},
+			[]string{"data.收款单.应收金额本位币: 应收金额本位币 is 712340000.40, want 应收金额 × 汇率 1.0000 = 712340000.00"}},
 		{"large base right", edit(t, rec, `"应收金额": 315811.94`, `"应收金额": 712340000.00`, `"应收金额本位币": 315811.94`, `"应收金额本位币": 712340000.00`), ruleBaseCurrency, nil},
 		{"large line tax", edit(t, inv, `"quantity": 91,`, `"quantity": 1,`, `"price": 253.00`, `"price": 100000000.00`, `"tax": 2992.99`, `"tax": 13000000.10`), ruleLineTax,
-			[]string{"data.items[0].tax: tax is 13000000.10, but 1 × 100000000 = 100000000.00 and no VAT rate (" + spec.VATRateList() + ") gives it, on that amount or within it"}},
+			[]string{"data.items[0].tax: tax is 13000000.10, but 1 × 100000000.00 = 100000000.00 and no VAT rate (" + spec.VATRateList() + ") gives it, on that amount or within it"}},
 		{"large line tax within 0.06", edit(t, inv, `"quantity": 91,`, `"quantity": 1,`, `"price": 253.00`, `"price": 100000000.00`, `"tax": 2992.99`, `"tax": 13000000.05`), ruleLineTax, nil},
 		// A product or sum past a double's range is infinite; it is no
 		// amount the field can hold, so it is reported, not taken as near.
 		{"rate past a double", edit(t, rec, `"汇率": 1.0000`, `"汇率": 1e305`), ruleBaseCurrency, []string{
-			"data.收款明细[0].应收金额本位币-隐: 应收金额本位币-隐 is 198306.44, want 应收金额 × 汇率 1e+305 = " + beyondDouble,
-			"data.收款明细[1].应收金额本位币-隐: 应收金额本位币-隐 is 117505.50, want 应收金额 × 汇率 1e+305 = " + beyondDouble,
-			"data.收款单.应收金额本位币: 应收金额本位币 is 315811.94, want 应收金额 × 汇率 1e+305 = " + beyondDouble,
-			"data.收款单.实收金额本位币: 实收金额本位币 is 315811.94, want 实收金额 × 汇率 1e+305 = " + beyondDouble,
+			"data.收款明细[0].应收金额本位币-隐: 应收金额本位币-隐 is 198306.44, want 应收金额 × 汇率 1e305 = " + beyondDouble,
+			"data.收款明细[1].应收金额本位币-隐: 应收金额本位币-隐 is 117505.50, want 应收金额 × 汇率 1e305 = " + beyondDouble,
+			"data.收款单.应收金额本位币: 应收金额本位币 is 315811.94, want 应收金额 × 汇率 1e305 = " + beyondDouble,
+			"data.收款单.实收金额本位币: 实收金额本位币 is 315811.94, want 实收金额 × 汇率 1e305 = " + beyondDouble,
 		}},
 		{"line tax past a double", edit(t, inv, `"quantity": 91,`, `"quantity": 1e200,`, `"price": 253.00`, `"price": 1e200`), ruleLineTax,
-			[]string{"data.items[0].tax: tax is 2992.99, but 1e+200 × 1e+200 = " + beyondDouble + " and no VAT rate (" + spec.VATRateList() + ") gives it, on that amount or within it"}},
+			[]string{"data.items[0].tax: tax is 2992.99, but 1e200 × 1e200 = " + beyondDouble + " and no VAT rate (" + spec.VATRateList() + ") gives it, on that amount or within it"}},
 		{"lines total past a double", edit(t, rec, `"应收金额": 198306.44`, `"应收金额": 1.7e308`, `"应收金额": 117505.50`, `"应收金额": 1.7e308`), ruleTotals,
 			[]string{"data.收款单.应收金额: 应收金额 is 315811.94, but the 收款明细 lines sum to " + beyondDouble}},
 		// Amounts too large for cents print in exponent form, not as
 		// hundreds of digits.
 		{"huge outstanding", edit(t, rec, `"未核销金额": 315811.94`, `"未核销金额": 1e300`), ruleOutstanding,
-			[]string{"data.收款单.未核销金额: 未核销金额 is 1e+300, want 315811.94 − 0.00 = 315811.94"}},
+			[]string{"data.收款单.未核销金额: 未核销金额 is 1e300, want 315811.94 − 0.00 = 315811.94"}},
 		// And numbers too small for it: a rate or a quantity of 1e-300
 		// printed as three hundred zeros and a 1.
 		{"tiny rate", edit(t, rec, `"汇率": 1.0000`, `"汇率": 1e-300`, `"应收金额本位币-隐": "198306.44"`, `"应收金额本位币-隐": "0.00"`,
 			`"应收金额本位币-隐": "117505.50"`, `"应收金额本位币-隐": "0.00"`, `"实收金额本位币": 315811.94`, `"实收金额本位币": 0.00`), ruleBaseCurrency,
 			[]string{"data.收款单.应收金额本位币: 应收金额本位币 is 315811.94, want 应收金额 × 汇率 1e-300 = 0.00"}},
 		{"tiny quantity", edit(t, inv, `"quantity": 91,`, `"quantity": 1e-300,`), ruleLineTax,
-			[]string{"data.items[0].tax: tax is 2992.99, but 1e-300 × 253 = 0.00 and no VAT rate (" + spec.VATRateList() + ") gives it, on that amount or within it"}},
+			[]string{"data.items[0].tax: tax is 2992.99, but 1e-300 × 253.00 = 0.00 and no VAT rate (" + spec.VATRateList() + ") gives it, on that amount or within it"}},
+		// A finding quotes the body's own numbers, as written, and works
+		// what it derives from them in decimals: through a double,
+		// 12345678901234567890.12 read 12345678901234567168.00 and
+		// 3.000000000000000001 read 3.
+		{"huge amount quoted as written", edit(t, rec, `"未核销金额": 315811.94`, `"未核销金额": 12345678901234567890.12`), ruleOutstanding,
+			[]string{"data.收款单.未核销金额: 未核销金额 is 12345678901234567890.12, want 315811.94 − 0.00 = 315811.94"}},
+		{"huge amount derived exactly", edit(t, rec, `"应收金额": 315811.94`, `"应收金额": 12345678901200000000.00`, `"应收金额本位币": 315811.94`, `"应收金额本位币": 12345678901200000000.00`,
+			`"未核销金额": 315811.94`, `"未核销金额": 12345678901234567890.12`), ruleOutstanding,
+			[]string{"data.收款单.未核销金额: 未核销金额 is 12345678901234567890.12, want 12345678901200000000.00 − 0.00 = 12345678901200000000.00"}},
+		{"precise quantity quoted as written", edit(t, inv, `"quantity": 91,`, `"quantity": 3.000000000000000001,`, `"tax": 2992.99`, `"tax": 2000.00`), ruleLineTax,
+			[]string{"data.items[0].tax: tax is 2000.00, but 3.000000000000000001 × 253.00 = 759.00 and no VAT rate (" + spec.VATRateList() + ") gives it, on that amount or within it"}},
+		{"rate quoted as written", edit(t, rec, `"汇率": 1.0000`, `"汇率": 7.123456789012345678`, `"应收金额本位币-隐": "198306.44"`, `"应收金额本位币-隐": "1412627.36"`,
+			`"应收金额本位币-隐": "117505.50"`, `"应收金额本位币-隐": "837045.35"`, `"实收金额本位币": 315811.94`, `"实收金额本位币": 2249672.71`), ruleBaseCurrency,
+			[]string{"data.收款单.应收金额本位币: 应收金额本位币 is 315811.94, want 应收金额 × 汇率 7.123456789012345678 = 2249672.71"}},
+		{"huge lines summed exactly", edit(t, rec, `"应收金额": 198306.44`, `"应收金额": 12345678901234567890.12`), ruleTotals,
+			[]string{"data.收款单.应收金额: 应收金额 is 315811.94, but the 收款明细 lines sum to 12345678901234685395.62"}},
+		{"decimal string quoted as written", edit(t, rec, `"117505.50"`, `"117505.00"`), ruleBaseCurrency,
+			[]string{"data.收款明细[1].应收金额本位币-隐: 应收金额本位币-隐 is 117505.00, want 应收金额 × 汇率 1.0000 = 117505.50"}},
+		{"decimal string with escapes", edit(t, rec, `"117505.50"`, `"\u0031\u00317505.00"`), ruleBaseCurrency,
+			[]string{"data.收款明细[1].应收金额本位币-隐: 应收金额本位币-隐 is 117505.00, want 应收金额 × 汇率 1.0000 = 117505.50"}},
 	}
 	v := mustNew(t, Options{})
 	for _, tt := range tests {

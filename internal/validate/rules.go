@@ -91,7 +91,7 @@ var rules = []rule{
 	{ruleUnknown, Warning, "a field the spec does not define"},
 	{ruleNull, Warning, "a field inside data is null (treated as absent)"},
 	{ruleAdvisory, Warning, "a value other than the spec leads one to expect (invoiceType, receipt currency code)"},
-	{ruleTaxID, Warning, "a taxpayer id whose check character is wrong"},
+	{ruleTaxID, Warning, "a taxpayer id whose check character is wrong, or of a length no taxpayer id has (15, 18 or 20 characters)"},
 	{ruleSeconds, Warning, "a millisecond timestamp that looks like seconds"},
 	{ruleTimeRange, Warning, "a timestamp before 2000 or after 2100"},
 	{ruleLineTax, Warning, "an invoice line's tax is not a VAT rate on or within quantity × price"},

@@ -203,7 +203,13 @@ func TestCheck(t *testing.T) {
 		{name: "tax id full-width", body: func(t *testing.T) string {
 			return edit(t, inv, `91340104MAF6QHFY1J`, `９１３４０１０４MAF6QHFY1J`)
 		}, want: []string{ruleTaxID}, path: "data.taxCode"},
-		{name: "tax id of six Chinese characters", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `统一社会信用`) }},
+		// Six Chinese characters are 18 bytes but 6 characters: no code
+		// misread, and no length a taxpayer id has.
+		{name: "tax id of six Chinese characters", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `统一社会信用`) }, want: []string{ruleTaxID}, path: "data.taxCode"},
+		{name: "tax id cut short", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `91340104MAF6QHFY1`) }, want: []string{ruleTaxID}, path: "data.taxCode"},
+		{name: "tax id one too many", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `91340104MAF6QHFY1JJ`) }, want: []string{ruleTaxID}, path: "data.taxCode"},
+		{name: "tax id of 20 digits", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `11010519491231002X01`) }},
+		{name: "tax id empty", body: func(t *testing.T) string { return edit(t, inv, `"91340104MAF6QHFY1J"`, `""`) }},
 		{name: "tax id a sole trader's identity card number", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `11010519491231002X`) }},
 		{name: "tax id pilot", body: func(t *testing.T) string { return edit(t, inv, `91340104MAF6QHFY1J`, `91350100M000100Y4Z`) }, want: []string{ruleTaxID}},
 		{name: "line tax", body: func(t *testing.T) string { return edit(t, inv, `2992.99`, `2000.00`) }, want: []string{ruleLineTax}, path: "data.items[0].tax"},
