@@ -927,7 +927,9 @@ func TestRunEndedByItsContext(t *testing.T) {
 // (--timeout, --secret, -H, --cacert), which a test cannot pass.
 func TestSaysOptionsNotFlags(t *testing.T) {
 	t.Parallel()
-	flag := regexp.MustCompile(`(^|[ (])(--[a-z]|-H )`)
+	// whsim check's flags, and the placeholders and variables of its
+	// --probe and --probe-cmd, which a WithProbe function has none of.
+	flag := regexp.MustCompile(`(^|[ (])(--[a-z]|-H )|\{(code|invoiceCode)\}|\$WHSIM_`)
 	said := func(r *recorder) string {
 		var all []string
 		r.walk(func(c *recorder) { all = append(append(all, c.errs...), c.logs...) })
@@ -937,6 +939,7 @@ func TestSaysOptionsNotFlags(t *testing.T) {
 	tlsSrv.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshake the client refuses
 	tlsSrv.StartTLS()
 	t.Cleanup(tlsSrv.Close)
+	ignored, byInvoiceCode, behind := newShop(t, careful, ""), newShop(t, careful, ""), newShop(t, careful, "")
 	for _, tt := range []struct {
 		name string
 		run  func(t tb)
@@ -953,6 +956,47 @@ func TestSaysOptionsNotFlags(t *testing.T) {
 			checkHandler(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusUnauthorized) }),
 				[]Option{WithChecks("accepts-valid", "rejects-malformed")})
 		}, `check the credentials (WithHeader("Authorization", "...")) or WithSecret`},
+		{"a probe that ignores the document it is asked about", func(t tb) {
+			s := ignored
+			checkHandler(t, s, []Option{WithChecks("effects"), WithSettle(0), WithProbe(func(context.Context, Document) (Stored, error) {
+				s.mu.Lock()
+				defer s.mu.Unlock()
+				if len(s.rows) == 0 {
+					return Stored{}, nil // the store empty: right by chance
+				}
+				return Stored{Count: 1, State: Created}, nil
+			})})
+		}, "does it look the document up by Document.Code?"},
+		{"a probe that finds invoices by their invoice number alone", func(t tb) {
+			s := byInvoiceCode
+			checkHandler(t, s, []Option{WithChecks("effects"), WithSettle(0), WithProbe(func(ctx context.Context, d Document) (Stored, error) {
+				if d.Kind != "invoice" || d.InvoiceCode != "" {
+					return s.probe(ctx, d)
+				}
+				// WHERE invoice_code = '': every invoice of the sample
+				// shape, which carries none.
+				s.mu.Lock()
+				defer s.mu.Unlock()
+				n := 0
+				for key := range s.rows {
+					if strings.HasPrefix(key, "invoice/") {
+						n++
+					}
+				}
+				return Stored{Count: n, State: Created}, nil
+			})})
+		}, "so Document.InvoiceCode is empty for it: does the probe look invoices up by it? Look them up by Document.Code"},
+		{"a receiver that stores the first documents and no more, as from a queue behind", func(t tb) {
+			s := behind
+			var calls atomic.Int64
+			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if calls.Add(1) > 3 {
+					return // 200, stored some other time
+				}
+				s.ServeHTTP(w, r)
+			})
+			checkHandler(t, h, []Option{WithChecks("effects"), WithSettle(0), WithProbe(s.probe)})
+		}, "it may store this one later still (a longer WithSettle waits for it)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
