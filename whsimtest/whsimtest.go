@@ -426,6 +426,17 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 	if sum.P99 > 0 {
 		logf("whsimtest: p99 %s of the calls outside load (budget %s)", sum.P99, s.budget)
 	}
+	// As whsim check's effects line: a probe that finds none of the
+	// documents, or none of a kind, is likelier asking the wrong question
+	// than the receiver losing them all, which every case says.
+	if e := sum.Effects; e != nil {
+		switch {
+		case e.NoneHeld:
+			logf("whsimtest: effects: %d documents probed; %s", e.Documents, ours(probe.NoneFound(e.Settle), pn))
+		case len(e.NoneHeldOf) > 0:
+			logf("whsimtest: effects: %d documents probed; %s", e.Documents, ours(probe.NoneFoundOf(e.NoneHeldOf[0], e.Settle), pn))
+		}
+	}
 	return nil
 }
 

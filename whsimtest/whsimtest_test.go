@@ -1013,6 +1013,47 @@ func TestSaysOptionsNotFlags(t *testing.T) {
 	}
 }
 
+// A probe that finds none of the run's documents, or none of one kind
+// while it finds the other's, is likelier asking the wrong question (a
+// table or a kind misspelt) than the receiver losing them all: the test
+// says so beside the cases that fail, as whsim check's effects line does,
+// in whsimtest's words, and so does Run's report.
+func TestProbeFindingNoneIsSaid(t *testing.T) {
+	t.Parallel()
+	wrongKind := newShop(t, careful, "")
+	storesNothing := newShop(t, careful, "")
+	for _, tt := range []struct {
+		name string
+		h    http.Handler
+		f    ProbeFunc
+		says string
+	}{
+		{"none of one kind", wrongKind, func(ctx context.Context, d Document) (Stored, error) {
+			if d.Kind == "receipt" {
+				d.Kind = "receipts" // the team's table, not the kind
+			}
+			return wrongKind.probe(ctx, d)
+		}, "whsimtest: effects: 20 documents probed; the probe found no receipt of them, though others (settle 0s): " +
+			"if the receiver holds them, the probe asks about other numbers than it keeps for receipts (Document.Code is 收款单编号 of a receipt) or another table"},
+		{"none at all", http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}), storesNothing.probe,
+			"whsimtest: effects: 20 documents probed; the probe found none of them (settle 0s): if the receiver holds them, it stores them more than 0s after answering " +
+				"(a longer WithSettle waits for them), or the probe asks about other numbers than it keeps (Document.Code is data.code of an invoice, 收款单编号 of a receipt) or another database"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			opts := []Option{WithChecks("effects"), WithSettle(0), WithSeed(7), WithProbe(tt.f)}
+			r := record("TestX", func(t tb) { checkHandler(t, tt.h, opts) })
+			if !r.failed || !slices.Contains(r.logs, tt.says) {
+				t.Errorf("failed %v, logs:\n%s\nwant %s", r.failed, strings.Join(r.logs, "\n"), tt.says)
+			}
+			rep, err := Run(context.Background(), tt.h, opts...)
+			if err != nil || !slices.Contains(rep.Log, tt.says) {
+				t.Errorf("Run: %v, log:\n%s", err, strings.Join(rep.Log, "\n"))
+			}
+		})
+	}
+}
+
 // A handler that leaves its ResponseWriter to a goroutine which writes
 // after ServeHTTP returned fails the test, saying so (whsim check fails it
 // at random, by the answers the race garbles). Here each call writes to
