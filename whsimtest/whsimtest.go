@@ -391,7 +391,7 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 		return fmt.Errorf("whsimtest: the handler gave the first call no answer (%s): nothing else can be judged", ours(strings.TrimPrefix(unreachable.Kind, "error: "), pn))
 	case errors.As(err, &probeErr):
 		o.ended = "the probe failed"
-		return fmt.Errorf("whsimtest: the %s failed, so effects cannot be judged (nothing is blamed on the receiver): %s", probeName, ours(probeErr.Reason, pn))
+		return fmt.Errorf("whsimtest: the %s failed, so effects cannot be judged (nothing is blamed on the receiver): %s", probeName, probeWords.Replace(probeErr.Reason))
 	case err != nil:
 		if cause := context.Cause(ctx); cause != nil && errors.Is(err, ctx.Err()) {
 			err = cause // why ctx ended: go test's -timeout near
@@ -432,9 +432,9 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 	if e := sum.Effects; e != nil {
 		switch {
 		case e.NoneHeld:
-			logf("whsimtest: effects: %d documents probed; %s", e.Documents, ours(probe.NoneFound(e.Settle), pn))
+			logf("whsimtest: effects: %d documents probed; %s", e.Documents, probeWords.Replace(probe.NoneFound(e.Settle)))
 		case len(e.NoneHeldOf) > 0:
-			logf("whsimtest: effects: %d documents probed; %s", e.Documents, ours(probe.NoneFoundOf(e.NoneHeldOf[0], e.Settle), pn))
+			logf("whsimtest: effects: %d documents probed; %s", e.Documents, probeWords.Replace(probe.NoneFoundOf(e.NoneHeldOf[0], e.Settle)))
 		}
 	}
 	return nil
@@ -505,19 +505,26 @@ func ours(text string, pn *panics) string {
 	return strings.NewReplacer("the path of --url", "the path of the URL", "--url", "the URL").Replace(optionWords.Replace(text))
 }
 
+// probeWords names Document's fields where the probe package's texts
+// name the placeholders and variables of --probe and --probe-cmd, which a
+// WithProbe function has none of. Only for those texts: the funcProbe's
+// own errors are in whsimtest's words already, and name whsim check's
+// --timeout as the CLI's.
+var probeWords = strings.NewReplacer(
+	"does it ask about the document in {code} or $"+probe.EnvCode+"?", "does it look the document up by Document.Code?",
+	"so {invoiceCode} and $WHSIM_INVOICE_CODE are empty for it: does the probe find invoices by them? Ask by {code} or $"+probe.EnvCode,
+	"so Document.InvoiceCode is empty for it: does the probe look invoices up by it? Look them up by Document.Code",
+	"{code} is", "Document.Code is",
+	"--settle", "WithSettle",
+)
+
 // optionWords names whsimtest's options where the battery's texts name
-// whsim check's flags, and Document's fields where they name the
-// placeholders and variables of --probe and --probe-cmd, which a
-// WithProbe function has none of.
+// whsim check's flags.
 var optionWords = strings.NewReplacer(
 	"(-H 'Authorization: ...')", `(WithHeader("Authorization", "..."))`,
 	"--timeout", "WithTimeout",
 	"--secret", "WithSecret",
 	"--settle", "WithSettle",
-	"does it ask about the document in {code} or $"+probe.EnvCode+"?", "does it look the document up by Document.Code?",
-	"so {invoiceCode} and $WHSIM_INVOICE_CODE are empty for it: does the probe find invoices by them? Ask by {code} or $"+probe.EnvCode,
-	"so Document.InvoiceCode is empty for it: does the probe look invoices up by it? Look them up by Document.Code",
-	"{code} is", "Document.Code is",
 	"(--cacert <ca.pem> trusts a private CA, --insecure skips the check)",
 	"(CheckURL trusts the system's roots, or WithRootCAs's: for httptest.NewTLSServer, a pool holding srv.Certificate())",
 )

@@ -895,7 +895,9 @@ func TestProbeThatDoesNotAnswerInTime(t *testing.T) {
 			if f := slices.DeleteFunc(r.failures(), func(n string) bool { return n == r.name }); len(f) != 0 {
 				t.Errorf("blamed on the receiver: %q\n%s", f, r.said())
 			}
-			if len(r.errs) != 1 || !strings.Contains(r.errs[0], "the WithProbe function failed") || !strings.Contains(r.errs[0], "no answer within 50ms (WithTimeout") {
+			// Said in whsimtest's words, the CLI's flag named as the CLI's.
+			if len(r.errs) != 1 || !strings.Contains(r.errs[0], "the WithProbe function failed") ||
+				!strings.Contains(r.errs[0], "no answer within 50ms (WithTimeout, which bounds each question to the probe as whsim check --timeout bounds its probe)") {
 				t.Errorf("said %q", r.errs)
 			}
 		})
