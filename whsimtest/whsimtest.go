@@ -190,6 +190,21 @@ func battery(t tb, caller string, s *settings, client *http.Client, target *url.
 	ctx, cancel := beforeDeadline(t)
 	defer cancel()
 	o.say(t, o.run(t, ctx, client, target, selected, mem))
+	// Every case inconclusive (the calls they rest on not accepted, and
+	// the check that judges those calls not run): each check subtest
+	// skips, and the test would read as passed with nothing judged.
+	if len(o.problems) == 0 && !slices.ContainsFunc(selected, o.judged) {
+		t.Skip(fmt.Sprintf("%s: nothing judged: every case of %s was inconclusive, or its check could not run (the cases say why): a run that judged nothing has not passed",
+			caller, strings.Join(selected, ", ")))
+	}
+}
+
+// judged says whether a case of check id was judged on its answer:
+// passed, failed or warned, not left inconclusive.
+func (o *outcome) judged(id string) bool {
+	return slices.ContainsFunc(o.results[id], func(res check.Result) bool {
+		return res.Verdict == check.Pass || res.Verdict == check.Fail || res.Verdict == check.Warn && !res.Inconclusive
+	})
 }
 
 // errNearDeadline ends a run that go test's -timeout would end otherwise.
@@ -573,6 +588,12 @@ func (o *outcome) replay(t tb, id string) {
 	}
 	if sum.CutShort == id {
 		t.Error("cut short: " + o.ended)
+		return
+	}
+	if len(results) > 0 && !o.judged(id) {
+		// As a case not judged, a check none of whose cases was judged is
+		// no pass.
+		t.Skip(fmt.Sprintf("no case of %s could be judged: each was inconclusive, as it says, and a check that judged nothing has not passed", id))
 	}
 }
 

@@ -176,6 +176,51 @@ func TestInconclusiveIsSkipped(t *testing.T) {
 	}
 }
 
+// A check none of whose cases could be judged (every one inconclusive:
+// the calls they rest on were not accepted) is no pass: its subtest
+// skips, and so does the test when nothing of the run was judged, as it
+// does when go test -run selects only checks that cannot run. A check
+// with some case judged reads as it did.
+func TestNothingJudgedIsNoPass(t *testing.T) {
+	t.Parallel()
+	refusing := func(status int) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "no", status) })
+	}
+	empty, sample := newShop(t, careful, ""), newShop(t, refusesSample, "")
+	for _, tc := range []struct {
+		name    string
+		h       http.Handler
+		probe   ProbeFunc
+		checks  []string
+		skipped []string // check subtests skipped
+		test    bool     // the test skipped too
+	}{
+		{"every call answered 503, effects alone", refusing(http.StatusServiceUnavailable), empty.probe, []string{"effects"}, []string{"effects"}, true},
+		{"every call answered 401", refusing(http.StatusUnauthorized), empty.probe, []string{"rejects-malformed", "effects"}, []string{"rejects-malformed", "effects"}, true},
+		{"the sample shape refused", sample, sample.probe, []string{"effects"}, nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := record("TestShop", func(t tb) {
+				checkHandler(t, tc.h, []Option{WithChecks(tc.checks...), WithProbe(tc.probe), WithSettle(0)})
+			})
+			if r.didFail() {
+				t.Fatalf("failed:\n%s", r.said())
+			}
+			if r.skipped != tc.test || tc.test && !strings.Contains(r.skipMsg, "nothing judged") {
+				t.Errorf("the test skipped %v (%q), want %v:\n%s", r.skipped, r.skipMsg, tc.test, r.said())
+			}
+			for _, id := range tc.checks {
+				c := r.find(id)
+				want := slices.Contains(tc.skipped, id)
+				if c == nil || c.skipped != want || want && !strings.Contains(c.skipMsg, "inconclusive") {
+					t.Errorf("%s: skipped %v, want %v:\n%s", id, c != nil && c.skipped, want, r.said())
+				}
+			}
+		})
+	}
+}
+
 // Run's report tells a case it could not judge from a warning judged with
 // something to say, as Check does by skipping the one and logging the
 // other: a program reading the report counts neither a pass.
