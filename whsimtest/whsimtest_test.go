@@ -103,8 +103,11 @@ func TestDefectsFailOnlyWhereNamed(t *testing.T) {
 		// It holds each requestId once: only the document sent again
 		// under new requestIds is stored again, which only effects sees
 		// (duplicates' new-request-id cases get 2xx each time, and pass).
+		// The run is signed, and a signed call's webhook-id is its
+		// requestId: a receiver keyed on webhook-id, as Standard Webhooks
+		// advises, is the same receiver, and is told so.
 		{dedupesOnRequestID, func(n string) bool { return strings.HasPrefix(n, "effects/") && namesRequestID(n) },
-			[]string{"de-duplicates on requestId, not on the document"}},
+			[]string{"de-duplicates on requestId (or on webhook-id, which each signed call carries the same), not on the document"}},
 	} {
 		t.Run(strings.ReplaceAll(string(tt.d), " ", "-"), func(t *testing.T) {
 			t.Parallel()
@@ -173,6 +176,30 @@ func TestInconclusiveIsSkipped(t *testing.T) {
 	c := r.find("effects/created/CREATE_RECEIVABLE_DOC/sample")
 	if c == nil || c.failed || !c.skipped || !strings.HasPrefix(c.skipMsg, "CREATE_RECEIVABLE_DOC got 422: inconclusive") || len(c.logs) != 0 {
 		t.Fatalf("got %+v\n%s", c, r.said())
+	}
+}
+
+// Unsigned, the calls carry no webhook-id: the requestId trap's reason
+// names requestId alone (signed, TestDefectsFailOnlyWhereNamed).
+func TestRequestIDTrapUnsigned(t *testing.T) {
+	t.Parallel()
+	s := newShop(t, dedupesOnRequestID, "")
+	rep, err := Run(context.Background(), s, WithChecks("effects"), WithProbe(s.probe), WithSettle(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, c := range rep.Cases {
+		if c.Verdict != "fail" {
+			continue
+		}
+		n++
+		if !strings.Contains(c.Reason, "the receiver de-duplicates on requestId, not on the document") || strings.Contains(c.Reason, "webhook-id") {
+			t.Errorf("%s: %s", c.Case, c.Reason)
+		}
+	}
+	if n != 4 {
+		t.Errorf("%d cases failed, want the 4 new-request-id ones: %+v", n, rep.Cases)
 	}
 }
 
