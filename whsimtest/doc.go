@@ -19,7 +19,8 @@
 //
 // A failing case is t.Error with the reason whsim check gives, the
 // receiver's answer in brackets; a warning is t.Log, and one that says
-// the case was inconclusive (not judged) is t.Skip; a check that cannot
+// the case was inconclusive (not judged) is t.Skip, as is a check none of
+// whose cases was judged, and the test when nothing was; a check that cannot
 // run (effects without WithProbe, signature named in WithChecks beside
 // other checks without WithSecret) is t.Skip saying why. Without a secret
 // the signature check is no part of the battery and no subtest, as in

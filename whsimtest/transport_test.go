@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/whsim/whsim/internal/attempt"
@@ -419,7 +420,7 @@ func TestInMemoryAnswerOfAHeldCaller(t *testing.T) {
 	t.Parallel()
 	for range 20 {
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusAccepted) })
-		if a := heldCall(h); a.Status != http.StatusAccepted {
+		if a := heldCall(t, h); a.Status != http.StatusAccepted {
 			t.Fatalf("got %+v, want the handler's 202", a)
 		}
 	}
@@ -427,18 +428,28 @@ func TestInMemoryAnswerOfAHeldCaller(t *testing.T) {
 
 // heldCall is one call to h through the in-memory transport, with a 20ms
 // time limit, whose caller the scheduler holds until the time limit has
-// passed and the handler has returned (events, not sleeps).
-func heldCall(h http.Handler) attempt.Attempt {
-	tr := newInMemory(h)
-	tr.held = func(ctx context.Context, returned func() bool) {
-		<-ctx.Done()
-		for !returned() {
-			runtime.Gosched()
+// passed and the handler has returned (events, not sleeps). It runs in a
+// testing/synctest bubble, whose clock moves only when every goroutine of
+// the call waits: a handler that answers at once has answered before the
+// time limit, however loaded the machine (on the real clock, a handler
+// not scheduled within 20ms under go test -race and two CPU hogs returned
+// after it, a timeout, and TestInMemoryAnswerOfAHeldCaller failed).
+func heldCall(t *testing.T, h http.Handler) attempt.Attempt {
+	t.Helper()
+	var a attempt.Attempt
+	synctest.Test(t, func(t *testing.T) {
+		tr := newInMemory(h)
+		tr.held = func(ctx context.Context, returned func() bool) {
+			<-ctx.Done()
+			for !returned() {
+				runtime.Gosched()
+			}
 		}
-	}
-	target, _ := url.Parse("http://" + inMemoryHost + "/hooks")
-	d := &attempt.Deliverer{Client: &http.Client{Timeout: 20 * time.Millisecond, Transport: tr}, Target: target}
-	return d.Deliver(context.Background(), &attempt.Request{Body: []byte(`{}`)}).Last()
+		target, _ := url.Parse("http://" + inMemoryHost + "/hooks")
+		d := &attempt.Deliverer{Client: &http.Client{Timeout: 20 * time.Millisecond, Transport: tr}, Target: target}
+		a = d.Deliver(context.Background(), &attempt.Request{Body: []byte(`{}`)}).Last()
+	})
+	return a
 }
 
 // TestInMemoryTimeoutOfAHeldCaller: a handler that returned only after
@@ -451,7 +462,7 @@ func TestInMemoryTimeoutOfAHeldCaller(t *testing.T) {
 	t.Parallel()
 	for range 20 {
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
-		if a := heldCall(h); a.Status != 0 || a.Kind != attempt.KindTimeout {
+		if a := heldCall(t, h); a.Status != 0 || a.Kind != attempt.KindTimeout {
 			t.Fatalf("got %+v, want a timeout: the handler returned only after the time limit, answering nothing", a)
 		}
 	}

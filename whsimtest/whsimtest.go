@@ -190,6 +190,21 @@ func battery(t tb, caller string, s *settings, client *http.Client, target *url.
 	ctx, cancel := beforeDeadline(t)
 	defer cancel()
 	o.say(t, o.run(t, ctx, client, target, selected, mem))
+	// Every case inconclusive (the calls they rest on not accepted, and
+	// the check that judges those calls not run): each check subtest
+	// skips, and the test would read as passed with nothing judged.
+	if len(o.problems) == 0 && !slices.ContainsFunc(selected, o.judged) {
+		t.Skip(fmt.Sprintf("%s: nothing judged: every case of %s was inconclusive, or its check could not run (the cases say why): a run that judged nothing has not passed",
+			caller, strings.Join(selected, ", ")))
+	}
+}
+
+// judged says whether a case of check id was judged on its answer:
+// passed, failed or warned, not left inconclusive.
+func (o *outcome) judged(id string) bool {
+	return slices.ContainsFunc(o.results[id], func(res check.Result) bool {
+		return res.Verdict == check.Pass || res.Verdict == check.Fail || res.Verdict == check.Warn && !res.Inconclusive
+	})
 }
 
 // errNearDeadline ends a run that go test's -timeout would end otherwise.
@@ -391,7 +406,7 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 		return fmt.Errorf("whsimtest: the handler gave the first call no answer (%s): nothing else can be judged", ours(strings.TrimPrefix(unreachable.Kind, "error: "), pn))
 	case errors.As(err, &probeErr):
 		o.ended = "the probe failed"
-		return fmt.Errorf("whsimtest: the %s failed, so effects cannot be judged (nothing is blamed on the receiver): %s", probeName, probeErr.Reason)
+		return fmt.Errorf("whsimtest: the %s failed, so effects cannot be judged (nothing is blamed on the receiver): %s", probeName, probeWords.Replace(probeErr.Reason))
 	case err != nil:
 		if cause := context.Cause(ctx); cause != nil && errors.Is(err, ctx.Err()) {
 			err = cause // why ctx ended: go test's -timeout near
@@ -425,6 +440,17 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 	}
 	if sum.P99 > 0 {
 		logf("whsimtest: p99 %s of the calls outside load (budget %s)", sum.P99, s.budget)
+	}
+	// As whsim check's effects line: a probe that finds none of the
+	// documents, or none of a kind, is likelier asking the wrong question
+	// than the receiver losing them all, which every case says.
+	if e := sum.Effects; e != nil {
+		switch {
+		case e.NoneHeld:
+			logf("whsimtest: effects: %d documents probed; %s", e.Documents, probeWords.Replace(probe.NoneFound(e.Settle)))
+		case len(e.NoneHeldOf) > 0:
+			logf("whsimtest: effects: %d documents probed; %s", e.Documents, probeWords.Replace(probe.NoneFoundOf(e.NoneHeldOf[0], e.Settle)))
+		}
 	}
 	return nil
 }
@@ -494,12 +520,26 @@ func ours(text string, pn *panics) string {
 	return strings.NewReplacer("the path of --url", "the path of the URL", "--url", "the URL").Replace(optionWords.Replace(text))
 }
 
+// probeWords names Document's fields where the probe package's texts
+// name the placeholders and variables of --probe and --probe-cmd, which a
+// WithProbe function has none of. Only for those texts: the funcProbe's
+// own errors are in whsimtest's words already, and name whsim check's
+// --timeout as the CLI's.
+var probeWords = strings.NewReplacer(
+	"does it ask about the document in {code} or $"+probe.EnvCode+"?", "does it look the document up by Document.Code?",
+	"so {invoiceCode} and $WHSIM_INVOICE_CODE are empty for it: does the probe find invoices by them? Ask by {code} or $"+probe.EnvCode,
+	"so Document.InvoiceCode is empty for it: does the probe look invoices up by it? Look them up by Document.Code",
+	"{code} is", "Document.Code is",
+	"--settle", "WithSettle",
+)
+
 // optionWords names whsimtest's options where the battery's texts name
 // whsim check's flags.
 var optionWords = strings.NewReplacer(
 	"(-H 'Authorization: ...')", `(WithHeader("Authorization", "..."))`,
 	"--timeout", "WithTimeout",
 	"--secret", "WithSecret",
+	"--settle", "WithSettle",
 	"(--cacert <ca.pem> trusts a private CA, --insecure skips the check)",
 	"(CheckURL trusts the system's roots, or WithRootCAs's: for httptest.NewTLSServer, a pool holding srv.Certificate())",
 )
@@ -548,6 +588,12 @@ func (o *outcome) replay(t tb, id string) {
 	}
 	if sum.CutShort == id {
 		t.Error("cut short: " + o.ended)
+		return
+	}
+	if len(results) > 0 && !o.judged(id) {
+		// As a case not judged, a check none of whose cases was judged is
+		// no pass.
+		t.Skip(fmt.Sprintf("no case of %s could be judged: each was inconclusive, as it says, and a check that judged nothing has not passed", id))
 	}
 }
 

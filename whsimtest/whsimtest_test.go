@@ -103,8 +103,11 @@ func TestDefectsFailOnlyWhereNamed(t *testing.T) {
 		// It holds each requestId once: only the document sent again
 		// under new requestIds is stored again, which only effects sees
 		// (duplicates' new-request-id cases get 2xx each time, and pass).
+		// The run is signed, and a signed call's webhook-id is its
+		// requestId: a receiver keyed on webhook-id, as Standard Webhooks
+		// advises, is the same receiver, and is told so.
 		{dedupesOnRequestID, func(n string) bool { return strings.HasPrefix(n, "effects/") && namesRequestID(n) },
-			[]string{"de-duplicates on requestId, not on the document"}},
+			[]string{"de-duplicates on requestId (or on webhook-id, which each signed call carries the same), not on the document"}},
 	} {
 		t.Run(strings.ReplaceAll(string(tt.d), " ", "-"), func(t *testing.T) {
 			t.Parallel()
@@ -173,6 +176,75 @@ func TestInconclusiveIsSkipped(t *testing.T) {
 	c := r.find("effects/created/CREATE_RECEIVABLE_DOC/sample")
 	if c == nil || c.failed || !c.skipped || !strings.HasPrefix(c.skipMsg, "CREATE_RECEIVABLE_DOC got 422: inconclusive") || len(c.logs) != 0 {
 		t.Fatalf("got %+v\n%s", c, r.said())
+	}
+}
+
+// Unsigned, the calls carry no webhook-id: the requestId trap's reason
+// names requestId alone (signed, TestDefectsFailOnlyWhereNamed).
+func TestRequestIDTrapUnsigned(t *testing.T) {
+	t.Parallel()
+	s := newShop(t, dedupesOnRequestID, "")
+	rep, err := Run(context.Background(), s, WithChecks("effects"), WithProbe(s.probe), WithSettle(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, c := range rep.Cases {
+		if c.Verdict != "fail" {
+			continue
+		}
+		n++
+		if !strings.Contains(c.Reason, "the receiver de-duplicates on requestId, not on the document") || strings.Contains(c.Reason, "webhook-id") {
+			t.Errorf("%s: %s", c.Case, c.Reason)
+		}
+	}
+	if n != 4 {
+		t.Errorf("%d cases failed, want the 4 new-request-id ones: %+v", n, rep.Cases)
+	}
+}
+
+// A check none of whose cases could be judged (every one inconclusive:
+// the calls they rest on were not accepted) is no pass: its subtest
+// skips, and so does the test when nothing of the run was judged, as it
+// does when go test -run selects only checks that cannot run. A check
+// with some case judged reads as it did.
+func TestNothingJudgedIsNoPass(t *testing.T) {
+	t.Parallel()
+	refusing := func(status int) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "no", status) })
+	}
+	empty, sample := newShop(t, careful, ""), newShop(t, refusesSample, "")
+	for _, tc := range []struct {
+		name    string
+		h       http.Handler
+		probe   ProbeFunc
+		checks  []string
+		skipped []string // check subtests skipped
+		test    bool     // the test skipped too
+	}{
+		{"every call answered 503, effects alone", refusing(http.StatusServiceUnavailable), empty.probe, []string{"effects"}, []string{"effects"}, true},
+		{"every call answered 401", refusing(http.StatusUnauthorized), empty.probe, []string{"rejects-malformed", "effects"}, []string{"rejects-malformed", "effects"}, true},
+		{"the sample shape refused", sample, sample.probe, []string{"effects"}, nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := record("TestShop", func(t tb) {
+				checkHandler(t, tc.h, []Option{WithChecks(tc.checks...), WithProbe(tc.probe), WithSettle(0)})
+			})
+			if r.didFail() {
+				t.Fatalf("failed:\n%s", r.said())
+			}
+			if r.skipped != tc.test || tc.test && !strings.Contains(r.skipMsg, "nothing judged") {
+				t.Errorf("the test skipped %v (%q), want %v:\n%s", r.skipped, r.skipMsg, tc.test, r.said())
+			}
+			for _, id := range tc.checks {
+				c := r.find(id)
+				want := slices.Contains(tc.skipped, id)
+				if c == nil || c.skipped != want || want && !strings.Contains(c.skipMsg, "inconclusive") {
+					t.Errorf("%s: skipped %v, want %v:\n%s", id, c != nil && c.skipped, want, r.said())
+				}
+			}
+		})
 	}
 }
 
@@ -895,7 +967,9 @@ func TestProbeThatDoesNotAnswerInTime(t *testing.T) {
 			if f := slices.DeleteFunc(r.failures(), func(n string) bool { return n == r.name }); len(f) != 0 {
 				t.Errorf("blamed on the receiver: %q\n%s", f, r.said())
 			}
-			if len(r.errs) != 1 || !strings.Contains(r.errs[0], "the WithProbe function failed") || !strings.Contains(r.errs[0], "no answer within 50ms (WithTimeout") {
+			// Said in whsimtest's words, the CLI's flag named as the CLI's.
+			if len(r.errs) != 1 || !strings.Contains(r.errs[0], "the WithProbe function failed") ||
+				!strings.Contains(r.errs[0], "no answer within 50ms (WithTimeout, which bounds each question to the probe as whsim check --timeout bounds its probe)") {
 				t.Errorf("said %q", r.errs)
 			}
 		})
@@ -927,7 +1001,9 @@ func TestRunEndedByItsContext(t *testing.T) {
 // (--timeout, --secret, -H, --cacert), which a test cannot pass.
 func TestSaysOptionsNotFlags(t *testing.T) {
 	t.Parallel()
-	flag := regexp.MustCompile(`(^|[ (])(--[a-z]|-H )`)
+	// whsim check's flags, and the placeholders and variables of its
+	// --probe and --probe-cmd, which a WithProbe function has none of.
+	flag := regexp.MustCompile(`(^|[ (])(--[a-z]|-H )|\{(code|invoiceCode)\}|\$WHSIM_`)
 	said := func(r *recorder) string {
 		var all []string
 		r.walk(func(c *recorder) { all = append(append(all, c.errs...), c.logs...) })
@@ -937,6 +1013,7 @@ func TestSaysOptionsNotFlags(t *testing.T) {
 	tlsSrv.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshake the client refuses
 	tlsSrv.StartTLS()
 	t.Cleanup(tlsSrv.Close)
+	ignored, byInvoiceCode, behind := newShop(t, careful, ""), newShop(t, careful, ""), newShop(t, careful, "")
 	for _, tt := range []struct {
 		name string
 		run  func(t tb)
@@ -953,6 +1030,47 @@ func TestSaysOptionsNotFlags(t *testing.T) {
 			checkHandler(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusUnauthorized) }),
 				[]Option{WithChecks("accepts-valid", "rejects-malformed")})
 		}, `check the credentials (WithHeader("Authorization", "...")) or WithSecret`},
+		{"a probe that ignores the document it is asked about", func(t tb) {
+			s := ignored
+			checkHandler(t, s, []Option{WithChecks("effects"), WithSettle(0), WithProbe(func(context.Context, Document) (Stored, error) {
+				s.mu.Lock()
+				defer s.mu.Unlock()
+				if len(s.rows) == 0 {
+					return Stored{}, nil // the store empty: right by chance
+				}
+				return Stored{Count: 1, State: Created}, nil
+			})})
+		}, "does it look the document up by Document.Code?"},
+		{"a probe that finds invoices by their invoice number alone", func(t tb) {
+			s := byInvoiceCode
+			checkHandler(t, s, []Option{WithChecks("effects"), WithSettle(0), WithProbe(func(ctx context.Context, d Document) (Stored, error) {
+				if d.Kind != "invoice" || d.InvoiceCode != "" {
+					return s.probe(ctx, d)
+				}
+				// WHERE invoice_code = '': every invoice of the sample
+				// shape, which carries none.
+				s.mu.Lock()
+				defer s.mu.Unlock()
+				n := 0
+				for key := range s.rows {
+					if strings.HasPrefix(key, "invoice/") {
+						n++
+					}
+				}
+				return Stored{Count: n, State: Created}, nil
+			})})
+		}, "so Document.InvoiceCode is empty for it: does the probe look invoices up by it? Look them up by Document.Code"},
+		{"a receiver that stores the first documents and no more, as from a queue behind", func(t tb) {
+			s := behind
+			var calls atomic.Int64
+			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if calls.Add(1) > 3 {
+					return // 200, stored some other time
+				}
+				s.ServeHTTP(w, r)
+			})
+			checkHandler(t, h, []Option{WithChecks("effects"), WithSettle(0), WithProbe(s.probe)})
+		}, "it may store this one later still (a longer WithSettle waits for it)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -964,6 +1082,47 @@ func TestSaysOptionsNotFlags(t *testing.T) {
 				if flag.MatchString(l) && !strings.Contains(l, "reproduce") {
 					t.Errorf("names a flag of whsim check: %s", l)
 				}
+			}
+		})
+	}
+}
+
+// A probe that finds none of the run's documents, or none of one kind
+// while it finds the other's, is likelier asking the wrong question (a
+// table or a kind misspelt) than the receiver losing them all: the test
+// says so beside the cases that fail, as whsim check's effects line does,
+// in whsimtest's words, and so does Run's report.
+func TestProbeFindingNoneIsSaid(t *testing.T) {
+	t.Parallel()
+	wrongKind := newShop(t, careful, "")
+	storesNothing := newShop(t, careful, "")
+	for _, tt := range []struct {
+		name string
+		h    http.Handler
+		f    ProbeFunc
+		says string
+	}{
+		{"none of one kind", wrongKind, func(ctx context.Context, d Document) (Stored, error) {
+			if d.Kind == "receipt" {
+				d.Kind = "receipts" // the team's table, not the kind
+			}
+			return wrongKind.probe(ctx, d)
+		}, "whsimtest: effects: 20 documents probed; the probe found no receipt of them, though others (settle 0s): " +
+			"if the receiver holds them, the probe asks about other numbers than it keeps for receipts (Document.Code is 收款单编号 of a receipt) or another table"},
+		{"none at all", http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}), storesNothing.probe,
+			"whsimtest: effects: 20 documents probed; the probe found none of them (settle 0s): if the receiver holds them, it stores them more than 0s after answering " +
+				"(a longer WithSettle waits for them), or the probe asks about other numbers than it keeps (Document.Code is data.code of an invoice, 收款单编号 of a receipt) or another database"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			opts := []Option{WithChecks("effects"), WithSettle(0), WithSeed(7), WithProbe(tt.f)}
+			r := record("TestX", func(t tb) { checkHandler(t, tt.h, opts) })
+			if !r.failed || !slices.Contains(r.logs, tt.says) {
+				t.Errorf("failed %v, logs:\n%s\nwant %s", r.failed, strings.Join(r.logs, "\n"), tt.says)
+			}
+			rep, err := Run(context.Background(), tt.h, opts...)
+			if err != nil || !slices.Contains(rep.Log, tt.says) {
+				t.Errorf("Run: %v, log:\n%s", err, strings.Join(rep.Log, "\n"))
 			}
 		})
 	}

@@ -731,7 +731,15 @@ func (r *runner) defect(d *effDoc) string {
 			if first.step.atOnce {
 				how = "at once"
 			}
-			return fmt.Sprintf("holds %d records of one document sent %d times %s, each under a new requestId: the receiver de-duplicates on requestId, not on the document; %s, so key on the document (its number)", a.Count, first.copies, how, requestIDTrap)
+			key := "requestId"
+			if r.cfg.Signer != nil {
+				// A signed call's webhook-id is its requestId: a receiver
+				// keyed on webhook-id, as Standard Webhooks advises for
+				// retries, stores the document again just the same, and
+				// reads no requestId to be blamed for.
+				key = "requestId (or on webhook-id, which each signed call carries the same)"
+			}
+			return fmt.Sprintf("holds %d records of one document sent %d times %s, each under a new requestId: the receiver de-duplicates on %s, not on the document; %s, so key on the document (its number)", a.Count, first.copies, how, key, requestIDTrap)
 		case d.sent[0].step.atOnce:
 			return fmt.Sprintf("holds %d records of one document whose copies arrived together: concurrent copies were all stored, as by a receiver that checks, then inserts, without a lock or unique key", a.Count)
 		case d.sent[0].step.retry:

@@ -332,7 +332,8 @@ func TestEffects(t *testing.T) {
 		{"drops documents while busy", storeDefects{dropBusy: true}, 0, "drops or doubles documents while busy", "", 0},
 		{"deletes a voided receipt", storeDefects{voidDeletes: true}, 0, "holds nothing for it after ABANDON_RECEIVABLE_DOC answered 200, though created/CREATE_RECEIVABLE_DOC/described is held: the ABANDON_RECEIVABLE_DOC removed the document instead of marking it voided", "", 0},
 		// The requestId trap: the same document under new requestIds.
-		{"de-duplicates on requestId alone", storeDefects{keysOnRequestID: true}, 0, "the receiver de-duplicates on requestId, not on the document", "/" + newRequestID + "-", 4},
+		// (The run is signed: a receiver keyed on webhook-id is this one.)
+		{"de-duplicates on requestId alone", storeDefects{keysOnRequestID: true}, 0, "the receiver de-duplicates on requestId (or on webhook-id, which each signed call carries the same), not on the document", "/" + newRequestID + "-", 4},
 		// An audit in the sample shape carries 4000, as a create does:
 		// only the query says it is an audit.
 		{"routes on the body number", storeDefects{routesOnBodyNumber: true}, 0, "is created after an audit answered 200: the audit was acknowledged and never applied; its body carried businessType 4000, as a create's sample body does: a receiver that takes the event from the body number, not from the query's businessType, reads it as a create", "/after-create-sample", 1},
