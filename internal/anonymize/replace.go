@@ -409,9 +409,9 @@ func replaceRunes(f *fake.Faker, s string) string {
 // receiver that tells the two apart reads it. Anything else keeps its shape.
 func taxID(f *fake.Faker, v string) string {
 	switch {
-	case len(v) == 18 && taxid.ValidResidentID(v):
+	case len(v) == 18 && (taxid.ValidResidentID(v) || residentIDLike(v) && !taxid.ValidUSCC(v)):
 		return idCardStandIn(f)
-	case len(v) == 20 && taxid.ValidResidentID(v[:18]) && allDigits(v[18:]):
+	case len(v) == 20 && (taxid.ValidResidentID(v[:18]) || residentIDLike(v[:18])) && allDigits(v[18:]):
 		return idCardStandIn(f) + sameShape(f, v[18:], false)
 	}
 	u := []byte(f.USCC())

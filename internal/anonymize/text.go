@@ -170,7 +170,7 @@ func (p *pass) between(s string) string {
 			// An identity card or tax id written in lower case (…002x) is
 			// one when its check character holds.
 			if k := i + 18; word && k <= len(s) && alnum(s[i:k]) && (k == len(s) || !wordChar(s[k])) && (i == 0 || !wordChar(s[i-1])) {
-				if up := strings.ToUpper(s[i:k]); taxid.ValidResidentID(up) || taxid.ValidUSCC(up) || d.isOriginal(up) {
+				if up := strings.ToUpper(s[i:k]); taxid.ValidResidentID(up) || residentIDLike(up) || taxid.ValidUSCC(up) || d.isOriginal(up) {
 					j, runEnd, word = k, k, false
 				}
 			}
