@@ -356,6 +356,9 @@ func (p *pass) labelled(name, v string, rest func(string) string) string {
 	if c := numberKey(name); c != "" {
 		return p.labelledNumberValue(c, v, rest)
 	}
+	if chatKey(name) {
+		return p.labelledChatID(v, rest)
+	}
 	if !accountKey(name) {
 		return rest(v)
 	}
@@ -380,6 +383,16 @@ func (p *pass) labelledNumber(name, v string) string {
 			}
 			p.counts[c]++
 			return p.a.numberStandIn(v, p.a.r.Replace(c, v))
+		}
+	}
+	if chatKey(name) && !p.a.r.dict.isStandIn(v) {
+		if start, _ := chatIDSpan(v, 0, len(v), true, true); start == 0 {
+			if p.check {
+				p.leak(string(chatID), v)
+				return v
+			}
+			p.counts[chatID]++
+			return p.a.numberStandIn(v, p.a.r.Replace(chatID, v))
 		}
 	}
 	if !accountKey(name) || !allDigits(v) || len(v) < 9 || len(v) > 30 || v[0] == '0' || p.a.r.dict.isStandIn(v) {

@@ -43,6 +43,9 @@ const (
 	bankCard class = "bank card number"
 	// email is found by its shape too (email.go).
 	email class = "email address"
+	// chatID is a QQ number or a WeChat id, found after its label
+	// (chatid.go).
+	chatID class = "QQ or WeChat id"
 	// Address is the remote address of a capture record.
 	Address class = "remote address"
 	// Echo is an identifier found again inside a field that does not
@@ -52,7 +55,7 @@ const (
 
 // Classes lists the classes in the order reports show them.
 func Classes() []class {
-	return []class{personName, pinyinName, companyName, TaxID, code, remark, mobile, landline, IDCard, bankCard, bankAccount, streetAddress, email, Address, Echo}
+	return []class{personName, pinyinName, companyName, TaxID, code, remark, mobile, landline, IDCard, bankCard, bankAccount, streetAddress, email, chatID, Address, Echo}
 }
 
 // minKeyLen is the shortest key accepted: a short key can be guessed, and a
@@ -248,6 +251,8 @@ func (r *replacer) draw(f *fake.Faker, c class, v string) string {
 		return pinyinNameStandIn(f)
 	case email:
 		return emailStandIn(f)
+	case chatID:
+		return chatIDStandIn(f, v)
 	case Address:
 		return addressStandIn(f, v)
 	}

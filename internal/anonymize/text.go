@@ -85,7 +85,9 @@ func (p *pass) text(s string) string {
 						return p.labelledAddresses(s, func(s string) string {
 							return p.hanNames(s, func(s string) string {
 								return p.labelledNumbers(s, func(s string) string {
-									return p.pinyinNames(s, p.between)
+									return p.chatIDs(s, func(s string) string {
+										return p.pinyinNames(s, p.between)
+									})
 								})
 							})
 						})

@@ -77,7 +77,9 @@ header so named: 开户账号, bankAccount, account_no, also a parameter of a UR
 written in text, its query or fragment: …/ar#acct=1202…), a person's name in pinyin (a common
 surname and given name, either order: Zhang Wei, ZHANG Wei, Wei Zhang), a
 person's name in characters after its role (联系人张伟, 经办人：李娜) or under a
-field so named (联系人, contactName) or
+field so named (联系人, contactName), a QQ number or WeChat id after its
+label or under a field so named (QQ: 123456789, 微信号 wxid_…, vx: …; qq,
+wechat), or
 an email address (which becomes one at example.com), is replaced by its
 stand-in. Stand-ins are one to one within a class.
 The remote address, and the client addresses proxies add (X-Forwarded-For),
@@ -97,7 +99,7 @@ whsim replay --sign standard --secret whsec_... instead.
 value the run replaced that still stands anywhere, or anything that still
 looks like a tax id, a mobile, a landline, an identity-card number, a bank
 card number, a labelled bank account, a street address, a name in pinyin
-or after its role, or an email address. A report of what was replaced goes to stderr.`
+or after its role, a labelled QQ number or WeChat id, or an email address. A report of what was replaced goes to stderr.`
 
 // New is whsim anonymize.
 func New(a *cmdutil.App) *cobra.Command {
@@ -120,7 +122,7 @@ func New(a *cmdutil.App) *cobra.Command {
 	f.StringVar(&opts.Key, "key", "", "the anonymization key, at least 16 bytes (also WHSIM_ANONYMIZE_KEY; never printed)")
 	f.StringVarP(&opts.Out, "out", "o", "", "write to this file, or into this directory one file per input (default stdout)")
 	f.StringVar(&opts.Resign, "resign", "", "sign capture records again with this Standard Webhooks secret (whsec_...); the signatures go stale (timestamp: now), so prefer replay --sign")
-	f.BoolVar(&opts.Check, "check", false, "exit 1 if the output still holds a value the run replaced, or something that looks like a tax id, mobile, landline, identity-card number, bank card number, labelled bank account, street address, name in pinyin or after its role, or email address")
+	f.BoolVar(&opts.Check, "check", false, "exit 1 if the output still holds a value the run replaced, or something that looks like a tax id, mobile, landline, identity-card number, bank card number, labelled bank account, street address, name in pinyin or after its role, labelled QQ number or WeChat id, or email address")
 	return cmd
 }
 
