@@ -359,6 +359,9 @@ func (p *pass) labelled(name, v string, rest func(string) string) string {
 	if chatKey(name) {
 		return p.labelledChatID(v, rest)
 	}
+	if remarkKey(name) {
+		return p.remarkNames(v, rest)
+	}
 	if !accountKey(name) {
 		return rest(v)
 	}

@@ -220,7 +220,13 @@ func isCompoundSurname(s string) bool {
 // hold a person's name, folded to lower case without "_", "-" and spaces.
 var nameKeySuffixes = [...]string{"contact", "contactname", "contactperson", "linkman", "linkmanname",
 	"consignee", "consigneename", "realname", "fullname", "personname",
-	"accountholder", "accountholdername", "cardholder", "cardholdername"}
+	"accountholder", "accountholdername", "cardholder", "cardholdername",
+	// The roles of an ERP's users, in English field names (handler,
+	// createdBy, auditorName).
+	"handler", "handlername", "operator", "operatorname", "applicant", "applicantname", "approver", "approvername",
+	"auditor", "auditorname", "reviewer", "reviewername", "creator", "creatorname", "createdby", "createby",
+	"updatedby", "updateby", "modifiedby", "modifier", "salesman", "salesmanname", "salesperson", "clerk", "cashier",
+	"receiver", "receivername", "recipient", "recipientname", "sender", "sendername"}
 
 // nameKey reports whether name, a field's, a query parameter's or a
 // header's, labels a person's name: it ends with a role (联系人,

@@ -39,7 +39,10 @@ codes, company names and customer codes, tax ids, invoice numbers and titles,
 document numbers, remarks and comments, the customer objects of receipts.
 Each becomes a realistic stand-in: a tax id another valid unified social
 credit code (a sole trader's that is an identity card number another valid
-identity card number), a name another Chinese name, a code the same format. Amounts,
+identity card number), a name another Chinese name, a code the same format.
+A field the spec does not have is replaced the same way when it names a
+company (supplierName, 单位名称, 客户) or is a name (name, userName) whose
+whole value is a person's or a company's name. Amounts,
 rates, dates, enumerations, currencies and the event are kept exactly, and
 only the replaced values' bytes change (key order, white space and number
 spellings survive).
@@ -77,7 +80,9 @@ header so named: 开户账号, bankAccount, account_no, also a parameter of a UR
 written in text, its query or fragment: …/ar#acct=1202…), a person's name in pinyin (a common
 surname and given name, either order: Zhang Wei, ZHANG Wei, Wei Zhang), a
 person's name in characters after its role (联系人张伟, 经办人：李娜) or under a
-field so named (联系人, contactName), a QQ number or WeChat id after its
+field so named (联系人, contactName, handler, createdBy) or, with no role
+before it, in a remark's field (remark, memo, 备注: 郭涛, 陈静负责,
+货已到，张伟签收), a QQ number or WeChat id after its
 label or under a field so named (QQ: 123456789, 微信号 wxid_…, vx: …; qq,
 wechat), or
 an email address (which becomes one at example.com), is replaced by its
