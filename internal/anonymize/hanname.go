@@ -228,6 +228,11 @@ var nameKeySuffixes = [...]string{"contact", "contactname", "contactperson", "li
 	"updatedby", "updateby", "modifiedby", "modifier", "salesman", "salesmanname", "salesperson", "clerk", "cashier",
 	"receiver", "receivername", "recipient", "recipientname", "sender", "sendername"}
 
+// invoicePersonKeys are the names, in the invoice interfaces' pinyin
+// initials, of the people every VAT invoice prints: 收款人, 复核人, 开票人,
+// 开票员. Three letters say little: only the whole name is one.
+var invoicePersonKeys = [...]string{"skr", "fhr", "kpr", "kpy"}
+
 // nameKey reports whether name, a field's, a query parameter's or a
 // header's, labels a person's name: it ends with a role (联系人,
 // 收货人) or 姓名, or in English with contact, contactName, linkman. It is
@@ -245,7 +250,13 @@ func nameKey(name string) bool {
 		}
 		return role != name // 姓名 alone
 	}
-	return foldKey(name).endsWithAny(nameKeySuffixes[:])
+	k := foldKey(name)
+	for _, l := range invoicePersonKeys {
+		if k.n == len(l) && k.endsWith(l) {
+			return true
+		}
+	}
+	return k.endsWithAny(nameKeySuffixes[:])
 }
 
 // labelledName returns v, the value of a field, parameter or header named

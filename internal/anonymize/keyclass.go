@@ -30,7 +30,10 @@ var (
 // companyKeySuffixes end the names of fields that hold a company's name.
 var companyKeySuffixes = [...]string{"companyname", "company", "enterprisename", "corpname", "corporatename", "suppliername",
 	"vendorname", "customername", "buyername", "sellername", "payername", "payeename", "orgname", "organizationname",
-	"merchantname", "firmname", "公司名称", "单位名称", "企业名称", "客户名称", "供应商名称", "供应商", "客户",
+	"merchantname", "firmname",
+	// The invoice interfaces' pinyin initials: 购买方, 销售方, 纳税人,
+	// 购方, 销方, 购货单位, 销货单位 名称.
+	"gmfmc", "xsfmc", "nsrmc", "gfmc", "xfmc", "ghdwmc", "xhdwmc", "公司名称", "单位名称", "企业名称", "客户名称", "供应商名称", "供应商", "客户",
 	"购方名称", "销方名称", "购买方名称", "销售方名称", "付款单位", "收款单位", "往来单位", "开票单位", "付款方", "收款方", "公司"}
 
 // genericNameKeys are the names of fields that hold a name of anything.
