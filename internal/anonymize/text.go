@@ -77,6 +77,11 @@ func (p *pass) text(s string) string {
 	// or their stand-ins', are never read as part of another identifier
 	// (a landline's and the next group's as a tax id of digits, an
 	// account's stand-in's first eleven as a mobile).
+	return p.xmlElements(s, func(s string) string { return p.freeText(s) })
+}
+
+// freeText is text for what lies outside the elements of XML (xmlelem.go).
+func (p *pass) freeText(s string) string {
 	return p.urlParams(s, func(s string) string {
 		return p.landlines(s, func(s string) string {
 			return p.accounts(s, func(s string) string {

@@ -57,7 +57,8 @@ Everything else in a payload or record is searched too, decoded (JSON
 escapes, percent-encoding): every other string, object key and number, the
 path and query, every header of the request, the response and the forward
 (its name too), the forward URL, the receivers' answers, and a request body
-that is not JSON (kept, and anonymized as text). There, any value the run
+that is not JSON (kept, and anonymized as text; in XML an element labels its
+text as a field of its name does: <contactName>, <nsrsbh>). There, any value the run
 replaced anywhere in the input (it is read twice for this, before and after,
 and several inputs are all read before the first is written; stdin is first
 copied to a temporary file, removed after; a value too short to search
