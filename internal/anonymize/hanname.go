@@ -24,19 +24,21 @@ import (
 // longer first where one ends another (法定代表人 before 代表人).
 var nameLabels = [...]string{"联系人", "联络人", "对接人", "经办人", "负责人", "收款人", "付款人", "交款人", "领款人",
 	"收货人", "发货人", "签收人", "提货人", "送货人", "收件人", "寄件人", "接收人", "收票人", "验收人",
-	"申请人", "审核人", "审批人", "复核人", "制单人", "开票人", "录入人", "创建人", "修改人",
+	"申请人", "审核人", "审批人", "复核人", "复核", "制单人", "开票人", "录入人", "创建人", "修改人",
 	"业务员", "销售员", "采购员", "跟单员", "操作员", "收银员", "出纳", "客户经理",
-	"法定代表人", "法人代表", "代表人", "法人", "姓名",
+	"法定代表人", "法人代表", "代表人", "法人", "姓名", "联系方式",
 	// A bank account's holder, written with the account (开户行, 账号,
 	// 户名): 账户名称 before 户名, which ends it.
-	"账户名称", "户名", "开户人", "持卡人"}
+	"账户名称", "户名", "开户人", "持卡人",
+	// In English, set apart from the words around it (contacts, Contacted).
+	"Contact", "contact", "CONTACT", "Attn", "ATTN"}
 
 // nameLabelFirst reports whether r is the first character of one of
 // nameLabels (a switch: asked of every character of every text).
 func nameLabelFirst(r rune) bool {
 	switch r {
 	case '联', '对', '经', '负', '收', '付', '交', '领', '发', '签', '提', '送', '寄', '接', '验', '申', '审', '复', '制', '开',
-		'录', '创', '修', '业', '销', '采', '跟', '操', '出', '客', '法', '代', '姓', '账', '户', '持':
+		'录', '创', '修', '业', '销', '采', '跟', '操', '出', '客', '法', '代', '姓', '账', '户', '持', 'C', 'c', 'A':
 		return true
 	}
 	return false
@@ -85,6 +87,14 @@ func (p *pass) claimNames(w *claimed, i int) int {
 	for first := true; ; first = false {
 		var j int
 		if first {
+			// A role and its phone under one label (联系人/电话：张伟/138…,
+			// 联系人及电话：, 联系人(电话)：) name the person first.
+			for _, both := range phoneAfterRole {
+				if strings.HasPrefix(s[i:], both) {
+					i += len(both)
+					break
+				}
+			}
 			j = skipRunes(s, i, " ：:为是\u3000")
 		} else {
 			k := skipRunes(s, i, " \u3000")
@@ -104,6 +114,10 @@ func (p *pass) claimNames(w *claimed, i int) int {
 	}
 }
 
+// phoneAfterRole are the words that join a phone to a role's label.
+var phoneAfterRole = [...]string{"/电话", "/手机", "/联系电话", "/联系方式", "及电话", "及手机", "及联系电话", "及联系方式", "和电话", "和手机",
+	"、电话", "、手机", "(电话)", "(手机)", "（电话）", "（手机）"}
+
 // skipRunes returns where the characters of set that start s[i:] end.
 func skipRunes(s string, i int, set string) int {
 	for i < len(s) {
@@ -122,9 +136,9 @@ func skipRunes(s string, i int, set string) int {
 func nameLabelAt(s string, i int) (int, string) {
 	for i < len(s) {
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r >= 0x4e00 && nameLabelFirst(r) {
+		if (r >= 0x4e00 || r < utf8.RuneSelf && (i == 0 || !idChar(s[i-1]))) && nameLabelFirst(r) {
 			for _, l := range nameLabels {
-				if strings.HasPrefix(s[i:], l) {
+				if strings.HasPrefix(s[i:], l) && (l[0] >= utf8.RuneSelf || i+len(l) == len(s) || !isLetter(s[i+len(l)])) {
 					return i, l
 				}
 			}
