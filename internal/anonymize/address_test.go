@@ -32,7 +32,7 @@ func TestStreetAddressesAreReplaced(t *testing.T) {
 		{"a lane", "住址长宁区延安西路200弄12号", []string{"延安西路", "200弄12号", "长宁区"}, "住址", ""},
 		{"a street and a door number only", "店在人民街15号。", []string{"人民街15号"}, "", "。"},
 		{"full-width digits", "地址：北京市海淀区中关村大街２７号", []string{"中关村大街", "２７号"}, "地址：", ""},
-		{"after a company's name", "上海鼎盛贸易有限公司位于深圳市南山区科技园路9号", []string{"南山区", "科技园路9号"}, "上海鼎盛贸易有限公司位于", ""},
+		{"after a company's name (a company's stand-in)", "上海鼎盛贸易有限公司位于深圳市南山区科技园路9号", []string{"南山区", "科技园路9号", "鼎盛"}, "", ""},
 		{"a hutong", "北京东城区南锣鼓巷胡同3号院", []string{"南锣鼓巷", "3号", "东城区"}, "", "号院"},
 		{"two addresses", "文三路478号和延安西路200弄12号", []string{"文三路", "478号", "延安西路", "200弄12号"}, "", "号"},
 		{"a place before it", "仓库在文三路478号，送货前电话", []string{"文三路478号"}, "仓库在", "，送货前电话"},

@@ -17,7 +17,8 @@ import (
 // characters; the given name ends at a character no name goes on with (张伟电话,
 // 李娜签字, 刘磊和陈静) or after two. A surname with a title (王经理,
 // 张先生, 李总), a word (联系人马上到, 负责人于3月) or a company after a
-// role (付款人：金蝶软件有限公司) names nobody and is kept. The name becomes a person's stand-in, the same one it gets in a
+// role (付款人：金蝶软件) names no person and is kept (a company's name
+// with its form, 金蝶软件有限公司, is found by company.go). The name becomes a person's stand-in, the same one it gets in a
 // field of its own.
 
 // nameLabels are the words of a person's role that a name follows, the

@@ -58,7 +58,7 @@ func TestChineseNamesAfterTheirRoleAreReplaced(t *testing.T) {
 		{"a surname and a title", "联系人：王经理，负责人张先生，审核人：李总，对接人刘工", "", ""},
 		{"words after a role", "联系人马上到，负责人于3月离职，联系人电话，审核人：系统管理员，制单人：未知，联系人：admin，姓名：", "", ""},
 		{"a role alone", "请填写联系人、收货人和经办人", "", ""},
-		{"a company after a role", "付款人：金蝶软件有限公司，收款人：华夏银行，申请人张江高科技园区管委会", "", ""},
+		{"a company after a role", "付款人：金蝶软件，收款人：华夏银行，申请人张江高科技园区管委会", "", ""},
 	}, matchesName)
 }
 

@@ -88,10 +88,12 @@ func (p *pass) freeText(s string) string {
 				return p.streetAddresses(s, func(s string) string {
 					return p.placesWithoutDoor(s, func(s string) string {
 						return p.labelledAddresses(s, func(s string) string {
-							return p.hanNames(s, func(s string) string {
-								return p.labelledNumbers(s, func(s string) string {
-									return p.chatIDs(s, func(s string) string {
-										return p.pinyinNames(s, p.between)
+							return p.companyNames(s, func(s string) string {
+								return p.hanNames(s, func(s string) string {
+									return p.labelledNumbers(s, func(s string) string {
+										return p.chatIDs(s, func(s string) string {
+											return p.pinyinNames(s, p.between)
+										})
 									})
 								})
 							})
