@@ -53,10 +53,13 @@ const wxidPrefix = "wxid_"
 // them searched by rest. In a check it returns s and records each as a
 // leak.
 func (p *pass) chatIDs(s string, rest func(string) string) string {
-	if !strings.ContainsAny(s, "QqWwVv扣微威") {
-		return rest(s)
+	var w *claimed // nil until something is claimed
+	claim := func(start, end int) {
+		if w == nil {
+			w = &claimed{p: p, s: s, rest: rest}
+		}
+		w.claim(start, end, chatID, s[start:end], false)
 	}
-	w := &claimed{p: p, s: s, rest: rest}
 	for i := 0; i < len(s); {
 		if !chatLabelFirst(s[i]) {
 			i++
@@ -65,7 +68,7 @@ func (p *pass) chatIDs(s string, rest func(string) string) string {
 		p.tick(1)
 		if strings.HasPrefix(s[i:], wxidPrefix) && (i == 0 || !idChar(s[i-1])) {
 			if end := idEnd(s, i); end-i > len(wxidPrefix)+3 && end-i <= 40 {
-				w.claim(i, end, chatID, s[i:end], false)
+				claim(i, end)
 				i = end
 				continue
 			}
@@ -75,8 +78,11 @@ func (p *pass) chatIDs(s string, rest func(string) string) string {
 			i++
 			continue
 		}
-		w.claim(start, end, chatID, s[start:end], false)
+		claim(start, end)
 		i = end
+	}
+	if w == nil {
+		return rest(s)
 	}
 	return w.text()
 }

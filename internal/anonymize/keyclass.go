@@ -49,16 +49,18 @@ func (d *dict) keyClass(name, v string) class {
 	if v == "" || name == "" {
 		return ""
 	}
+	// Only Chinese text names a person or a company here: most values
+	// are none, and are not asked about their field's name.
 	han := strings.ContainsFunc(v, isHan)
+	if !han {
+		return ""
+	}
 	switch {
 	case keyEnds(name, companyKeySuffixes[:], nil):
-		if han {
-			return companyName
-		}
+		return companyName
 	case genericNameKey(name):
 		t := strings.TrimSpace(v)
 		switch {
-		case !han:
 		case companyShaped(t):
 			return companyName
 		case t == v && d.hanNameAt(v, 0) == len(v):
