@@ -70,6 +70,12 @@ func (d *dict) keyClass(name, v string) class {
 	return ""
 }
 
+// wholeNameKey reports whether name, a field's, a query parameter's or a
+// header's, may hold a company's or a person's name whole (keyClass).
+func wholeNameKey(name string) bool {
+	return name != "" && (keyEnds(name, companyKeySuffixes[:], nil) || genericNameKey(name))
+}
+
 // keyEnds reports whether name ends with one of suffixes (folded, for
 // ASCII ones), or with one of words as a word of its own.
 func keyEnds(name string, suffixes, words []string) bool {
@@ -97,9 +103,6 @@ func keyEnds(name string, suffixes, words []string) bool {
 
 // genericNameKey reports whether name is one of genericNameKeys (folded).
 func genericNameKey(name string) bool {
-	if len(name) > 16 {
-		return false
-	}
 	k := foldKey(name)
 	for _, l := range genericNameKeys {
 		if l[0] >= utf8.RuneSelf {
@@ -108,7 +111,9 @@ func genericNameKey(name string) bool {
 			}
 			continue
 		}
-		if k.n == len(l) && k.endsWith(l) {
+		// name alone (an item's, a file's name end so too); username
+		// at the end of a header's name too (X-User-Name).
+		if k.n == len(l) && k.endsWith(l) || l != "name" && k.endsWithWord(l) {
 			return true
 		}
 	}

@@ -1,10 +1,17 @@
 package anonymize
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/capture"
 )
 
 // Fields the spec does not have, named for a company or a name (name,
@@ -57,5 +64,35 @@ func TestGenericFieldsThatNameSomeoneAreReplaced(t *testing.T) {
 	}
 	if leaks := a.check(context.Background(), out, 1); len(leaks) != 0 {
 		t.Errorf("--check finds %v in the output %s", leaks, out)
+	}
+}
+
+// A query parameter, a header or a URL's parameter in text named for a
+// company or a name labels its value whole as the field does, read
+// decoded.
+func TestGenericNamesInQueriesAndHeadersAreReplaced(t *testing.T) {
+	t.Parallel()
+	rec := &capture.Record{Time: time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC), Remote: "127.0.0.1:40000", Method: "POST",
+		Path: "/hook", Query: "businessType=CREATE_PURCHASE_ORDER_INVOICE&name=%E6%9D%8E%E5%A8%9C&supplierName=%E9%B8%BF%E8%BF%90%E4%BA%94%E9%87%91",
+		Headers: http.Header{"Content-Type": {"application/json"}, "X-User-Name": {"王芳"}}}
+	body := `{"businessType":4010,"data":{"x":"见 https://erp.example.cn/po?userName=%E8%B5%B5%E7%A3%8A&id=1"}}`
+	rec.SetBody([]byte(body))
+	rec.Headers.Set("Content-Length", strconv.Itoa(len(body)))
+	in, err := capture.Append(nil, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := newTestAnonymizer(t, testKey)
+	out, st := stream(t, a, in, Options{Check: true})
+	if len(st.Leaks) != 0 {
+		t.Errorf("leaks %+v", st.Leaks)
+	}
+	for _, orig := range []string{"%E6%9D%8E%E5%A8%9C", "%E9%B8%BF%E8%BF%90", "王芳", "%E8%B5%B5%E7%A3%8A"} {
+		if bytes.Contains(out, []byte(orig)) {
+			t.Errorf("%s is still in %s", orig, out)
+		}
+	}
+	if want := url.QueryEscape(a.r.Replace(personName, "李娜")); !bytes.Contains(out, []byte("&name="+want+"&")) {
+		t.Errorf("want name=%s (the person's stand-in) in %s", want, out)
 	}
 }

@@ -41,18 +41,11 @@ func (p *pass) xmlElements(s string, rest func(string) string) string {
 		if end < open || end == open || !strings.HasPrefix(s[end:], "</") {
 			continue
 		}
-		c := p.a.r.dict.keyClass(name, s[open:end])
-		if c == "" && !labelsValue(name) {
+		if !labelsValue(name) && p.a.r.dict.keyClass(name, s[open:end]) == "" {
 			continue
 		}
 		b.WriteString(rest(s[done:open]))
-		if c != "" {
-			w := &claimed{p: p, s: s[open:end], rest: rest}
-			w.claim(0, end-open, c, s[open:end], false)
-			b.WriteString(w.text())
-		} else {
-			b.WriteString(p.labelled(name, s[open:end], rest))
-		}
+		b.WriteString(p.labelled(name, s[open:end], rest))
 		done, i = end, end
 	}
 	if done == 0 {
