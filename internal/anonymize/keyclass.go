@@ -57,6 +57,10 @@ func (d *dict) keyClass(name, v string) class {
 	}
 	switch {
 	case keyEnds(name, companyKeySuffixes[:], nil):
+		// 计量单位名称 is a unit of measure's (千克), not a company's.
+		if strings.Contains(name, "计量") {
+			return ""
+		}
 		return companyName
 	case genericNameKey(name):
 		t := strings.TrimSpace(v)

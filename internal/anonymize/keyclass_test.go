@@ -27,7 +27,7 @@ func TestGenericFieldsThatNameSomeoneAreReplaced(t *testing.T) {
 		`"经办人":"赵磊","handler":"孙丽","createdBy":"周杰伦","userName":"吴敏","FNote":"货已到，欧阳娜娜已确认，周强的单子",` +
 		`"customer":{"code":"C001","name":"杭州恒远机械设备有限公司"},"supplierName":"深圳市华拓电子科技有限公司","供应商":"上海鼎盛贸易有限公司","客户名称":"金蝶软件有限公司",` +
 		`"records":[{"itemName":"螺栓","name":"不锈钢六角螺栓","remark":"郭涛"}],` +
-		`"note2":"李娜的单子","memo":"黄色款已到，周末不发货，请加急处理","fileName":"李娜.pdf","supplierCode":"GYS001"}}`
+		`"note2":"李娜的单子","memo":"黄色款已到，周末不发货，请加急处理","fileName":"李娜.pdf","supplierCode":"GYS001","计量单位名称":"千克"}}`
 	a := newTestAnonymizer(t, testKey)
 	out, _, err := a.Payload([]byte(body))
 	if err != nil {
@@ -54,7 +54,7 @@ func TestGenericFieldsThatNameSomeoneAreReplaced(t *testing.T) {
 	if c := got.Data["customer"].(map[string]any)["name"]; c != a.r.Replace(companyName, "杭州恒远机械设备有限公司") {
 		t.Errorf("customer.name: %v, want the company's stand-in", c)
 	}
-	for _, kept := range []string{`"itemName":"螺栓"`, `"name":"不锈钢六角螺栓"`, `"memo":"黄色款已到，周末不发货，请加急处理"`, `"supplierCode":"GYS001"`, `"code":"C001"`} {
+	for _, kept := range []string{`"itemName":"螺栓"`, `"name":"不锈钢六角螺栓"`, `"memo":"黄色款已到，周末不发货，请加急处理"`, `"supplierCode":"GYS001"`, `"code":"C001"`, `"计量单位名称":"千克"`} {
 		if !strings.Contains(string(out), kept) {
 			t.Errorf("%s was changed: %s", kept, out)
 		}
