@@ -347,6 +347,13 @@ func reversedPrefix(rev []byte, l string) bool {
 // rest of v (all of it, when name labels none) is searched by rest. In a
 // check it returns v and records the account as a leak.
 func (p *pass) labelled(name, v string, rest func(string) string) string {
+	if c := p.a.r.dict.keyClass(name, v); c != "" {
+		// A company's or a person's name under a name so named, whole
+		// (keyclass.go): a query parameter's, a header's, an element's.
+		w := &claimed{p: p, s: v, rest: rest}
+		w.claim(0, len(v), c, v, false)
+		return w.text()
+	}
 	if addressKey(name) {
 		return p.labelledAddress(v, rest)
 	}
@@ -355,6 +362,12 @@ func (p *pass) labelled(name, v string, rest func(string) string) string {
 	}
 	if c := numberKey(name); c != "" {
 		return p.labelledNumberValue(c, v, rest)
+	}
+	if chatKey(name) {
+		return p.labelledChatID(v, rest)
+	}
+	if remarkKey(name) {
+		return p.remarkNames(v, rest)
 	}
 	if !accountKey(name) {
 		return rest(v)
@@ -380,6 +393,16 @@ func (p *pass) labelledNumber(name, v string) string {
 			}
 			p.counts[c]++
 			return p.a.numberStandIn(v, p.a.r.Replace(c, v))
+		}
+	}
+	if chatKey(name) && !p.a.r.dict.isStandIn(v) {
+		if start, _ := chatIDSpan(v, 0, len(v), true, true); start == 0 {
+			if p.check {
+				p.leak(string(chatID), v)
+				return v
+			}
+			p.counts[chatID]++
+			return p.a.numberStandIn(v, p.a.r.Replace(chatID, v))
 		}
 	}
 	if !accountKey(name) || !allDigits(v) || len(v) < 9 || len(v) > 30 || v[0] == '0' || p.a.r.dict.isStandIn(v) {

@@ -63,7 +63,7 @@ func TestAccountNumbersAfterTheirLabelAreReplaced(t *testing.T) {
 		{"a short number", "账号 12345678", "", ""},
 		{"a code after it", "账号 100123450910A", "", ""},
 		{"no label", "单号 1001234509100123456", "", ""},
-		{"the label and words", "账户名称：上海鼎盛贸易有限公司", "", ""},
+		{"the label and words", "账户名称：鼎盛贸易部", "", ""},
 		{"groups of two", "账号 10 01 23 45 09 10", "", ""},
 	}, matchesForm)
 }
@@ -84,7 +84,7 @@ func TestAccountNumbersUnderTheirFieldsNameAreReplaced(t *testing.T) {
 		// What names nobody stays as it was.
 		{"a balance", "账户余额", `"1234567890"`, "", ""},
 		{"a balance, a JSON number", "accountBalance", `1234567890`, "", ""},
-		{"a name under it", "accountName", `"上海鼎盛贸易有限公司"`, "", ""},
+		{"a name under it", "accountName", `"鼎盛贸易部"`, "", ""},
 		{"an amount under it", "account", `"123456789.50"`, "", ""},
 		{"a short number", "账号", `"12345678"`, "", ""},
 		{"no such name", "orderNo", `"1001234509100123456"`, "", ""},

@@ -141,10 +141,24 @@ func placeStart(s string, at, floor int) int {
 		}
 		start -= n
 	}
+	labelled := false
 	for _, l := range addressLabels {
 		if i := strings.LastIndex(s[start:at], l); i >= 0 {
 			start += i + len(l)
+			labelled = true
 		}
+	}
+	// 为 or 是 after a label (地址为, 住址是) is no part of the place, as
+	// the label's own search (place.go) skips it: taken in, the stand-in
+	// lost it, and --check, reading the stand-in from 为, found an
+	// address that started before it.
+	for labelled {
+		r, n := utf8.DecodeRuneInString(s[start:at])
+		if r != '为' && r != '是' {
+			break
+		}
+		start += n
+		labelled = false
 	}
 	return start
 }

@@ -32,7 +32,7 @@ func TestStreetAddressesAreReplaced(t *testing.T) {
 		{"a lane", "住址长宁区延安西路200弄12号", []string{"延安西路", "200弄12号", "长宁区"}, "住址", ""},
 		{"a street and a door number only", "店在人民街15号。", []string{"人民街15号"}, "", "。"},
 		{"full-width digits", "地址：北京市海淀区中关村大街２７号", []string{"中关村大街", "２７号"}, "地址：", ""},
-		{"after a company's name", "上海鼎盛贸易有限公司位于深圳市南山区科技园路9号", []string{"南山区", "科技园路9号"}, "上海鼎盛贸易有限公司位于", ""},
+		{"after a company's name (a company's stand-in)", "上海鼎盛贸易有限公司位于深圳市南山区科技园路9号", []string{"南山区", "科技园路9号", "鼎盛"}, "", ""},
 		{"a hutong", "北京东城区南锣鼓巷胡同3号院", []string{"南锣鼓巷", "3号", "东城区"}, "", "号院"},
 		{"two addresses", "文三路478号和延安西路200弄12号", []string{"文三路", "478号", "延安西路", "200弄12号"}, "", "号"},
 		{"a place before it", "仓库在文三路478号，送货前电话", []string{"文三路478号"}, "仓库在", "，送货前电话"},
@@ -61,6 +61,13 @@ func TestStreetAddressesAreReplaced(t *testing.T) {
 		{"after its label, a park", "收货地址：广东省深圳市南山区科技园", []string{"南山区", "科技园"}, "收货地址：", ""},
 		{"after its label, a door number without its 号", "住址：杭州市文三路478", []string{"杭州市", "文三路478"}, "住址：", ""},
 		{"after its label, a road alone", "收货地址 文三路。", []string{"文三路"}, "收货地址 ", "。"},
+		// 为 or 是 after a label is no part of the address, whichever
+		// shape finds it: the stand-in, read again by --check, starts
+		// where the original did.
+		{"为 after its label, a door number", "公司地址为浙江省杭州市文三路478号，谢谢", []string{"杭州市", "文三路478号"}, "公司地址为", "，谢谢"},
+		{"为 after its label, a region and digits", "公司地址为浙江省杭州市西湖区478，电话0571-88886666。", []string{"西湖区478"}, "公司地址为", "。"},
+		{"是 after its label, a road cut short", "收货地址是杭州市五常街道路A0", []string{"五常街道路A0"}, "收货地址是", ""},
+		{"为 after its label, an estate", "住址为翠苑小区3栋", []string{"翠苑小区3栋"}, "住址为", ""},
 		// What names nobody stays as it was.
 		{"a region after its label", "地址：浙江省杭州市西湖区，地址：余杭区五常街道", nil, "", ""},
 		{"no place after its label", "地址：见附件，地址：同上，IP地址：192.168.1.1，在地址栏输入网址，地址：2026年3月18号更新", nil, "", ""},

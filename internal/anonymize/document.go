@@ -92,6 +92,11 @@ func (a *anonymizer) payload(p *pass, body []byte) ([]byte, []replaced, error) {
 			return
 		}
 		c := a.fieldClass(p, t.path)
+		if c == "" && t.kind == stringToken {
+			// A field the spec does not have, named for a company, or a
+			// name of someone.
+			c = a.r.dict.keyClass(lastKey(t.path), t.view(body))
+		}
 		if c == "" {
 			return
 		}

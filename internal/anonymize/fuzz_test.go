@@ -108,6 +108,8 @@ func FuzzFreeTextShapes(f *testing.F) {
 	f.Add("收货地址：浙江省杭州市西湖区文三路478号华星时代广场A座1201室，送至长宁区延安西路200弄12号和南锣鼓巷胡同３号院")
 	f.Add("联系人张伟、李娜 经办人：欧阳娜娜签字 制单人:刘磊/陈静 联系人王经理 付款人：金蝶软件有限公司 联系人马上到")
 	f.Add("账号 1202 0202 0990 0012 345 或 6217 0012 3456 7890 123、3100123456789012 / 4563 1234 5678 or 1001234509100123456")
+	f.Add("QQ: 123456789 微信号 wxid_abc123def456 vx: zhangwei_88 WeChat ID: Li-Na1990 qq.com 扣扣2345678")
+	f.Add("购买方名称：杭州恒远机械设备有限公司，发票开给和顺致远贸易有限公司 收到鸿运五金商行 本公司 <name>李娜</name><remark>陈静负责</remark>")
 	f.Add("电话02162345678 传真：６２３４５６７８ Tel No. 057188886666-8001 税号310104710932064 Tax ID: 440300123456789 hotel 62345678")
 	f.Fuzz(func(t *testing.T, text string) {
 		a, err := New(testKey)
@@ -123,7 +125,7 @@ func FuzzFreeTextShapes(f *testing.F) {
 			t.Fatalf("valid JSON in, invalid out: %q", out)
 		}
 		for _, l := range a.check(context.Background(), out, 1) {
-			if l.Kind == string(bankCard) || l.Kind == string(landline) || l.Kind == string(mobile) || l.Kind == string(streetAddress) || l.Kind == string(bankAccount) || l.Kind == string(pinyinName) || l.Kind == string(personName) {
+			if l.Kind == string(bankCard) || l.Kind == string(landline) || l.Kind == string(mobile) || l.Kind == string(streetAddress) || l.Kind == string(bankAccount) || l.Kind == string(pinyinName) || l.Kind == string(personName) || l.Kind == string(chatID) || l.Kind == string(companyName) {
 				t.Errorf("--check finds %s %s in %s (from %q)", l.Kind, l.Text, out, text)
 			}
 		}

@@ -17,26 +17,29 @@ import (
 // characters; the given name ends at a character no name goes on with (张伟电话,
 // 李娜签字, 刘磊和陈静) or after two. A surname with a title (王经理,
 // 张先生, 李总), a word (联系人马上到, 负责人于3月) or a company after a
-// role (付款人：金蝶软件有限公司) names nobody and is kept. The name becomes a person's stand-in, the same one it gets in a
+// role (付款人：金蝶软件) names no person and is kept (a company's name
+// with its form, 金蝶软件有限公司, is found by company.go). The name becomes a person's stand-in, the same one it gets in a
 // field of its own.
 
 // nameLabels are the words of a person's role that a name follows, the
 // longer first where one ends another (法定代表人 before 代表人).
 var nameLabels = [...]string{"联系人", "联络人", "对接人", "经办人", "负责人", "收款人", "付款人", "交款人", "领款人",
 	"收货人", "发货人", "签收人", "提货人", "送货人", "收件人", "寄件人", "接收人", "收票人", "验收人",
-	"申请人", "审核人", "审批人", "复核人", "制单人", "开票人", "录入人", "创建人", "修改人",
+	"申请人", "审核人", "审批人", "复核人", "复核", "制单人", "开票人", "录入人", "创建人", "修改人",
 	"业务员", "销售员", "采购员", "跟单员", "操作员", "收银员", "出纳", "客户经理",
-	"法定代表人", "法人代表", "代表人", "法人", "姓名",
+	"法定代表人", "法人代表", "代表人", "法人", "姓名", "联系方式",
 	// A bank account's holder, written with the account (开户行, 账号,
 	// 户名): 账户名称 before 户名, which ends it.
-	"账户名称", "户名", "开户人", "持卡人"}
+	"账户名称", "户名", "开户人", "持卡人",
+	// In English, set apart from the words around it (contacts, Contacted).
+	"Contact", "contact", "CONTACT", "Attn", "ATTN"}
 
 // nameLabelFirst reports whether r is the first character of one of
 // nameLabels (a switch: asked of every character of every text).
 func nameLabelFirst(r rune) bool {
 	switch r {
 	case '联', '对', '经', '负', '收', '付', '交', '领', '发', '签', '提', '送', '寄', '接', '验', '申', '审', '复', '制', '开',
-		'录', '创', '修', '业', '销', '采', '跟', '操', '出', '客', '法', '代', '姓', '账', '户', '持':
+		'录', '创', '修', '业', '销', '采', '跟', '操', '出', '客', '法', '代', '姓', '账', '户', '持', 'C', 'c', 'A':
 		return true
 	}
 	return false
@@ -85,6 +88,14 @@ func (p *pass) claimNames(w *claimed, i int) int {
 	for first := true; ; first = false {
 		var j int
 		if first {
+			// A role and its phone under one label (联系人/电话：张伟/138…,
+			// 联系人及电话：, 联系人(电话)：) name the person first.
+			for _, both := range phoneAfterRole {
+				if strings.HasPrefix(s[i:], both) {
+					i += len(both)
+					break
+				}
+			}
 			j = skipRunes(s, i, " ：:为是\u3000")
 		} else {
 			k := skipRunes(s, i, " \u3000")
@@ -104,6 +115,10 @@ func (p *pass) claimNames(w *claimed, i int) int {
 	}
 }
 
+// phoneAfterRole are the words that join a phone to a role's label.
+var phoneAfterRole = [...]string{"/电话", "/手机", "/联系电话", "/联系方式", "及电话", "及手机", "及联系电话", "及联系方式", "和电话", "和手机",
+	"、电话", "、手机", "(电话)", "(手机)", "（电话）", "（手机）"}
+
 // skipRunes returns where the characters of set that start s[i:] end.
 func skipRunes(s string, i int, set string) int {
 	for i < len(s) {
@@ -122,9 +137,9 @@ func skipRunes(s string, i int, set string) int {
 func nameLabelAt(s string, i int) (int, string) {
 	for i < len(s) {
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r >= 0x4e00 && nameLabelFirst(r) {
+		if (r >= 0x4e00 || r < utf8.RuneSelf && (i == 0 || !idChar(s[i-1]))) && nameLabelFirst(r) {
 			for _, l := range nameLabels {
-				if strings.HasPrefix(s[i:], l) {
+				if strings.HasPrefix(s[i:], l) && (l[0] >= utf8.RuneSelf || i+len(l) == len(s) || !isLetter(s[i+len(l)])) {
 					return i, l
 				}
 			}
@@ -220,7 +235,18 @@ func isCompoundSurname(s string) bool {
 // hold a person's name, folded to lower case without "_", "-" and spaces.
 var nameKeySuffixes = [...]string{"contact", "contactname", "contactperson", "linkman", "linkmanname",
 	"consignee", "consigneename", "realname", "fullname", "personname",
-	"accountholder", "accountholdername", "cardholder", "cardholdername"}
+	"accountholder", "accountholdername", "cardholder", "cardholdername",
+	// The roles of an ERP's users, in English field names (handler,
+	// createdBy, auditorName).
+	"handler", "handlername", "operator", "operatorname", "applicant", "applicantname", "approver", "approvername",
+	"auditor", "auditorname", "reviewer", "reviewername", "creator", "creatorname", "createdby", "createby",
+	"updatedby", "updateby", "modifiedby", "modifier", "salesman", "salesmanname", "salesperson", "clerk", "cashier",
+	"receiver", "receivername", "recipient", "recipientname", "sender", "sendername"}
+
+// invoicePersonKeys are the names, in the invoice interfaces' pinyin
+// initials, of the people every VAT invoice prints: 收款人, 复核人, 开票人,
+// 开票员. Three letters say little: only the whole name is one.
+var invoicePersonKeys = [...]string{"skr", "fhr", "kpr", "kpy"}
 
 // nameKey reports whether name, a field's, a query parameter's or a
 // header's, labels a person's name: it ends with a role (联系人,
@@ -239,7 +265,13 @@ func nameKey(name string) bool {
 		}
 		return role != name // 姓名 alone
 	}
-	return foldKey(name).endsWithAny(nameKeySuffixes[:])
+	k := foldKey(name)
+	for _, l := range invoicePersonKeys {
+		if k.n == len(l) && k.endsWith(l) {
+			return true
+		}
+	}
+	return k.endsWithAny(nameKeySuffixes[:])
 }
 
 // labelledName returns v, the value of a field, parameter or header named

@@ -45,11 +45,20 @@ func TestChineseNamesAfterTheirRoleAreReplaced(t *testing.T) {
 		{"after 账户名称", "账户名称：李雷；开户行：工行", "李雷", "账户名称：某某某；开户行：工行"},
 		{"after 持卡人", "持卡人王芳", "王芳", "持卡人某某某"},
 		{"after 开户人", "开户人 赵敏", "赵敏", "开户人 某某某"},
+		// A role and its phone under one label, a contact's details, a
+		// VAT invoice's 复核, and in English.
+		{"a role and its phone", "联系人/电话：张伟/13812345678", "张伟", "联系人/电话：某某某/99999999999"},
+		{"a role and its phone, 及", "联系人及电话：张伟 13812345678", "张伟", "联系人及电话：某某某 99999999999"},
+		{"a role and its phone in brackets", "联系人(电话)：张伟(13812345678)", "张伟", "联系人(电话)：某某某(99999999999)"},
+		{"a contact's details", "联系方式：张伟 13812345678", "张伟", "联系方式：某某某 99999999999"},
+		{"a VAT invoice's 复核", "开票人:王芳 复核:李娜", "李娜", "开票人:某某某 复核:某某某"},
+		{"in English", "Contact: 张伟, Attn 李娜", "张伟", "Contact: 某某某, Attn 某某某"},
 		// What names nobody stays as it was.
+		{"English words", "Contacts 张伟 contacted 李娜, Attnx 王芳", "", ""},
 		{"a surname and a title", "联系人：王经理，负责人张先生，审核人：李总，对接人刘工", "", ""},
 		{"words after a role", "联系人马上到，负责人于3月离职，联系人电话，审核人：系统管理员，制单人：未知，联系人：admin，姓名：", "", ""},
 		{"a role alone", "请填写联系人、收货人和经办人", "", ""},
-		{"a company after a role", "付款人：金蝶软件有限公司，收款人：华夏银行，申请人张江高科技园区管委会", "", ""},
+		{"a company after a role", "付款人：金蝶软件，收款人：华夏银行，申请人张江高科技园区管委会", "", ""},
 	}, matchesName)
 }
 
@@ -89,7 +98,6 @@ func TestChineseNamesUnderTheirFieldsNameAreReplaced(t *testing.T) {
 		{"an account's holder", "户名", "陈晓明", "陈晓明", "某某某"},
 		{"an account's holder in English", "accountHolder", "陈晓明", "陈晓明", "某某某"},
 		{"a card's holder", "card_holder_name", "王芳", "王芳", "某某某"},
-		{"a customer's name is no person's", "客户名称", "金蝶软件有限公司", "", ""},
 		// What names nobody stays as it was.
 		{"a title", "联系人", "王经理", "", ""},
 		{"a department", "经办人", "财务部", "", ""},

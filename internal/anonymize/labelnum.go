@@ -157,9 +157,11 @@ func taxIDLike(v string) bool {
 
 // taxKeySuffixes and phoneKeySuffixes end the names of fields, parameters
 // and headers that hold a tax id or a phone number, folded to lower case
-// without "_", "-" and spaces.
+// without "_", "-" and spaces (nsrsbh: 纳税人识别号 in the pinyin initials
+// of the invoice interfaces, gmfnsrsbh and xsfnsrsbh the buyer's and the
+// seller's).
 var (
-	taxKeySuffixes   = [...]string{"taxno", "taxid", "taxcode", "taxnumber", "taxpayerid", "税号", "识别号", "信用代码"}
+	taxKeySuffixes   = [...]string{"taxno", "taxid", "taxcode", "taxnumber", "taxpayerid", "nsrsbh", "税号", "识别号", "信用代码"}
 	phoneKeySuffixes = [...]string{"tel", "phone", "telephone", "fax", "phoneno", "phonenumber", "telno", "电话", "座机", "固话", "传真"}
 )
 

@@ -56,7 +56,10 @@ func runChar(c byte) bool { return c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' 
 // identifierKind names what run looks like, or "".
 func identifierKind(run string) string {
 	switch {
-	case taxid.ValidResidentID(run):
+	case taxid.ValidResidentID(run), residentIDLike(run) && !taxid.ValidUSCC(run):
+		// A card whose check character is wrong (a typo in the ERP, a
+		// digit misread from a scan) still names its holder by region,
+		// birth date and sequence.
 		return string(IDCard)
 	case len(run) == 18 && usccLike(run) && (!allDigits(run) || taxid.ValidUSCC(run)):
 		// Eighteen digits alone are a tax id only when its check characters
@@ -74,6 +77,42 @@ func identifierKind(run string) string {
 		return string(bankCard)
 	}
 	return ""
+}
+
+// residentIDLike reports whether s has the form of a resident identity
+// card number whatever its check character: a province's code, 15 more
+// digits of which 7-14 are a birth date, and a digit or X. A snowflake
+// id or an order number of 18 digits seldom holds a date there.
+func residentIDLike(s string) bool {
+	if len(s) != 18 || !allDigits(s[:17]) || !isDigit(s[17]) && s[17] != 'X' || !province(s[:2]) {
+		return false
+	}
+	y, m, d := s[6:10], s[10:12], s[12:14]
+	return y >= "1900" && y <= "2099" && m >= "01" && m <= "12" && d >= "01" && d <= "31"
+}
+
+// province reports whether two digits are a province's code of GB/T 2260
+// (71 Taiwan, 81 and 82 Hong Kong and Macao, 83 their residence permits).
+func province(s string) bool {
+	switch s[0] {
+	case '1':
+		return s[1] >= '1' && s[1] <= '5'
+	case '2':
+		return s[1] >= '1' && s[1] <= '3'
+	case '3':
+		return s[1] >= '1' && s[1] <= '7'
+	case '4':
+		return s[1] >= '1' && s[1] <= '6'
+	case '5':
+		return s[1] >= '0' && s[1] <= '4'
+	case '6':
+		return s[1] >= '1' && s[1] <= '5'
+	case '7':
+		return s[1] == '1'
+	case '8':
+		return s[1] >= '1' && s[1] <= '3'
+	}
+	return false
 }
 
 // mask hides the middle of s: three characters kept at each end of an ASCII

@@ -43,6 +43,9 @@ const (
 	bankCard class = "bank card number"
 	// email is found by its shape too (email.go).
 	email class = "email address"
+	// chatID is a QQ number or a WeChat id, found after its label
+	// (chatid.go).
+	chatID class = "QQ or WeChat id"
 	// Address is the remote address of a capture record.
 	Address class = "remote address"
 	// Echo is an identifier found again inside a field that does not
@@ -52,7 +55,7 @@ const (
 
 // Classes lists the classes in the order reports show them.
 func Classes() []class {
-	return []class{personName, pinyinName, companyName, TaxID, code, remark, mobile, landline, IDCard, bankCard, bankAccount, streetAddress, email, Address, Echo}
+	return []class{personName, pinyinName, companyName, TaxID, code, remark, mobile, landline, IDCard, bankCard, bankAccount, streetAddress, email, chatID, Address, Echo}
 }
 
 // minKeyLen is the shortest key accepted: a short key can be guessed, and a
@@ -248,6 +251,8 @@ func (r *replacer) draw(f *fake.Faker, c class, v string) string {
 		return pinyinNameStandIn(f)
 	case email:
 		return emailStandIn(f)
+	case chatID:
+		return chatIDStandIn(f, v)
 	case Address:
 		return addressStandIn(f, v)
 	}
@@ -409,9 +414,9 @@ func replaceRunes(f *fake.Faker, s string) string {
 // receiver that tells the two apart reads it. Anything else keeps its shape.
 func taxID(f *fake.Faker, v string) string {
 	switch {
-	case len(v) == 18 && taxid.ValidResidentID(v):
+	case len(v) == 18 && (taxid.ValidResidentID(v) || residentIDLike(v) && !taxid.ValidUSCC(v)):
 		return idCardStandIn(f)
-	case len(v) == 20 && taxid.ValidResidentID(v[:18]) && allDigits(v[18:]):
+	case len(v) == 20 && (taxid.ValidResidentID(v[:18]) || residentIDLike(v[:18])) && allDigits(v[18:]):
 		return idCardStandIn(f) + sameShape(f, v[18:], false)
 	}
 	u := []byte(f.USCC())

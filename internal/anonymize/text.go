@@ -77,15 +77,24 @@ func (p *pass) text(s string) string {
 	// or their stand-ins', are never read as part of another identifier
 	// (a landline's and the next group's as a tax id of digits, an
 	// account's stand-in's first eleven as a mobile).
+	return p.xmlElements(s, func(s string) string { return p.freeText(s) })
+}
+
+// freeText is text for what lies outside the elements of XML (xmlelem.go).
+func (p *pass) freeText(s string) string {
 	return p.urlParams(s, func(s string) string {
 		return p.landlines(s, func(s string) string {
 			return p.accounts(s, func(s string) string {
 				return p.streetAddresses(s, func(s string) string {
 					return p.placesWithoutDoor(s, func(s string) string {
 						return p.labelledAddresses(s, func(s string) string {
-							return p.hanNames(s, func(s string) string {
-								return p.labelledNumbers(s, func(s string) string {
-									return p.pinyinNames(s, p.between)
+							return p.companyNames(s, func(s string) string {
+								return p.hanNames(s, func(s string) string {
+									return p.labelledNumbers(s, func(s string) string {
+										return p.chatIDs(s, func(s string) string {
+											return p.pinyinNames(s, p.between)
+										})
+									})
 								})
 							})
 						})
@@ -170,7 +179,7 @@ func (p *pass) between(s string) string {
 			// An identity card or tax id written in lower case (…002x) is
 			// one when its check character holds.
 			if k := i + 18; word && k <= len(s) && alnum(s[i:k]) && (k == len(s) || !wordChar(s[k])) && (i == 0 || !wordChar(s[i-1])) {
-				if up := strings.ToUpper(s[i:k]); taxid.ValidResidentID(up) || taxid.ValidUSCC(up) || d.isOriginal(up) {
+				if up := strings.ToUpper(s[i:k]); taxid.ValidResidentID(up) || residentIDLike(up) || taxid.ValidUSCC(up) || d.isOriginal(up) {
 					j, runEnd, word = k, k, false
 				}
 			}
@@ -410,7 +419,7 @@ func (p *pass) query(q string) string {
 // no label reads as one. What changed is encoded again as a whole.
 func (p *pass) labelledParam(name, v string) string {
 	rest := func(v string) string { return p.escaped(v, true) }
-	if !addressKey(name) && !accountKey(name) && !nameKey(name) || !strings.ContainsAny(v, "%+") {
+	if !addressKey(name) && !accountKey(name) && !nameKey(name) && !wholeNameKey(name) || !strings.ContainsAny(v, "%+") {
 		return p.labelled(name, v, rest)
 	}
 	d, err := url.QueryUnescape(v)

@@ -39,7 +39,10 @@ codes, company names and customer codes, tax ids, invoice numbers and titles,
 document numbers, remarks and comments, the customer objects of receipts.
 Each becomes a realistic stand-in: a tax id another valid unified social
 credit code (a sole trader's that is an identity card number another valid
-identity card number), a name another Chinese name, a code the same format. Amounts,
+identity card number), a name another Chinese name, a code the same format.
+A field the spec does not have is replaced the same way when it names a
+company (supplierName, 单位名称, 客户) or is a name (name, userName) whose
+whole value is a person's or a company's name. Amounts,
 rates, dates, enumerations, currencies and the event are kept exactly, and
 only the replaced values' bytes change (key order, white space and number
 spellings survive).
@@ -54,7 +57,8 @@ Everything else in a payload or record is searched too, decoded (JSON
 escapes, percent-encoding): every other string, object key and number, the
 path and query, every header of the request, the response and the forward
 (its name too), the forward URL, the receivers' answers, and a request body
-that is not JSON (kept, and anonymized as text). There, any value the run
+that is not JSON (kept, and anonymized as text; in XML an element labels its
+text as a field of its name does: <contactName>, <nsrsbh>). There, any value the run
 replaced anywhere in the input (it is read twice for this, before and after,
 and several inputs are all read before the first is written; stdin is first
 copied to a temporary file, removed after; a value too short to search
@@ -77,7 +81,11 @@ header so named: 开户账号, bankAccount, account_no, also a parameter of a UR
 written in text, its query or fragment: …/ar#acct=1202…), a person's name in pinyin (a common
 surname and given name, either order: Zhang Wei, ZHANG Wei, Wei Zhang), a
 person's name in characters after its role (联系人张伟, 经办人：李娜) or under a
-field so named (联系人, contactName) or
+field so named (联系人, contactName, handler, createdBy) or, with no role
+before it, in a remark's field (remark, memo, 备注: 郭涛, 陈静负责,
+货已到，张伟签收), a company's name ending in 有限公司 or 商行 (发票开给杭州恒远机械设备有限公司), a QQ number or WeChat id after its
+label or under a field so named (QQ: 123456789, 微信号 wxid_…, vx: …; qq,
+wechat), or
 an email address (which becomes one at example.com), is replaced by its
 stand-in. Stand-ins are one to one within a class.
 The remote address, and the client addresses proxies add (X-Forwarded-For),
@@ -97,7 +105,7 @@ whsim replay --sign standard --secret whsec_... instead.
 value the run replaced that still stands anywhere, or anything that still
 looks like a tax id, a mobile, a landline, an identity-card number, a bank
 card number, a labelled bank account, a street address, a name in pinyin
-or after its role, or an email address. A report of what was replaced goes to stderr.`
+or after its role, a labelled QQ number or WeChat id, or an email address. A report of what was replaced goes to stderr.`
 
 // New is whsim anonymize.
 func New(a *cmdutil.App) *cobra.Command {
@@ -120,7 +128,7 @@ func New(a *cmdutil.App) *cobra.Command {
 	f.StringVar(&opts.Key, "key", "", "the anonymization key, at least 16 bytes (also WHSIM_ANONYMIZE_KEY; never printed)")
 	f.StringVarP(&opts.Out, "out", "o", "", "write to this file, or into this directory one file per input (default stdout)")
 	f.StringVar(&opts.Resign, "resign", "", "sign capture records again with this Standard Webhooks secret (whsec_...); the signatures go stale (timestamp: now), so prefer replay --sign")
-	f.BoolVar(&opts.Check, "check", false, "exit 1 if the output still holds a value the run replaced, or something that looks like a tax id, mobile, landline, identity-card number, bank card number, labelled bank account, street address, name in pinyin or after its role, or email address")
+	f.BoolVar(&opts.Check, "check", false, "exit 1 if the output still holds a value the run replaced, or something that looks like a tax id, mobile, landline, identity-card number, bank card number, labelled bank account, street address, name in pinyin or after its role, labelled QQ number or WeChat id, or email address")
 	return cmd
 }
 

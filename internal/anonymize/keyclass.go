@@ -1,0 +1,217 @@
+package anonymize
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// A capture holds fields the spec does not have, and ERPs name them the
+// same way everywhere: a company's name (supplierName, 单位名称, 客户), a
+// name (name, userName, 名字) that is a person's or a company's, a remark
+// (remark, memo, 备注, 附言). A company's or a person's name there
+// identifies as the spec's own names do, so it is replaced as those are,
+// whole, in the first reading (an echo of it elsewhere is found too). A
+// name is one only when the whole value is a person's name in characters
+// (a common surname and one or two characters) or a company's (ending in
+// its form: 有限公司, 集团, 商行...): an item's or a file's name is kept.
+// A remark keeps its text, as any free text does, but a person's name in
+// it is found with no role before it where a remark writes one: the whole
+// remark (郭涛), or at its start or after a comma, then a word of what
+// was done (陈静负责, 刘洋经手, 货已到，张伟签收).
+
+// remarkKeySuffixes end the names of remark fields, folded to lower case
+// without "_", "-" and spaces; remarkWords must be words of their own
+// (FNote, note; not footnote).
+var (
+	remarkKeySuffixes = [...]string{"remark", "remarks", "comment", "comments", "memo", "备注", "附言", "留言", "批注", "说明", "摘要"}
+	remarkWords       = [...]string{"note", "notes"}
+)
+
+// companyKeySuffixes end the names of fields that hold a company's name.
+var companyKeySuffixes = [...]string{"companyname", "company", "enterprisename", "corpname", "corporatename", "suppliername",
+	"vendorname", "customername", "buyername", "sellername", "payername", "payeename", "orgname", "organizationname",
+	"merchantname", "firmname",
+	// The invoice interfaces' pinyin initials: 购买方, 销售方, 纳税人,
+	// 购方, 销方, 购货单位, 销货单位 名称.
+	"gmfmc", "xsfmc", "nsrmc", "gfmc", "xfmc", "ghdwmc", "xhdwmc", "公司名称", "单位名称", "企业名称", "客户名称", "供应商名称", "供应商", "客户",
+	"购方名称", "销方名称", "购买方名称", "销售方名称", "付款单位", "收款单位", "往来单位", "开票单位", "付款方", "收款方", "公司"}
+
+// genericNameKeys are the names of fields that hold a name of anything.
+var genericNameKeys = [...]string{"name", "username", "nickname", "displayname", "名字", "名称"}
+
+// companyForms end a company's name (组织形式, domain notes §5) or an
+// office's.
+var companyForms = [...]string{"公司", "集团", "商行", "厂", "店", "合作社", "事务所", "研究所", "工作室", "经营部", "门市部"}
+
+// keyClass is the class of the value v of a field named name that the
+// spec does not mark, or "" when it names nobody by its field.
+func (d *dict) keyClass(name, v string) class {
+	if v == "" || name == "" {
+		return ""
+	}
+	// Only Chinese text names a person or a company here: most values
+	// are none, and are not asked about their field's name.
+	han := strings.ContainsFunc(v, isHan)
+	if !han {
+		return ""
+	}
+	switch {
+	case keyEnds(name, companyKeySuffixes[:], nil):
+		// 计量单位名称 is a unit of measure's (千克), not a company's.
+		if strings.Contains(name, "计量") {
+			return ""
+		}
+		return companyName
+	case genericNameKey(name):
+		t := strings.TrimSpace(v)
+		switch {
+		case companyShaped(t):
+			return companyName
+		case t == v && d.hanNameAt(v, 0) == len(v):
+			return personName
+		}
+	}
+	return ""
+}
+
+// wholeNameKey reports whether name, a field's, a query parameter's or a
+// header's, may hold a company's or a person's name whole (keyClass).
+func wholeNameKey(name string) bool {
+	return name != "" && (keyEnds(name, companyKeySuffixes[:], nil) || genericNameKey(name))
+}
+
+// keyEnds reports whether name ends with one of suffixes (folded, for
+// ASCII ones), or with one of words as a word of its own.
+func keyEnds(name string, suffixes, words []string) bool {
+	if name[len(name)-1] >= utf8.RuneSelf {
+		for _, l := range suffixes {
+			if l[0] >= utf8.RuneSelf && strings.HasSuffix(name, l) {
+				return true
+			}
+		}
+		return false
+	}
+	k := foldKey(name)
+	for _, l := range suffixes {
+		if l[0] < utf8.RuneSelf && k.endsWith(l) {
+			return true
+		}
+	}
+	for _, l := range words {
+		if k.endsWithWord(l) {
+			return true
+		}
+	}
+	return false
+}
+
+// genericNameKey reports whether name is one of genericNameKeys (folded).
+func genericNameKey(name string) bool {
+	k := foldKey(name)
+	for _, l := range genericNameKeys {
+		if l[0] >= utf8.RuneSelf {
+			if name == l {
+				return true
+			}
+			continue
+		}
+		// name alone (an item's, a file's name end so too); username
+		// at the end of a header's name too (X-User-Name).
+		if k.n == len(l) && k.endsWith(l) || l != "name" && k.endsWithWord(l) {
+			return true
+		}
+	}
+	return false
+}
+
+// companyShaped reports whether v, Chinese, ends in a company's form and
+// has a name before it (杭州恒远机械设备有限公司, not 公司 alone).
+func companyShaped(v string) bool {
+	for _, f := range companyForms {
+		if strings.HasSuffix(v, f) && utf8.RuneCountInString(v)-utf8.RuneCountInString(f) >= 2 {
+			return true
+		}
+	}
+	return false
+}
+
+// remarkKey reports whether name, a field's, a query parameter's or a
+// header's, labels a remark.
+func remarkKey(name string) bool {
+	return name != "" && keyEnds(name, remarkKeySuffixes[:], remarkWords[:])
+}
+
+// doneWords follow a person's name in a remark: what they did.
+var doneWords = [...]string{"负责", "经手", "经办", "确认", "签字", "签收", "审核", "审批", "同意", "办理", "跟进", "处理",
+	"提交", "收到", "来电", "电话", "手机", "联系", "要求", "已", "说", "的"}
+
+// remarkSeparators end a clause of a remark: a name may start after one.
+const remarkSeparators = " ，,、;；。.!！?？:：/（(）)\n\t\u3000"
+
+// remarkNames returns v, the value of a field, parameter or header named
+// for a remark, with each person's name in it replaced (see above) and
+// the text between them searched by rest.
+func (p *pass) remarkNames(v string, rest func(string) string) string {
+	w := &claimed{p: p, s: v, rest: rest}
+	for i := 0; i < len(v); {
+		i = skipRunes(v, i, remarkSeparators)
+		if end := p.a.r.dict.remarkNameAt(v, i); end > 0 {
+			w.claim(i, end, personName, v[i:end], false)
+			i = end
+		}
+		// On to the next clause.
+		for i < len(v) {
+			r, n := utf8.DecodeRuneInString(v[i:])
+			if strings.ContainsRune(remarkSeparators, r) {
+				break
+			}
+			i += n
+		}
+		p.tick(1)
+	}
+	return w.text()
+}
+
+// remarkNameAt returns the end of the person's name that starts a clause
+// of a remark at s[i], or -1: a name (hanNameAt) that ends the remark or
+// its clause, or is followed by one of doneWords; a name of three
+// characters that is not is tried as one of two (刘洋经手).
+func (d *dict) remarkNameAt(s string, i int) int {
+	end := d.hanNameAt(s, i)
+	if end < 0 {
+		return -1
+	}
+	follows := func(end int) bool {
+		if end == len(s) {
+			return true
+		}
+		if r, _ := utf8.DecodeRuneInString(s[end:]); strings.ContainsRune(remarkSeparators, r) {
+			return true
+		}
+		for _, w := range doneWords {
+			if strings.HasPrefix(s[end:], w) {
+				return true
+			}
+		}
+		return false
+	}
+	r := []rune(s[i:end])
+	sl := 1
+	if len(r) >= 2 && isCompoundSurname(string(r[:2])) {
+		sl = 2
+	}
+	// Colours, goods and dates after a surname's character are no given
+	// name (黄色款已到, 金属件已发, 周末已休).
+	if strings.ContainsAny(string(r[sl:]), "色款件个台套批次号月日年末元吨箱包货") && !d.isOriginal(s[i:end]) {
+		return -1
+	}
+	if follows(end) {
+		return end
+	}
+	if len(r) == sl+2 {
+		if short := end - utf8.RuneLen(r[len(r)-1]); follows(short) {
+			return short
+		}
+	}
+	return -1
+}
