@@ -39,7 +39,9 @@ type Curl struct {
 	// Own are the call's own headers, kept; a name here replaces the
 	// user's header of that name, as the call did.
 	Own http.Header
-	// Body is sent with --data-binary, an empty one too, unless NoBody.
+	// Body is sent with --data-binary, an empty one too, unless NoBody
+	// (with --data-raw when it starts with @, which --data-binary reads as
+	// a file's name).
 	Body   []byte
 	NoBody bool
 	// BodyFile is the file --data-binary reads the body from when it is
@@ -93,6 +95,11 @@ func (c *Curl) String() string {
 	}
 	switch {
 	case c.NoBody:
+	case c.Inline() && strings.HasPrefix(string(c.Body), "@"):
+		// --data-binary takes a word starting with @ for a file to read
+		// and sends that file: a body "@/etc/passwd" went as the user's
+		// file. --data-raw (curl 7.43) sends the word as it is.
+		b.WriteString(" --data-raw " + Quote(string(c.Body)))
 	case c.Inline():
 		b.WriteString(" --data-binary " + Quote(string(c.Body)))
 	default:

@@ -52,6 +52,9 @@ func TestCurl(t *testing.T) {
 		{"a body with single quotes and newlines, quoted",
 			Curl{URL: "http://h/", Body: []byte("{\"n\":\"it's\"}\n$(id)\n"), MaxInline: 100},
 			"curl 'http://h/' --data-binary '{\"n\":\"it'\\''s\"}\n$(id)\n'"},
+		{"a body starting with @ sent as it is, never read as a file's name",
+			Curl{URL: "http://h/", Body: []byte("@/etc/passwd"), MaxInline: 100},
+			`curl 'http://h/' --data-raw '@/etc/passwd'`},
 		{"an empty body sent as such",
 			Curl{Method: "POST", URL: "http://h/"},
 			`curl -X POST 'http://h/' --data-binary ''`},
@@ -182,7 +185,9 @@ func FuzzCurlReadBack(f *testing.F) {
 		for _, h := range hs {
 			want = append(want, "-H", h[0]+": "+h[1])
 		}
-		if c.Inline() {
+		if c.Inline() && strings.HasPrefix(body, "@") {
+			want = append(want, "--data-raw", body)
+		} else if c.Inline() {
 			want = append(want, "--data-binary", body)
 		} else {
 			want = append(want, "--data-binary", "@body file.json")

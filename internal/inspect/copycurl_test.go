@@ -1,0 +1,78 @@
+package inspect
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// The page's "copy as curl", run as printed by sh with the real curl,
+// sends the call's body and content type as they came: a body that starts
+// with '@' is not a file name for curl to read (it sent that file, of the
+// user's machine, instead), and quotes, $() and backticks in a body reach
+// the receiver as bytes, never the shell.
+func TestCopyAsCurlSendsTheCall(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl")
+	}
+	type got struct {
+		ctype  []string
+		body   []byte
+		method string
+	}
+	calls := make(chan got, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		calls <- got{r.Header.Values("Content-Type"), b, r.Method}
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	secret := filepath.Join(dir, "secret.txt")
+	if err := os.WriteFile(secret, []byte("a file of the user's"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(dir, "ran")
+	tests := []struct {
+		name  string
+		body  string
+		ctype []string // nil: the call came without one
+	}{
+		{"a body starting with @", "@" + secret, []string{"application/json"}},
+		{"a body that is @ alone", "@", []string{"application/json"}},
+		{"quotes, $() and backticks", `{"a":"it's \"q\" $(touch ` + marker + `) ` + "`touch " + marker + "`" + `"}` + "\n", []string{"application/json; charset=utf-8"}},
+	}
+	for _, tt := range tests {
+		rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(tt.body), 200)
+		delete(rec.Headers, "Content-Type")
+		if tt.ctype != nil {
+			rec.Headers["Content-Type"] = tt.ctype
+		}
+		s := NewStore(10)
+		c := s.Add(rec, nil)
+		h := newHandler(Options{Token: testToken, Store: s, Origin: srv.URL})
+		curl, _ := h.commands(c, "call-1.json")
+		cmd := exec.Command("sh", "-c", curl+" -sS -o /dev/null")
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %s: %v\n%s", tt.name, curl, err, out)
+		}
+		g := <-calls
+		if !bytes.Equal(g.body, []byte(tt.body)) {
+			t.Errorf("%s: %s\nsent body %q, want %q", tt.name, curl, g.body, tt.body)
+		}
+		if len(g.ctype) != len(tt.ctype) || len(g.ctype) > 0 && g.ctype[0] != tt.ctype[0] {
+			t.Errorf("%s: %s\nsent Content-Type %q, want %q", tt.name, curl, g.ctype, tt.ctype)
+		}
+		if g.method != "POST" {
+			t.Errorf("%s: %s\nsent %s", tt.name, curl, g.method)
+		}
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("a command ran what the body held")
+	}
+}
