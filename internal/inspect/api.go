@@ -508,7 +508,15 @@ func (h *handler) commands(c *call, file string) (curl, send string) {
 			hdr[k] = vs
 		}
 	}
-	cc := shellcmd.Curl{Method: r.Method, URL: u, Header: hdr, Body: c.body, NoBody: c.Size == 0,
+	curlHdr := hdr
+	if c.Size > 0 && !hasHeader(r.Headers, "Content-Type") {
+		// curl gives a body it sends a Content-Type of its own
+		// (application/x-www-form-urlencoded); a call that came without
+		// one goes without, as it came: -H 'Content-Type: ' removes curl's.
+		curlHdr = hdr.Clone()
+		curlHdr["Content-Type"] = []string{""}
+	}
+	cc := shellcmd.Curl{Method: r.Method, URL: u, Header: curlHdr, Body: c.body, NoBody: c.Size == 0,
 		BodyFile: file, MaxInline: 64 << 10}
 	if strings.Contains(r.Query, "#") {
 		// curl takes a '#' in its URL for a fragment's start and sends the
@@ -537,6 +545,17 @@ func (h *handler) commands(c *call, file string) (curl, send string) {
 		}
 	}
 	return cc.String(), ws.String()
+}
+
+// hasHeader says whether h has a header named name in any case (a
+// hand-made capture may say "content-type").
+func hasHeader(h http.Header, name string) bool {
+	for k := range h {
+		if strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // sendUnlike says why whsim send --file would not send call c again, ""

@@ -14,8 +14,9 @@ import (
 // The page's "copy as curl", run as printed by sh with the real curl,
 // sends the call's body and content type as they came: a body that starts
 // with '@' is not a file name for curl to read (it sent that file, of the
-// user's machine, instead), and quotes, $() and backticks in a body reach
-// the receiver as bytes, never the shell.
+// user's machine, instead), a call that came without a Content-Type does
+// not go with curl's application/x-www-form-urlencoded, and quotes, $()
+// and backticks in a body reach the receiver as bytes, never the shell.
 func TestCopyAsCurlSendsTheCall(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("no curl")
@@ -44,6 +45,9 @@ func TestCopyAsCurlSendsTheCall(t *testing.T) {
 	}{
 		{"a body starting with @", "@" + secret, []string{"application/json"}},
 		{"a body that is @ alone", "@", []string{"application/json"}},
+		{"no content type", `{"requestId":"r-1"}`, nil},
+		{"no content type, a body starting with @", "@" + secret, nil},
+		{"no content type, a body from its file", "\xff\xfe{}", nil},
 		{"quotes, $() and backticks", `{"a":"it's \"q\" $(touch ` + marker + `) ` + "`touch " + marker + "`" + `"}` + "\n", []string{"application/json; charset=utf-8"}},
 	}
 	for _, tt := range tests {
@@ -55,6 +59,9 @@ func TestCopyAsCurlSendsTheCall(t *testing.T) {
 		s := NewStore(10)
 		c := s.Add(rec, nil)
 		h := newHandler(Options{Token: testToken, Store: s, Origin: srv.URL})
+		if err := os.WriteFile(filepath.Join(dir, "call-1.json"), []byte(tt.body), 0o600); err != nil {
+			t.Fatal(err)
+		}
 		curl, _ := h.commands(c, "call-1.json")
 		cmd := exec.Command("sh", "-c", curl+" -sS -o /dev/null")
 		cmd.Dir = dir
