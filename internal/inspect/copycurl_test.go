@@ -16,7 +16,8 @@ import (
 // with '@' is not a file name for curl to read (it sent that file, of the
 // user's machine, instead), a call that came without a Content-Type does
 // not go with curl's application/x-www-form-urlencoded, and quotes, $()
-// and backticks in a body reach the receiver as bytes, never the shell.
+// and backticks in a body reach the receiver as bytes, never the shell;
+// brackets and braces in a query are no curl globs.
 func TestCopyAsCurlSendsTheCall(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("no curl")
@@ -25,11 +26,12 @@ func TestCopyAsCurlSendsTheCall(t *testing.T) {
 		ctype  []string
 		body   []byte
 		method string
+		query  string
 	}
 	calls := make(chan got, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
-		calls <- got{r.Header.Values("Content-Type"), b, r.Method}
+		calls <- got{r.Header.Values("Content-Type"), b, r.Method, r.URL.RawQuery}
 	}))
 	defer srv.Close()
 	dir := t.TempDir()
@@ -42,16 +44,22 @@ func TestCopyAsCurlSendsTheCall(t *testing.T) {
 		name  string
 		body  string
 		ctype []string // nil: the call came without one
+		query string   // "" for the event's alone
 	}{
-		{"a body starting with @", "@" + secret, []string{"application/json"}},
-		{"a body that is @ alone", "@", []string{"application/json"}},
-		{"no content type", `{"requestId":"r-1"}`, nil},
-		{"no content type, a body starting with @", "@" + secret, nil},
-		{"no content type, a body from its file", "\xff\xfe{}", nil},
-		{"quotes, $() and backticks", `{"a":"it's \"q\" $(touch ` + marker + `) ` + "`touch " + marker + "`" + `"}` + "\n", []string{"application/json; charset=utf-8"}},
+		{name: "brackets and braces in the query", body: `{}`, ctype: []string{"application/json"},
+			query: "businessType=CREATE_RECEIVABLE_DOC&items[0]=x&b={x,y}&r=[1-3]"},
+		{name: "a body starting with @", body: "@" + secret, ctype: []string{"application/json"}},
+		{name: "a body that is @ alone", body: "@", ctype: []string{"application/json"}},
+		{name: "no content type", body: `{"requestId":"r-1"}`},
+		{name: "no content type, a body starting with @", body: "@" + secret},
+		{name: "no content type, a body from its file", body: "\xff\xfe{}"},
+		{name: "quotes, $() and backticks", body: `{"a":"it's \"q\" $(touch ` + marker + `) ` + "`touch " + marker + "`" + `"}` + "\n", ctype: []string{"application/json; charset=utf-8"}},
 	}
 	for _, tt := range tests {
 		rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(tt.body), 200)
+		if tt.query != "" {
+			rec.Query = tt.query
+		}
 		delete(rec.Headers, "Content-Type")
 		if tt.ctype != nil {
 			rec.Headers["Content-Type"] = tt.ctype
@@ -74,6 +82,9 @@ func TestCopyAsCurlSendsTheCall(t *testing.T) {
 		}
 		if len(g.ctype) != len(tt.ctype) || len(g.ctype) > 0 && g.ctype[0] != tt.ctype[0] {
 			t.Errorf("%s: %s\nsent Content-Type %q, want %q", tt.name, curl, g.ctype, tt.ctype)
+		}
+		if g.query != rec.Query {
+			t.Errorf("%s: %s\nsent query %q, want %q", tt.name, curl, g.query, rec.Query)
 		}
 		if g.method != "POST" {
 			t.Errorf("%s: %s\nsent %s", tt.name, curl, g.method)

@@ -85,6 +85,11 @@ func (c *Curl) String() string {
 	if c.Method != "" {
 		b.WriteString(" -X " + Word(c.Method))
 	}
+	if strings.ContainsAny(c.URL, "[]{}") {
+		// curl reads [1-3] and {a,b} in a URL as globs: a query such as
+		// items[0]=x made it fail (exit 3), b={x,y} sent two calls.
+		b.WriteString(" --globoff")
+	}
 	if c.Vars {
 		b.WriteString(" " + urlVarsWord(c.URL, c.VarPrefix, c.Plain))
 	} else {

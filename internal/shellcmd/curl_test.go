@@ -55,6 +55,9 @@ func TestCurl(t *testing.T) {
 		{"a body starting with @ sent as it is, never read as a file's name",
 			Curl{URL: "http://h/", Body: []byte("@/etc/passwd"), MaxInline: 100},
 			`curl 'http://h/' --data-raw '@/etc/passwd'`},
+		{"brackets and braces in the URL are no curl globs",
+			Curl{Method: "POST", URL: "http://h/p?items[0]=x&b={x,y}", NoBody: true},
+			`curl -X POST --globoff 'http://h/p?items[0]=x&b={x,y}'`},
 		{"an empty body sent as such",
 			Curl{Method: "POST", URL: "http://h/"},
 			`curl -X POST 'http://h/' --data-binary ''`},
@@ -178,6 +181,9 @@ func FuzzCurlReadBack(f *testing.F) {
 		want := append([]string{}, c.Flags...)
 		if method != "" {
 			want = append(want, "-X", method)
+		}
+		if strings.ContainsAny(url, "[]{}") {
+			want = append(want, "--globoff")
 		}
 		want = append(want, termsafe.URLString(url))
 		hs := [][2]string{{"Authorization", termsafe.Mask("Authorization", auth)}, {"X-Trace", value}, {name, value}}
