@@ -573,6 +573,8 @@ func sendUnlike(c *call) string {
 			"-coded (Content-Encoding), and whsim send --file sends the bytes of a JSON file as they are"
 	case c.Event == "":
 		return "the call had no businessType in its query, and whsim send adds its --event's"
+	case !hasHeader(r.Headers, "Content-Type"):
+		return "the call came with no Content-Type, and whsim send sends every call as application/json"
 	}
 	if _, ok := spec.Lookup(c.Event); !ok {
 		return fmt.Sprintf("its businessType %q is no event of the spec, and whsim send sends only those, as the spec spells them", c.Event)
