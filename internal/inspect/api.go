@@ -484,10 +484,13 @@ func (h *handler) describe(c *call) detail {
 }
 
 // sentByClient are headers a client sets for itself: copying them into a
-// command would be wrong or redundant.
+// command would be wrong or redundant. Proxy-Authorization is a proxy's
+// credential, never the receiver's: replay and listen's forward do not
+// send it on, and a copied command sent it masked, "Basic ****", a value
+// nobody sent.
 var sentByClient = []string{
 	"Host", "Content-Length", "Connection", "Keep-Alive", "Transfer-Encoding", "Te", "Trailer",
-	"Upgrade", "Proxy-Connection", "Accept-Encoding", "User-Agent",
+	"Upgrade", "Proxy-Connection", "Accept-Encoding", "User-Agent", "Proxy-Authorization",
 }
 
 // commands are the call as a curl command and as a whsim send command,

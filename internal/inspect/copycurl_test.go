@@ -17,7 +17,8 @@ import (
 // user's machine, instead), a call that came without a Content-Type does
 // not go with curl's application/x-www-form-urlencoded, and quotes, $()
 // and backticks in a body reach the receiver as bytes, never the shell;
-// brackets and braces in a query are no curl globs.
+// brackets and braces in a query are no curl globs; a Proxy-Authorization
+// goes no more than replay sends it.
 func TestCopyAsCurlSendsTheCall(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("no curl")
@@ -27,11 +28,12 @@ func TestCopyAsCurlSendsTheCall(t *testing.T) {
 		body   []byte
 		method string
 		query  string
+		proxy  string
 	}
 	calls := make(chan got, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
-		calls <- got{r.Header.Values("Content-Type"), b, r.Method, r.URL.RawQuery}
+		calls <- got{r.Header.Values("Content-Type"), b, r.Method, r.URL.RawQuery, r.Header.Get("Proxy-Authorization")}
 	}))
 	defer srv.Close()
 	dir := t.TempDir()
@@ -60,6 +62,8 @@ func TestCopyAsCurlSendsTheCall(t *testing.T) {
 		if tt.query != "" {
 			rec.Query = tt.query
 		}
+		// A proxy's credential, never the receiver's: replay drops it.
+		rec.Headers["Proxy-Authorization"] = []string{"Basic eDp5"}
 		delete(rec.Headers, "Content-Type")
 		if tt.ctype != nil {
 			rec.Headers["Content-Type"] = tt.ctype
@@ -85,6 +89,9 @@ func TestCopyAsCurlSendsTheCall(t *testing.T) {
 		}
 		if g.query != rec.Query {
 			t.Errorf("%s: %s\nsent query %q, want %q", tt.name, curl, g.query, rec.Query)
+		}
+		if g.proxy != "" {
+			t.Errorf("%s: %s\nsent Proxy-Authorization %q", tt.name, curl, g.proxy)
 		}
 		if g.method != "POST" {
 			t.Errorf("%s: %s\nsent %s", tt.name, curl, g.method)
