@@ -101,3 +101,33 @@ func TestCopyAsCurlSendsTheCall(t *testing.T) {
 		t.Error("a command ran what the body held")
 	}
 }
+
+// A HEAD call (listen records calls of any method) copied as curl ends
+// with its answer: with -X HEAD curl waited for the body the answer's
+// Content-Length announced, which a HEAD answer never has, and the
+// command hung until the server gave up on it.
+func TestCopyAsCurlOfAHead(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl")
+	}
+	methods := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		methods <- r.Method
+		io.WriteString(w, `{"status":200}`) // a HEAD answer: its length, no body
+	}))
+	defer srv.Close()
+	rec := record(1, "CREATE_RECEIVABLE_DOC", nil, 200)
+	rec.Method = http.MethodHead
+	s := NewStore(10)
+	c := s.Add(rec, nil)
+	h := newHandler(Options{Token: testToken, Store: s, Origin: srv.URL})
+	curl, _ := h.commands(c, "call-1.json")
+	// --max-time bounds the hang: the test fails rather than waits.
+	out, err := exec.Command("sh", "-c", curl+" -sS --max-time 20 -o /dev/null").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", curl, err, out)
+	}
+	if m := <-methods; m != http.MethodHead {
+		t.Errorf("%s: sent %s", curl, m)
+	}
+}

@@ -82,7 +82,13 @@ func (c *Curl) String() string {
 		fmt.Fprintf(&b, "for i in $(seq %d); do ", c.Copies)
 	}
 	b.WriteString("curl" + Words(c.Flags))
-	if c.Method != "" {
+	switch {
+	case c.Method == http.MethodHead && c.NoBody:
+		// -X HEAD has curl wait for the body the answer's Content-Length
+		// announces, which a HEAD answer never sends: the command hung
+		// until the server gave up. --head reads no body.
+		b.WriteString(" --head")
+	case c.Method != "":
 		b.WriteString(" -X " + Word(c.Method))
 	}
 	if strings.ContainsAny(c.URL, "[]{}") {
