@@ -923,6 +923,15 @@ func (h *handler) export(w http.ResponseWriter, r *http.Request) {
 			if why := c.notKept(); why != "" {
 				e.Comment = strings.TrimPrefix(e.Comment+"; "+why, "; ")
 			}
+			if c.BodyGone() || c.notKept() != "" {
+				// No body to give: a postData of "" and a bodySize of 0
+				// said the call came with an empty one (a HAR reader
+				// that replays sent that); its size is said when known.
+				e.Request.PostData = nil
+				if c.Size == 0 {
+					e.Request.BodySize = -1
+				}
+			}
 			if line, err = marshalAppend(line[:0], e); err == nil {
 				_, err = bw.Write(line)
 			}

@@ -168,3 +168,42 @@ func TestDetailSaysUnanswered(t *testing.T) {
 		t.Errorf("the stream's summary %s says unanswered %v (%v), want true", appendSummary(nil, one), streamed.Unanswered, err)
 	}
 }
+
+// A call whose body listen did not keep (over --max-body, or a request the
+// HTTP server refused) has no postData in the HAR and a bodySize of -1
+// (not known): a postData of "" and a bodySize of 0 said it came with an
+// empty body, and a HAR reader that replays sent one.
+func TestHARBodyNotKeptHasNone(t *testing.T) {
+	t.Parallel()
+	s := NewStore(10)
+	over := record(1, "CREATE_RECEIVABLE_DOC", nil, 413)
+	over.BodyOverLimit = 100
+	s.Add(over, nil)
+	refused := record(2, "CREATE_RECEIVABLE_DOC", nil, 400)
+	refused.Rejected = &capture.Rejected{Reason: "Bad Request: invalid header name"}
+	s.Add(refused, nil)
+	s.Add(record(3, "CREATE_RECEIVABLE_DOC", nil, 200), nil) // came empty: says so
+	srv := newTestServer(t, s, nil)
+	var h struct {
+		Log struct {
+			Entries []struct {
+				Request struct {
+					PostData *struct{ Text string }
+					BodySize int
+				}
+				Comment string
+			}
+		}
+	}
+	if resp := get(t, srv.URL+"/api/export?format=har", &h); resp.StatusCode != http.StatusOK || len(h.Log.Entries) != 3 {
+		t.Fatalf("%d, %d entries", resp.StatusCode, len(h.Log.Entries))
+	}
+	for i, e := range h.Log.Entries[:2] {
+		if e.Request.PostData != nil || e.Request.BodySize != -1 || !strings.Contains(e.Comment, "kept") {
+			t.Errorf("entry %d: postData %+v, bodySize %d, comment %q; want none, -1 and why", i, e.Request.PostData, e.Request.BodySize, e.Comment)
+		}
+	}
+	if e := h.Log.Entries[2]; e.Request.PostData == nil || e.Request.PostData.Text != "" || e.Request.BodySize != 0 {
+		t.Errorf("an empty body: postData %+v, bodySize %d; want an empty one", e.Request.PostData, e.Request.BodySize)
+	}
+}
