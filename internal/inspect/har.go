@@ -66,9 +66,10 @@ type (
 		Params   []harNameValue `json:"params"`
 		Text     string         `json:"text"`
 		// Encoding is "base64" for a body that is not UTF-8, as in
-		// content: HAR 1.2 gives postData none, yet readers that replay
-		// (har-to-k6, httpsnippet, browsers' importers) look for it there
-		// as they do in content, and send the decoded bytes.
+		// content: HAR 1.2 gives postData none, and a JSON string cannot
+		// carry the bytes. A reader that looks for it here as in content
+		// sends the decoded bytes; one that does not (har-to-k6 0.14)
+		// sends the base64 text, which the docs say.
 		Encoding string `json:"encoding,omitempty"`
 		Comment  string `json:"comment,omitempty"`
 	}
