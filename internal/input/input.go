@@ -71,9 +71,60 @@ func (k Kind) String() string {
 func (k Kind) Payloads() bool { return k == Document || k == Array || k == NDJSON }
 
 // IsRecord reports whether a JSON object line is a capture record rather
-// than a plain payload, by its leading "capture" key.
+// than a plain payload, by its "capture" member: listen writes it first.
+// A tool that sorts an object's members (jq -S, a Go map, a JSON library's
+// sort_keys) moves it behind "body", which every record has and which
+// sorts before every other member of one: such a line, starting {"body":
+// with a number "capture" at its top level, is a record all the same. Read
+// as a payload, validate failed it on envelope fields it never had, and
+// replay refused the file as payloads, pointing at send --file. A payload
+// line is looked at no further than its first member (validate asks of
+// every line).
 func IsRecord(line []byte) bool {
-	return bytes.HasPrefix(bytes.TrimLeft(line, " \t"), []byte(`{"capture":`))
+	t := bytes.TrimLeft(line, " \t")
+	if bytes.HasPrefix(t, []byte(`{"capture":`)) {
+		return true
+	}
+	return bytes.HasPrefix(t, []byte(`{"body":`)) && topLevelCapture(t)
+}
+
+// topLevelCapture says whether the object that starts t has a member
+// "capture" whose value is a number, as far as t is JSON (a record torn
+// after that member is one).
+func topLevelCapture(t []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(t))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return false
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		if key == "capture" {
+			v, err := dec.Token()
+			_, number := v.(json.Number)
+			return err == nil && number
+		}
+		// Skip the member's value, whatever its depth.
+		for depth := 0; ; {
+			tok, err := dec.Token()
+			if err != nil {
+				return false
+			}
+			switch tok {
+			case json.Delim('{'), json.Delim('['):
+				depth++
+			case json.Delim('}'), json.Delim(']'):
+				depth--
+			}
+			if depth == 0 {
+				break
+			}
+		}
+	}
+	return false
 }
 
 // CutShort says line is a capture record cut short: a record's start

@@ -47,6 +47,9 @@ func items(t testing.TB, name, in string, opts Options) (Kind, []string, error) 
 
 const rec = `{"capture":1,"method":"POST","query":"businessType=X","body":"{}"}`
 
+// sorted is rec with its members sorted, as jq -S writes it.
+const sorted = `{"body":"{}","capture":1,"method":"POST","query":"businessType=X"}`
+
 func TestDetect(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -92,6 +95,16 @@ func TestDetect(t *testing.T) {
 		{name: "one torn record", file: "c.ndjson", in: rec[:20], kind: Captures, want: []string{"1:0/-1 TORN"}},
 		{name: "a first record cut short, then records", file: "c.log", in: rec[:20] + "\n" + rec + "\n", kind: Captures,
 			want: []string{"1:0/-1 " + rec[:20], "2:0/-1 " + rec}},
+		// jq -S, a Go map, sort_keys: "body" first and "capture" behind
+		// it, a record all the same; a payload that holds a "capture"
+		// deeper, one that is no number, or a "body" and no "capture",
+		// stays a payload.
+		{name: "captures with members re-sorted", file: "c.ndjson", in: sorted + "\n" + rec + "\n", kind: Captures, want: []string{"1:0/-1 " + sorted, "2:0/-1 " + rec}},
+		{name: "a payload with a capture member deeper", file: "a.ndjson", in: `{"data":{"capture":1},"n":[{"capture":2}]}` + "\n", kind: NDJSON, want: []string{`1:0/-1 {"data":{"capture":1},"n":[{"capture":2}]}`}},
+		{name: "a payload with a body and no capture", file: "a.ndjson", in: `{"body":{"capture":1},"x":[1,{"a":[]}]}` + "\n", kind: NDJSON, want: []string{`1:0/-1 {"body":{"capture":1},"x":[1,{"a":[]}]}`}},
+		{name: "a payload whose body leads and capture is no number", file: "a.ndjson", in: `{"body":"","capture":"1"}` + "\n", kind: NDJSON, want: []string{`1:0/-1 {"body":"","capture":"1"}`}},
+		{name: "a payload whose capture is no number", file: "a.ndjson", in: `{"a":1,"capture":"yes"}` + "\n", kind: NDJSON, want: []string{`1:0/-1 {"a":1,"capture":"yes"}`}},
+		{name: "a re-sorted record torn after its capture", file: "c.log", in: rec + "\n" + `{"body":"{}","capture":1,"method":"PO`, kind: Captures, want: []string{"1:0/-1 " + rec, "2:0/-1 TORN"}},
 		{name: "pretty JSON named ndjson", file: "a.ndjson", in: "{\n \"a\": 1\n}\n", err: "line 1 is not a whole JSON value: the file holds pretty-printed JSON, and NDJSON is one value per line (convert it with jq -c .)"},
 		{name: "pretty array named jsonl", file: "a.jsonl", in: "[\n1]\n", err: "line 1 is not a whole JSON value: the file holds pretty-printed JSON, and NDJSON is one value per line (convert it with jq -c '.[]')"},
 	}

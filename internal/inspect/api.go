@@ -484,10 +484,13 @@ func (h *handler) describe(c *call) detail {
 }
 
 // sentByClient are headers a client sets for itself: copying them into a
-// command would be wrong or redundant.
+// command would be wrong or redundant. Proxy-Authorization is a proxy's
+// credential, never the receiver's: replay and listen's forward do not
+// send it on, and a copied command sent it masked, "Basic ****", a value
+// nobody sent.
 var sentByClient = []string{
 	"Host", "Content-Length", "Connection", "Keep-Alive", "Transfer-Encoding", "Te", "Trailer",
-	"Upgrade", "Proxy-Connection", "Accept-Encoding", "User-Agent",
+	"Upgrade", "Proxy-Connection", "Accept-Encoding", "User-Agent", "Proxy-Authorization",
 }
 
 // commands are the call as a curl command and as a whsim send command,
@@ -508,7 +511,15 @@ func (h *handler) commands(c *call, file string) (curl, send string) {
 			hdr[k] = vs
 		}
 	}
-	cc := shellcmd.Curl{Method: r.Method, URL: u, Header: hdr, Body: c.body, NoBody: c.Size == 0,
+	curlHdr := hdr
+	if c.Size > 0 && !hasHeader(r.Headers, "Content-Type") {
+		// curl gives a body it sends a Content-Type of its own
+		// (application/x-www-form-urlencoded); a call that came without
+		// one goes without, as it came: -H 'Content-Type: ' removes curl's.
+		curlHdr = hdr.Clone()
+		curlHdr["Content-Type"] = []string{""}
+	}
+	cc := shellcmd.Curl{Method: r.Method, URL: u, Header: curlHdr, Body: c.body, NoBody: c.Size == 0,
 		BodyFile: file, MaxInline: 64 << 10}
 	if strings.Contains(r.Query, "#") {
 		// curl takes a '#' in its URL for a fragment's start and sends the
@@ -539,6 +550,17 @@ func (h *handler) commands(c *call, file string) (curl, send string) {
 	return cc.String(), ws.String()
 }
 
+// hasHeader says whether h has a header named name in any case (a
+// hand-made capture may say "content-type").
+func hasHeader(h http.Header, name string) bool {
+	for k := range h {
+		if strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
+}
+
 // sendUnlike says why whsim send --file would not send call c again, ""
 // when it would: send POSTs the file's bytes as they are, as a JSON body
 // (the download is the bytes sent, still coded), under the businessType of
@@ -554,6 +576,8 @@ func sendUnlike(c *call) string {
 			"-coded (Content-Encoding), and whsim send --file sends the bytes of a JSON file as they are"
 	case c.Event == "":
 		return "the call had no businessType in its query, and whsim send adds its --event's"
+	case !hasHeader(r.Headers, "Content-Type"):
+		return "the call came with no Content-Type, and whsim send sends every call as application/json"
 	}
 	if _, ok := spec.Lookup(c.Event); !ok {
 		return fmt.Sprintf("its businessType %q is no event of the spec, and whsim send sends only those, as the spec spells them", c.Event)
@@ -898,6 +922,15 @@ func (h *handler) export(w http.ResponseWriter, r *http.Request) {
 			}
 			if why := c.notKept(); why != "" {
 				e.Comment = strings.TrimPrefix(e.Comment+"; "+why, "; ")
+			}
+			if c.BodyGone() || c.notKept() != "" {
+				// No body to give: a postData of "" and a bodySize of 0
+				// said the call came with an empty one (a HAR reader
+				// that replays sent that); its size is said when known.
+				e.Request.PostData = nil
+				if c.Size == 0 {
+					e.Request.BodySize = -1
+				}
 			}
 			if line, err = marshalAppend(line[:0], e); err == nil {
 				_, err = bw.Write(line)

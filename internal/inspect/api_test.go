@@ -1324,8 +1324,9 @@ func TestDetailSaysARequestWasNotRead(t *testing.T) {
 // uncoded, under its content type. A gzip call's send read the download's
 // compressed bytes (exit 2: "not JSON or NDJSON"), one of an event the spec
 // does not name was refused (exit 2: unknown event), one with no
-// businessType went with the body's, a PUT went as a POST, and one sent as
-// text/plain went as application/json.
+// businessType went with the body's, a PUT went as a POST, one sent as
+// text/plain went as application/json, and so did one sent without a
+// Content-Type.
 func TestSendCommandSendsTheCallOrIsNotOffered(t *testing.T) {
 	var zipped bytes.Buffer
 	zw := gzip.NewWriter(&zipped)
@@ -1346,6 +1347,9 @@ func TestSendCommandSendsTheCallOrIsNotOffered(t *testing.T) {
 		{"event in another case", func(r *capture.Record) { r.Query = "businessType=create_receivable_doc" }, "", `"create_receivable_doc"`},
 		{"PUT", func(r *capture.Record) { r.Method = "PUT" }, "", "PUT"},
 		{"text/plain", func(r *capture.Record) { r.Headers.Set("Content-Type", "text/plain") }, "-H 'Content-Type: text/plain'", ""},
+		// send gives every call its application/json: one that came
+		// without a Content-Type went with one.
+		{"no content type", func(r *capture.Record) { r.Headers.Del("Content-Type") }, "", "no Content-Type"},
 		// send --file reads a file as its payloads: an array or NDJSON
 		// went as one call each, a body that is not JSON or empty exit 2.
 		{"array", func(r *capture.Record) { r.SetBody([]byte(`[{"a":1},{"b":2}]`)) }, "", "array"},

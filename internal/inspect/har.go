@@ -66,9 +66,10 @@ type (
 		Params   []harNameValue `json:"params"`
 		Text     string         `json:"text"`
 		// Encoding is "base64" for a body that is not UTF-8, as in
-		// content: HAR 1.2 gives postData none, yet readers that replay
-		// (har-to-k6, httpsnippet, browsers' importers) look for it there
-		// as they do in content, and send the decoded bytes.
+		// content: HAR 1.2 gives postData none, and a JSON string cannot
+		// carry the bytes. A reader that looks for it here as in content
+		// sends the decoded bytes; one that does not (har-to-k6 0.14)
+		// sends the base64 text, which the docs say.
 		Encoding string `json:"encoding,omitempty"`
 		Comment  string `json:"comment,omitempty"`
 	}
@@ -162,6 +163,14 @@ func harHeaders(h http.Header) []harNameValue {
 	return out
 }
 
+// harQuery is the query's pairs, each name decoded and each value
+// percent-encoded as JavaScript's encodeURIComponent writes it (a value
+// not UTF-8 with U+FFFD for its bad bytes, as a browser decodes it): that
+// is how the HAR readers that rebuild a request take them. har-to-k6
+// decodes each value and leaves out a pair the URL already has; a value
+// written decoded (p=%25 as "%") made it refuse the whole file ("URI
+// malformed"), one written as it stands in the URL (q=a+b) it took for
+// another pair and sent twice. A credential's value is masked.
 func harQuery(raw string) []harNameValue {
 	out := []harNameValue{}
 	for _, pair := range strings.Split(raw, "&") {
@@ -175,10 +184,31 @@ func harQuery(raw string) []harNameValue {
 		if uv, err := url.QueryUnescape(v); err == nil {
 			v = uv
 		}
-		if v != "" && termsafe.SecretQuery(k) {
+		switch {
+		case v != "" && termsafe.SecretQuery(k):
 			v = "****"
+		default:
+			v = encodeURIComponent(strings.ToValidUTF8(v, "\uFFFD"))
 		}
 		out = append(out, harNameValue{Name: k, Value: v})
 	}
 	return out
+}
+
+// encodeURIComponent is JavaScript's: every byte but letters, digits and
+// -_.!~*'() as %XX.
+func encodeURIComponent(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-_.!~*'()", c) >= 0 {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+	return b.String()
 }

@@ -168,3 +168,82 @@ func TestDetailSaysUnanswered(t *testing.T) {
 		t.Errorf("the stream's summary %s says unanswered %v (%v), want true", appendSummary(nil, one), streamed.Unanswered, err)
 	}
 }
+
+// A call whose body listen did not keep (over --max-body, or a request the
+// HTTP server refused) has no postData in the HAR and a bodySize of -1
+// (not known): a postData of "" and a bodySize of 0 said it came with an
+// empty body, and a HAR reader that replays sent one.
+func TestHARBodyNotKeptHasNone(t *testing.T) {
+	t.Parallel()
+	s := NewStore(10)
+	over := record(1, "CREATE_RECEIVABLE_DOC", nil, 413)
+	over.BodyOverLimit = 100
+	s.Add(over, nil)
+	refused := record(2, "CREATE_RECEIVABLE_DOC", nil, 400)
+	refused.Rejected = &capture.Rejected{Reason: "Bad Request: invalid header name"}
+	s.Add(refused, nil)
+	s.Add(record(3, "CREATE_RECEIVABLE_DOC", nil, 200), nil) // came empty: says so
+	srv := newTestServer(t, s, nil)
+	var h struct {
+		Log struct {
+			Entries []struct {
+				Request struct {
+					PostData *struct{ Text string }
+					BodySize int
+				}
+				Comment string
+			}
+		}
+	}
+	if resp := get(t, srv.URL+"/api/export?format=har", &h); resp.StatusCode != http.StatusOK || len(h.Log.Entries) != 3 {
+		t.Fatalf("%d, %d entries", resp.StatusCode, len(h.Log.Entries))
+	}
+	for i, e := range h.Log.Entries[:2] {
+		if e.Request.PostData != nil || e.Request.BodySize != -1 || !strings.Contains(e.Comment, "kept") {
+			t.Errorf("entry %d: postData %+v, bodySize %d, comment %q; want none, -1 and why", i, e.Request.PostData, e.Request.BodySize, e.Comment)
+		}
+	}
+	if e := h.Log.Entries[2]; e.Request.PostData == nil || e.Request.PostData.Text != "" || e.Request.BodySize != 0 {
+		t.Errorf("an empty body: postData %+v, bodySize %d; want an empty one", e.Request.PostData, e.Request.BodySize)
+	}
+}
+
+// queryString holds each name decoded and each value percent-encoded as
+// encodeURIComponent writes it, as har-to-k6 reads a HAR (it decodes each
+// value, and leaves out a pair the URL has): decoded, p=%25 became "%",
+// and har-to-k6 refused the whole file ("URI malformed"); as in the URL,
+// q=a+b was no pair of the URL's to it (which reads + as a space), and it
+// sent it a second time.
+func TestHARQueryStringEncodedAsReadersDecode(t *testing.T) {
+	t.Parallel()
+	s := NewStore(10)
+	rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{}`), 200)
+	rec.Query = "businessType=CREATE_RECEIVABLE_DOC&p=%25&a=%2541&q=a+b%20c&s=%E4%B8%AD&b=%FF&api%5Fkey=k3y&flag&t=it's+(*)!~"
+	s.Add(rec, nil)
+	srv := newTestServer(t, s, nil)
+	var h struct {
+		Log struct {
+			Entries []struct {
+				Request struct {
+					URL         string
+					QueryString []struct{ Name, Value string }
+				}
+			}
+		}
+	}
+	get(t, srv.URL+"/api/export?format=har", &h)
+	if len(h.Log.Entries) != 1 {
+		t.Fatalf("%d entries", len(h.Log.Entries))
+	}
+	var got []string
+	for _, q := range h.Log.Entries[0].Request.QueryString {
+		got = append(got, q.Name+"="+q.Value)
+	}
+	want := "businessType=CREATE_RECEIVABLE_DOC p=%25 a=%2541 q=a%20b%20c s=%E4%B8%AD b=%EF%BF%BD api_key=**** flag= t=it's%20(*)!~"
+	if strings.Join(got, " ") != want {
+		t.Errorf("queryString %q\nwant %q", strings.Join(got, " "), want)
+	}
+	if u := h.Log.Entries[0].Request.URL; strings.Contains(u, "k3y") {
+		t.Errorf("url %s shows the key", u)
+	}
+}

@@ -45,6 +45,9 @@ func TestOneIsByteForByte(t *testing.T) {
 		got.Header.Get("Content-Type") != "application/json; charset=utf-8" || got.ContentLength != int64(len(body)) {
 		t.Errorf("headers %v (length %d)", got.Header, got.ContentLength)
 	}
+	if ua, ok := got.Header["User-Agent"]; ok {
+		t.Errorf("a call that came without a User-Agent went with %q", ua)
+	}
 
 	dead := One(context.Background(), rec, "http://127.0.0.1:1/")
 	if dead.Error == "" || dead.Status != 0 {

@@ -313,9 +313,15 @@ func request(rec *capture.Record, ids *reqid.IDs) (*attempt.Request, error) {
 		return nil, err
 	}
 	h := capture.ReplayHeaders(rec.Headers)
-	// The captured content type is replayed as it was, or not at all.
-	if _, ok := h["Content-Type"]; !ok {
-		h["Content-Type"] = nil
+	// The captured content type is replayed as it was, or not at all;
+	// so is the User-Agent: a call that came without one went out with
+	// Go's "Go-http-client/1.1", a header its sender never sent (listen's
+	// forward adds none either). A name with no value is written by no
+	// path of the deliverer, and keeps it from adding its own.
+	for _, k := range []string{"Content-Type", "User-Agent"} {
+		if _, ok := h[k]; !ok {
+			h[k] = nil
+		}
 	}
 	// A body sent compressed (Content-Encoding: gzip) holds its
 	// requestId compressed: it is read from the document the body decodes

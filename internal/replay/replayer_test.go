@@ -32,7 +32,7 @@ func TestRequestFromRecord(t *testing.T) {
 		req.RequestID != "11111111-1111-4111-8111-111111111111" || string(req.Body) != `{"requestId":"11111111-1111-4111-8111-111111111111","data":{}}` {
 		t.Errorf("request %+v", req)
 	}
-	want := http.Header{"X-Trace": {"t1"}, "Content-Type": nil}
+	want := http.Header{"X-Trace": {"t1"}, "Content-Type": nil, "User-Agent": nil}
 	if fmt.Sprint(req.Header) != fmt.Sprint(want) {
 		t.Errorf("header %v, want %v", req.Header, want)
 	}

@@ -39,7 +39,9 @@ type Curl struct {
 	// Own are the call's own headers, kept; a name here replaces the
 	// user's header of that name, as the call did.
 	Own http.Header
-	// Body is sent with --data-binary, an empty one too, unless NoBody.
+	// Body is sent with --data-binary, an empty one too, unless NoBody
+	// (with --data-raw when it starts with @, which --data-binary reads as
+	// a file's name).
 	Body   []byte
 	NoBody bool
 	// BodyFile is the file --data-binary reads the body from when it is
@@ -80,8 +82,19 @@ func (c *Curl) String() string {
 		fmt.Fprintf(&b, "for i in $(seq %d); do ", c.Copies)
 	}
 	b.WriteString("curl" + Words(c.Flags))
-	if c.Method != "" {
+	switch {
+	case c.Method == http.MethodHead && c.NoBody:
+		// -X HEAD has curl wait for the body the answer's Content-Length
+		// announces, which a HEAD answer never sends: the command hung
+		// until the server gave up. --head reads no body.
+		b.WriteString(" --head")
+	case c.Method != "":
 		b.WriteString(" -X " + Word(c.Method))
+	}
+	if strings.ContainsAny(c.URL, "[]{}") {
+		// curl reads [1-3] and {a,b} in a URL as globs: a query such as
+		// items[0]=x made it fail (exit 3), b={x,y} sent two calls.
+		b.WriteString(" --globoff")
 	}
 	if c.Vars {
 		b.WriteString(" " + urlVarsWord(c.URL, c.VarPrefix, c.Plain))
@@ -93,6 +106,11 @@ func (c *Curl) String() string {
 	}
 	switch {
 	case c.NoBody:
+	case c.Inline() && strings.HasPrefix(string(c.Body), "@"):
+		// --data-binary takes a word starting with @ for a file to read
+		// and sends that file: a body "@/etc/passwd" went as the user's
+		// file. --data-raw (curl 7.43) sends the word as it is.
+		b.WriteString(" --data-raw " + Quote(string(c.Body)))
 	case c.Inline():
 		b.WriteString(" --data-binary " + Quote(string(c.Body)))
 	default:

@@ -52,6 +52,15 @@ func TestCurl(t *testing.T) {
 		{"a body with single quotes and newlines, quoted",
 			Curl{URL: "http://h/", Body: []byte("{\"n\":\"it's\"}\n$(id)\n"), MaxInline: 100},
 			"curl 'http://h/' --data-binary '{\"n\":\"it'\\''s\"}\n$(id)\n'"},
+		{"a body starting with @ sent as it is, never read as a file's name",
+			Curl{URL: "http://h/", Body: []byte("@/etc/passwd"), MaxInline: 100},
+			`curl 'http://h/' --data-raw '@/etc/passwd'`},
+		{"brackets and braces in the URL are no curl globs",
+			Curl{Method: "POST", URL: "http://h/p?items[0]=x&b={x,y}", NoBody: true},
+			`curl -X POST --globoff 'http://h/p?items[0]=x&b={x,y}'`},
+		{"a HEAD without a body with --head, which reads no answer's body",
+			Curl{Method: "HEAD", URL: "http://h/", NoBody: true},
+			`curl --head 'http://h/'`},
 		{"an empty body sent as such",
 			Curl{Method: "POST", URL: "http://h/"},
 			`curl -X POST 'http://h/' --data-binary ''`},
@@ -176,13 +185,18 @@ func FuzzCurlReadBack(f *testing.F) {
 		if method != "" {
 			want = append(want, "-X", method)
 		}
+		if strings.ContainsAny(url, "[]{}") {
+			want = append(want, "--globoff")
+		}
 		want = append(want, termsafe.URLString(url))
 		hs := [][2]string{{"Authorization", termsafe.Mask("Authorization", auth)}, {"X-Trace", value}, {name, value}}
 		slices.SortFunc(hs, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
 		for _, h := range hs {
 			want = append(want, "-H", h[0]+": "+h[1])
 		}
-		if c.Inline() {
+		if c.Inline() && strings.HasPrefix(body, "@") {
+			want = append(want, "--data-raw", body)
+		} else if c.Inline() {
 			want = append(want, "--data-binary", body)
 		} else {
 			want = append(want, "--data-binary", "@body file.json")

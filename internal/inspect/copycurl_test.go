@@ -1,0 +1,133 @@
+package inspect
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// The page's "copy as curl", run as printed by sh with the real curl,
+// sends the call's body and content type as they came: a body that starts
+// with '@' is not a file name for curl to read (it sent that file, of the
+// user's machine, instead), a call that came without a Content-Type does
+// not go with curl's application/x-www-form-urlencoded, and quotes, $()
+// and backticks in a body reach the receiver as bytes, never the shell;
+// brackets and braces in a query are no curl globs; a Proxy-Authorization
+// goes no more than replay sends it.
+func TestCopyAsCurlSendsTheCall(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl")
+	}
+	type got struct {
+		ctype  []string
+		body   []byte
+		method string
+		query  string
+		proxy  string
+	}
+	calls := make(chan got, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		calls <- got{r.Header.Values("Content-Type"), b, r.Method, r.URL.RawQuery, r.Header.Get("Proxy-Authorization")}
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	secret := filepath.Join(dir, "secret.txt")
+	if err := os.WriteFile(secret, []byte("a file of the user's"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(dir, "ran")
+	tests := []struct {
+		name  string
+		body  string
+		ctype []string // nil: the call came without one
+		query string   // "" for the event's alone
+	}{
+		{name: "brackets and braces in the query", body: `{}`, ctype: []string{"application/json"},
+			query: "businessType=CREATE_RECEIVABLE_DOC&items[0]=x&b={x,y}&r=[1-3]"},
+		{name: "a body starting with @", body: "@" + secret, ctype: []string{"application/json"}},
+		{name: "a body that is @ alone", body: "@", ctype: []string{"application/json"}},
+		{name: "no content type", body: `{"requestId":"r-1"}`},
+		{name: "no content type, a body starting with @", body: "@" + secret},
+		{name: "no content type, a body from its file", body: "\xff\xfe{}"},
+		{name: "quotes, $() and backticks", body: `{"a":"it's \"q\" $(touch ` + marker + `) ` + "`touch " + marker + "`" + `"}` + "\n", ctype: []string{"application/json; charset=utf-8"}},
+	}
+	for _, tt := range tests {
+		rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(tt.body), 200)
+		if tt.query != "" {
+			rec.Query = tt.query
+		}
+		// A proxy's credential, never the receiver's: replay drops it.
+		rec.Headers["Proxy-Authorization"] = []string{"Basic eDp5"}
+		delete(rec.Headers, "Content-Type")
+		if tt.ctype != nil {
+			rec.Headers["Content-Type"] = tt.ctype
+		}
+		s := NewStore(10)
+		c := s.Add(rec, nil)
+		h := newHandler(Options{Token: testToken, Store: s, Origin: srv.URL})
+		if err := os.WriteFile(filepath.Join(dir, "call-1.json"), []byte(tt.body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		curl, _ := h.commands(c, "call-1.json")
+		cmd := exec.Command("sh", "-c", curl+" -sS -o /dev/null")
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %s: %v\n%s", tt.name, curl, err, out)
+		}
+		g := <-calls
+		if !bytes.Equal(g.body, []byte(tt.body)) {
+			t.Errorf("%s: %s\nsent body %q, want %q", tt.name, curl, g.body, tt.body)
+		}
+		if len(g.ctype) != len(tt.ctype) || len(g.ctype) > 0 && g.ctype[0] != tt.ctype[0] {
+			t.Errorf("%s: %s\nsent Content-Type %q, want %q", tt.name, curl, g.ctype, tt.ctype)
+		}
+		if g.query != rec.Query {
+			t.Errorf("%s: %s\nsent query %q, want %q", tt.name, curl, g.query, rec.Query)
+		}
+		if g.proxy != "" {
+			t.Errorf("%s: %s\nsent Proxy-Authorization %q", tt.name, curl, g.proxy)
+		}
+		if g.method != "POST" {
+			t.Errorf("%s: %s\nsent %s", tt.name, curl, g.method)
+		}
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("a command ran what the body held")
+	}
+}
+
+// A HEAD call (listen records calls of any method) copied as curl ends
+// with its answer: with -X HEAD curl waited for the body the answer's
+// Content-Length announced, which a HEAD answer never has, and the
+// command hung until the server gave up on it.
+func TestCopyAsCurlOfAHead(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl")
+	}
+	methods := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		methods <- r.Method
+		io.WriteString(w, `{"status":200}`) // a HEAD answer: its length, no body
+	}))
+	defer srv.Close()
+	rec := record(1, "CREATE_RECEIVABLE_DOC", nil, 200)
+	rec.Method = http.MethodHead
+	s := NewStore(10)
+	c := s.Add(rec, nil)
+	h := newHandler(Options{Token: testToken, Store: s, Origin: srv.URL})
+	curl, _ := h.commands(c, "call-1.json")
+	// --max-time bounds the hang: the test fails rather than waits.
+	out, err := exec.Command("sh", "-c", curl+" -sS --max-time 20 -o /dev/null").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", curl, err, out)
+	}
+	if m := <-methods; m != http.MethodHead {
+		t.Errorf("%s: sent %s", curl, m)
+	}
+}
