@@ -153,16 +153,17 @@ func readArgv(t *testing.T, env []string, line string) []string {
 // a fuzz target's every input, its printers shell functions: a line is
 // parsed and expanded as sh -c would, without the two processes per line
 // (sh and the printer) that held FuzzCurlReadBack to a few dozen inputs a
-// second and its minimizing to minutes. The shell takes each line from a
-// file, sourced with ".", on a word from the test's pipe, its standard
-// input /dev/null (a line that reads input takes nothing of the next);
-// after each it writes E and the line's status. A line that went wrong in
-// any way ends that shell, and the next input gets a new one, so that no
-// input is judged by what another left behind.
+// second and its minimizing to minutes. The shell takes a run's lines
+// from a file, sourced with ".", on a word from the test's pipe, its
+// standard input /dev/null (a line that reads input takes nothing of the
+// next); after each line it writes S (E after the last) and the line's
+// status. A line that went wrong in any way ends that shell, and the next
+// input gets a new one, so that no input is judged by what another left
+// behind.
 type shellReader struct {
 	sh    string
 	env   []string
-	line  string // the file each line is written to
+	line  string // the file a run's lines are written to
 	funcs string
 	cmd   *exec.Cmd
 	in    io.WriteCloser
