@@ -76,10 +76,21 @@ func TestBodyBudgetBoundsBodiesInFlight(t *testing.T) {
 	}
 	second := make(chan int, 1)
 	go func() { second <- send() }()
+	// The second body waits for the budget: its handler blocks in the
+	// budget's Acquire (a wait seen, not a time let pass, which on a loaded
+	// machine ran out before the second call was even read).
+	if n := waitInStack(t, "semaphore.(*Weighted).Acquire(", 1); n < 1 {
+		select {
+		case s := <-second:
+			t.Fatalf("second body read while the first still held the budget (status %d)", s)
+		default:
+			t.Fatal("the second body never waited for the budget")
+		}
+	}
 	select {
 	case s := <-second:
-		t.Fatalf("second body read while the first still held the budget (status %d)", s)
-	case <-time.After(200 * time.Millisecond):
+		t.Fatalf("second call answered while it waited for the budget (status %d)", s)
+	default:
 	}
 	close(hold)
 	if s := <-second; s != 200 {
@@ -125,11 +136,19 @@ func (timeoutErr) Temporary() bool { return true }
 // receiver's readBody (or 10 s pass) and returns how many are.
 func waitInReadBody(t *testing.T, n int) int {
 	t.Helper()
+	return waitInStack(t, "receiver.(*Receiver).readBody(", n)
+}
+
+// waitInStack polls the goroutines' stacks until n of them are in frame
+// (or 10 s pass: a bound that ends a failing test, not a time a passing
+// one relies on) and returns how many are.
+func waitInStack(t *testing.T, frame string, n int) int {
+	t.Helper()
 	buf := make([]byte, 4<<20)
 	in := 0
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		stacks := string(buf[:runtime.Stack(buf, true)])
-		in = strings.Count(stacks, "receiver.(*Receiver).readBody(")
+		in = strings.Count(stacks, frame)
 		if in >= n || time.Now().After(deadline) {
 			return in
 		}

@@ -1,7 +1,10 @@
 package shellcmd
 
 import (
+	"bufio"
 	"bytes"
+	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -155,9 +158,158 @@ func readArgv(t *testing.T, env []string, line string) []string {
 	return args
 }
 
+// shellReader reads command lines back through one sh that stays up for
+// a fuzz target's every input, its printers shell functions: a line is
+// parsed and expanded as sh -c would, without the two processes per line
+// (sh and the printer) that held FuzzCurlReadBack to a few dozen inputs a
+// second and its minimizing to minutes. The shell takes a run's lines
+// from a file, sourced with ".", on a word from the test's pipe, its
+// standard input /dev/null (a line that reads input takes nothing of the
+// next); after each line it writes S (E after the last) and the line's
+// status. A line that went wrong in any way ends that shell, and the next
+// input gets a new one, so that no input is judged by what another left
+// behind.
+type shellReader struct {
+	sh    string
+	env   []string
+	line  string // the file a run's lines are written to
+	funcs string
+	cmd   *exec.Cmd
+	in    io.WriteCloser
+	out   *bufio.Reader
+}
+
+func newShellReader(t testing.TB, names ...string) *shellReader {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh on PATH") // the read-back needs a POSIX shell
+	}
+	dir := t.TempDir()
+	r := &shellReader{sh: sh, line: filepath.Join(dir, "line"),
+		// LC_ALL=C: ${#a} counts bytes. PATH an empty directory: the
+		// printers and printf are the shell's own, and a line a bug
+		// let run more (the seed's rm -rf /) finds no program to run.
+		env: []string{"PATH=" + t.TempDir(), "LC_ALL=C"}}
+	for _, n := range names {
+		r.funcs += n + "() { for a do printf '%d:%s' \"${#a}\" \"$a\"; done; }\n"
+	}
+	t.Cleanup(r.stop)
+	return r
+}
+
+func (r *shellReader) start(t *testing.T) {
+	script := r.funcs + "exec 3<&0 </dev/null\nwhile read -r _ <&3; do . " + Quote(r.line) + "; printf 'E%d\\n' \"$?\"; done\n"
+	r.cmd = exec.Command(r.sh, "-c", script)
+	r.cmd.Env = r.env
+	in, err := r.cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := r.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.cmd.Stderr = r.cmd.Stdout // its complaints among the words, where a failure shows them
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r.in, r.out = in, bufio.NewReader(out)
+}
+
+func (r *shellReader) stop() {
+	if r.cmd != nil {
+		r.in.Close() // its read of the next word ends the loop
+		r.cmd.Process.Kill()
+		r.cmd.Wait()
+		r.cmd = nil
+	}
+}
+
+// shLine is a command line to read back, with the variable name set to
+// value when name is not "".
+type shLine struct{ line, name, value string }
+
+// read runs lines in the shell, in one round trip, and reads back the
+// arguments the printers were given for each.
+func (r *shellReader) read(t *testing.T, lines ...shLine) [][]string {
+	t.Helper()
+	if r.cmd == nil {
+		r.start(t)
+	}
+	var script strings.Builder
+	for i, l := range lines {
+		if i > 0 {
+			script.WriteString("printf 'S%d\\n' \"$?\"\n")
+		}
+		if l.name != "" {
+			// Single quotes hold any bytes but NUL, a quote closed, escaped
+			// and reopened: the value as the environment would give it.
+			script.WriteString(l.name + "='" + strings.ReplaceAll(l.value, "'", `'\''`) + "'\n")
+		}
+		script.WriteString(l.line + "\n")
+		if l.name != "" {
+			script.WriteString("unset " + l.name + "\n")
+		}
+	}
+	if err := os.WriteFile(r.line, []byte(script.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.in.Write([]byte("\n")); err != nil {
+		r.stop()
+		t.Fatalf("sh: %v", err)
+	}
+	var all [][]string
+	for i, l := range lines {
+		args, status, err := r.next()
+		last := i == len(lines)-1
+		if err != nil || status != map[bool]string{false: "S0", true: "E0"}[last] {
+			r.stop()
+			t.Fatalf("sh -c %q: %v, status %q, after %q", l.line, err, status, args)
+		}
+		all = append(all, args)
+	}
+	return all
+}
+
+// next reads the arguments one line gave the printers, up to the S (more
+// lines follow) or E (the last) that ends them, and that letter and the
+// line's status after it.
+func (r *shellReader) next() (args []string, status string, err error) {
+	for {
+		b, err := r.out.Peek(1)
+		if err != nil {
+			return args, "", err
+		}
+		if b[0] == 'E' || b[0] == 'S' {
+			s, err := r.out.ReadString('\n')
+			return args, strings.TrimSuffix(s, "\n"), err
+		}
+		n, err := r.out.ReadString(':')
+		if err != nil {
+			return args, "", err
+		}
+		k, err := strconv.Atoi(strings.TrimSuffix(n, ":"))
+		if err != nil {
+			return args, "", fmt.Errorf("printer wrote %q", n)
+		}
+		a := make([]byte, k)
+		if _, err := io.ReadFull(r.out, a); err != nil {
+			return args, "", err
+		}
+		args = append(args, string(a))
+	}
+}
+
 // FuzzCurlReadBack: a curl or whsim command built of any method, URL,
 // header and body runs, in sh, with exactly the words it was built of,
 // credentials masked by the one rule and nothing else changed.
+//
+// A run is one round trip to a shell (shellReader), but every byte a
+// terminal would not show is printed as "$(printf '\ooo')", which the
+// shell forks for: a run of random bytes takes milliseconds, and go's
+// minimizer, trying an interesting input without each run of bytes of
+// each value, takes its whole minute (-fuzzminimizetime) over some. Fuzz
+// it with -fuzzminimizetime=5s to spend the time finding instead.
 func FuzzCurlReadBack(f *testing.F) {
 	for _, s := range [][5]string{
 		{"POST", "http://127.0.0.1:9/hook?businessType=X", "Webhook-Signature", "v1,abc=", `{"requestId":"it's"}`},
@@ -167,11 +319,18 @@ func FuzzCurlReadBack(f *testing.F) {
 	} {
 		f.Add(s[0], s[1], s[2], s[3], s[4], "Bearer s3cret")
 	}
-	env := argvPrinter(f, "curl", "whsim")
+	sh := newShellReader(f, "curl", "whsim")
 	f.Fuzz(func(t *testing.T, method, url, name, value, body, auth string) {
 		for _, s := range []string{method, url, name, value, body, auth} {
 			if strings.ContainsRune(s, 0) {
 				return // no argument can hold a NUL
+			}
+			if len(s) > 64 {
+				// Quoting is decided a character, or a run of unprinted
+				// ones, at a time: longer values add nothing but time to
+				// the minimizer, which tries a value without each of its
+				// runs of bytes, a shell round trip each.
+				return
 			}
 		}
 		if name == "Authorization" || name == "X-Trace" {
@@ -201,9 +360,8 @@ func FuzzCurlReadBack(f *testing.F) {
 		} else {
 			want = append(want, "--data-binary", "@body file.json")
 		}
-		if got := readArgv(t, env, c.String()); !slices.Equal(got, want) {
-			t.Fatalf("sh read\n  %s\nas %q\nwant %q", c.String(), got, want)
-		}
+		lines := []shLine{{line: c.String()}}
+		wants := [][]string{want}
 
 		w := Whsim{Command: "replay -", URL: url, Flags: []string{"--event", method}, Header: user, Own: own, Note: body}
 		want = []string{"replay", "-"}
@@ -214,17 +372,21 @@ func FuzzCurlReadBack(f *testing.F) {
 		for _, h := range hs {
 			want = append(want, "-H", h[0]+": "+h[1])
 		}
-		if got := readArgv(t, env, w.String()); !slices.Equal(got, want) {
-			t.Fatalf("sh read\n  %s\nas %q\nwant %q", w.String(), got, want)
-		}
+		lines, wants = append(lines, shLine{line: w.String()}), append(wants, want)
 
 		// A credential as its variable: the shell fills in the value.
 		secret := name + "-Token"
-		v := HeaderVar(secret)
 		w = Whsim{Command: "check", Header: http.Header{secret: {"never printed"}}, Vars: true}
-		want = []string{"check", "-H", secret + ": " + value}
-		if got := readArgv(t, append(env, v+"="+value), w.String()); !slices.Equal(got, want) || strings.Contains(w.String(), "never printed") {
-			t.Fatalf("sh read\n  %s\nas %q\nwant %q", w.String(), got, want)
+		if strings.Contains(w.String(), "never printed") {
+			t.Fatalf("%s shows the credential", w.String())
+		}
+		lines = append(lines, shLine{line: w.String(), name: HeaderVar(secret), value: value})
+		wants = append(wants, []string{"check", "-H", secret + ": " + value})
+
+		for i, got := range sh.read(t, lines...) {
+			if !slices.Equal(got, wants[i]) {
+				t.Fatalf("sh read\n  %s\nas %q\nwant %q", lines[i].line, got, wants[i])
+			}
 		}
 	})
 }

@@ -41,16 +41,26 @@ func TestReportAllocs(t *testing.T) {
 // FuzzDeliveryReport formats a delivery whose every outside text is fuzzed
 // (event, requestId, error, redirect, response header and body) in each
 // output mode: what comes out is terminal-safe, the JSON parses, and a
-// token header's value never shows.
+// token header's value never shows. The mode (format and verbosity) is
+// fuzzed too, one a run: a text or JSON reporter starts with its megabyte
+// of buffer, and six of them a run held fuzzing to a hundred runs a
+// second, its minimizing to seconds an input; every seed is run in every
+// mode.
 func FuzzDeliveryReport(f *testing.F) {
 	// What a sender or a receiver may put in a query, a header or a body:
 	// an OSC 52 clipboard write, a clear-screen, a C1 NEL, a bidi override
 	// and a byte that is not UTF-8.
 	const hostile = "\x1b]52;c;aGk=\x07\x1b[2J\u0085\u202e\xff"
-	f.Add("CREATE_RECEIVABLE_DOC", "11111111-1111-4111-8111-111111111111", "", "", "X-Note", "ok", []byte(`{"ok":true}`), 200)
-	f.Add(hostile, hostile, hostile, hostile, hostile, hostile, []byte(hostile), 0)
-	f.Add("e", "id", "dial tcp: \u0085", "/\u202e", "x-auth-token", "\x1bsecret", []byte("\xff\x7f"), 302)
-	f.Fuzz(func(t *testing.T, event, id, errText, location, hname, hvalue string, body []byte, status int) {
+	reportModes := []struct {
+		format  string
+		verbose bool
+	}{{term.Text, false}, {term.Text, true}, {term.JSON, false}, {term.JSON, true}, {term.JUnit, false}, {term.JUnit, true}}
+	for mode := range uint8(len(reportModes)) {
+		f.Add("CREATE_RECEIVABLE_DOC", "11111111-1111-4111-8111-111111111111", "", "", "X-Note", "ok", []byte(`{"ok":true}`), 200, mode)
+		f.Add(hostile, hostile, hostile, hostile, hostile, hostile, []byte(hostile), 0, mode)
+		f.Add("e", "id", "dial tcp: \u0085", "/\u202e", "x-auth-token", "\x1bsecret", []byte("\xff\x7f"), 302, mode)
+	}
+	f.Fuzz(func(t *testing.T, event, id, errText, location, hname, hvalue string, body []byte, status int, mode uint8) {
 		res := &attempt.Result{
 			Request:    &attempt.Request{Seq: 1, Event: event, RequestID: id, Body: body},
 			URL:        "http://127.0.0.1:9/in?businessType=" + url.QueryEscape(event),
@@ -58,30 +68,27 @@ func FuzzDeliveryReport(f *testing.F) {
 			SentHeader: http.Header{hname: {hvalue}}, RespBody: body,
 			RespHeader: http.Header{hname: {hvalue}, "X-Auth-Token": {"tok-secret-123"}},
 		}
-		for _, format := range []string{term.Text, term.JSON, term.JUnit} {
-			for _, verbose := range []bool{false, true} {
-				var out bytes.Buffer
-				rep, err := term.New(format, &out, term.Style{Verbose: verbose}, false)
-				if err != nil {
-					t.Fatal(err)
-				}
-				_ = rep.Case((*delivery)(res))
-				if err := rep.Finish(SendSummary{Stats: &load.Stats{}, Name: "whsim send"}); err != nil {
-					t.Fatal(err)
-				}
-				got := out.String()
-				if termsafe.Lines(got) != got {
-					t.Fatalf("%s (verbose %v) is not terminal-safe:\n%q", format, verbose, got)
-				}
-				if strings.Contains(got, "tok-secret-123") {
-					t.Fatalf("%s (verbose %v) shows the token:\n%s", format, verbose, got)
-				}
-				if format == term.JSON {
-					for line := range strings.SplitSeq(strings.TrimSuffix(got, "\n"), "\n") {
-						if !json.Valid([]byte(line)) {
-							t.Fatalf("invalid JSON line %q", line)
-						}
-					}
+		m := reportModes[int(mode)%len(reportModes)]
+		var out bytes.Buffer
+		rep, err := term.New(m.format, &out, term.Style{Verbose: m.verbose}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = rep.Case((*delivery)(res))
+		if err := rep.Finish(SendSummary{Stats: &load.Stats{}, Name: "whsim send"}); err != nil {
+			t.Fatal(err)
+		}
+		got := out.String()
+		if termsafe.Lines(got) != got {
+			t.Fatalf("%s (verbose %v) is not terminal-safe:\n%q", m.format, m.verbose, got)
+		}
+		if strings.Contains(got, "tok-secret-123") {
+			t.Fatalf("%s (verbose %v) shows the token:\n%s", m.format, m.verbose, got)
+		}
+		if m.format == term.JSON {
+			for line := range strings.SplitSeq(strings.TrimSuffix(got, "\n"), "\n") {
+				if !json.Valid([]byte(line)) {
+					t.Fatalf("invalid JSON line %q", line)
 				}
 			}
 		}
