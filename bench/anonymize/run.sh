@@ -43,3 +43,17 @@ for f in capture.ndjson payloads.ndjson document.json; do
 	}'
 done
 echo "ratio: anonymize time / validate time on the same file (anonymize reads a file twice and checks what it wrote)"
+
+# Linear in the input: a third of each file, so that time growing faster
+# than the input (a search of every stand-in for each one, as before
+# session twenty-nine's fix) shows as a ratio above 3.
+printf '\n%-18s %14s %14s %8s\n' input "a third s" "whole s" ratio
+for f in capture.ndjson payloads.ndjson; do
+	head -n $(($(wc -l <"$work/$f") / 3)) "$work/$f" >"$work/third-$f"
+	set -- $(measure a "$work/whsim" anonymize --key $key --check "$work/third-$f")
+	tt=$2
+	set -- $(measure a "$work/whsim" anonymize --key $key --check "$work/$f")
+	wt=$2
+	awk -v f="$f" -v tt="$tt" -v wt="$wt" 'BEGIN { printf "%-18s %14.2f %14.2f %7.2fx\n", f, tt, wt, (tt > 0 ? wt / tt : 0) }'
+done
+echo "ratio: the whole file's time / a third's (linear: about 3)"
