@@ -26,6 +26,7 @@ import (
 
 	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/jsonerr"
+	"github.com/whsim/whsim/internal/jsonlex"
 )
 
 // Max is the largest document, NDJSON line or array element an input may
@@ -90,41 +91,34 @@ func IsRecord(line []byte) bool {
 
 // topLevelCapture says whether the object that starts t has a member
 // "capture" whose value is a number, as far as t is JSON (a record torn
-// after that member is one).
+// after that member is one). The members before it are skipped by the
+// lexer validate reads bodies with, which copies no value (a sorted
+// record's "body", the whole call, comes first).
 func topLevelCapture(t []byte) bool {
-	dec := json.NewDecoder(bytes.NewReader(t))
-	dec.UseNumber()
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return false
-	}
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return false
+	var lx jsonlex.Lexer
+	lx.Reset(t)
+	found := false
+	_ = lx.Run(func() {
+		if lx.Peek() != jsonlex.Object || !lx.Enter() {
+			return
 		}
-		if key == "capture" {
-			v, err := dec.Token()
-			_, number := v.(json.Number)
-			return err == nil && number
-		}
-		// Skip the member's value, whatever its depth.
-		for depth := 0; ; {
-			tok, err := dec.Token()
-			if err != nil {
-				return false
+		for first := true; ; first = false {
+			key := lx.Key(first)
+			k := lx.Peek()
+			if string(lx.KeyBytes(key)) == "capture" {
+				if k == jsonlex.Number {
+					lx.Num()
+					found = true
+				}
+				return
 			}
-			switch tok {
-			case json.Delim('{'), json.Delim('['):
-				depth++
-			case json.Delim('}'), json.Delim(']'):
-				depth--
-			}
-			if depth == 0 {
-				break
+			lx.Skip(k)
+			if !lx.More('}') {
+				return
 			}
 		}
-	}
-	return false
+	})
+	return found
 }
 
 // CutShort says line is a capture record cut short: a record's start
