@@ -362,8 +362,12 @@ func (s *Summary) Unjudged() int {
 // case of the checks that ran was inconclusive (a receiver that answers
 // every call 401, --checks rejects-malformed). Such a run verified
 // nothing; read unattended (an exit code, a CI badge) "no check failed"
-// would be a pass, so it is no pass.
+// would be a pass, so it is no pass. A run cut short (stopped,
+// interrupted) is said as such instead.
 func (s *Summary) NothingJudged() bool {
+	if s.Stopped != nil || s.Interrupted != nil {
+		return false
+	}
 	judged, unjudged := 0, 0
 	for _, id := range s.Order {
 		t := s.Checks[id]

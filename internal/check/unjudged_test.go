@@ -49,3 +49,21 @@ func TestSummaryNothingJudged(t *testing.T) {
 		}
 	}
 }
+
+// A run cut short is said as such: NothingJudged leaves it to Stopped and
+// Interrupted, however few of its cases were judged.
+func TestSummaryNothingJudgedCutShort(t *testing.T) {
+	t.Parallel()
+	tally := map[string]*Tally{"a": {Warn: 2, Inconclusive: 2}}
+	for _, s := range []Summary{
+		{Order: []string{"a"}, Checks: tally, Stopped: &Stop{Reason: "timed out"}},
+		{Order: []string{"a"}, Checks: tally, Interrupted: &Stop{Reason: "interrupted"}},
+	} {
+		if s.NothingJudged() {
+			t.Errorf("NothingJudged() of a run cut short (%+v, %+v) = true", s.Stopped, s.Interrupted)
+		}
+		if !s.Failed() {
+			t.Errorf("Failed() of a run cut short = false")
+		}
+	}
+}

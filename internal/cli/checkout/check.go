@@ -53,7 +53,7 @@ func (s CheckSink) Finish(sum *check.SummaryReport) error {
 			Case: &check.Case{Check: id, Name: "interrupted"}, Verdict: check.Fail,
 			Reason: fmt.Sprintf("interrupted after %s: %d of %d cases run, the rest not run", it.After, sum.Done, sum.Total)}}})
 	}
-	if sum.Stopped == nil && sum.Interrupted == nil && sum.NothingJudged() && s.JUnit {
+	if sum.NothingJudged() && s.JUnit {
 		// Every case a skipped one there: a JUnit reader would count no
 		// failure of a run that exits 1 for having verified nothing.
 		_ = s.R.Case(CheckCase{&check.CaseReport{Result: check.Result{
@@ -508,7 +508,7 @@ func (s CheckSummary) AppendJSON(b []byte) []byte {
 	if s.Unfinished != "" {
 		j.Failed = true // no verdict is no pass
 	}
-	j.NothingJudged = sum.Stopped == nil && sum.Interrupted == nil && s.Unfinished == "" && sum.NothingJudged()
+	j.NothingJudged = s.Unfinished == "" && sum.NothingJudged()
 	for id, t := range sum.Checks {
 		if !slices.Contains(sum.NotRun, id) {
 			j.Checks[id] = *t
