@@ -21,7 +21,7 @@ import (
 // goes no more than replay sends it.
 func TestCopyAsCurlSendsTheCall(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
-		t.Skip("no curl")
+		t.Skip("curl is not installed (scripts/install-tools.sh curl): the copied command is run as a user pastes it")
 	}
 	type got struct {
 		ctype  []string
@@ -108,7 +108,7 @@ func TestCopyAsCurlSendsTheCall(t *testing.T) {
 // command hung until the server gave up on it.
 func TestCopyAsCurlOfAHead(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
-		t.Skip("no curl")
+		t.Skip("curl is not installed (scripts/install-tools.sh curl): the copied command is run as a user pastes it")
 	}
 	methods := make(chan string, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
