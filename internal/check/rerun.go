@@ -510,6 +510,21 @@ func (h *heldReruns) drain(end bool) {
 	})
 }
 
+// FirstSigned is the first case a rerun would have to sign afresh with
+// the run's secret: one judged on a signed call, or an effects case whose
+// calls were signed when a probe is there to judge it (withProbe).
+func FirstSigned(cases []Failed, withProbe bool) (Failed, bool) {
+	for _, c := range cases {
+		if c.Resign && c.Want != "" {
+			return c, true
+		}
+		if e := c.Effects; e != nil && !e.Load && withProbe && slices.ContainsFunc(e.Calls, func(c EffectsCall) bool { return c.Resign }) {
+			return c, true
+		}
+	}
+	return Failed{}, false
+}
+
 // Rerun sends each failed case again, as the run sent it (every copy, at
 // once when it was), and says whether it is fixed: every answer is what
 // the case's check wants. A case that needs the run's secret and has no
@@ -518,13 +533,8 @@ func Rerun(ctx context.Context, cfg RerunConfig, cases []Failed, out func(RerunR
 	if cfg.Target == nil {
 		return errors.New("rerun: no URL to send to")
 	}
-	for _, c := range cases {
-		if c.Resign && c.Want != "" && cfg.Signer == nil {
-			return fmt.Errorf("%s %s was signed with the run's secret: give it (--secret) to sign it afresh", c.Check, c.Name)
-		}
-		if e := c.Effects; e != nil && !e.Load && cfg.Probe != nil && cfg.Signer == nil && slices.ContainsFunc(e.Calls, func(c EffectsCall) bool { return c.Resign }) {
-			return fmt.Errorf("%s %s was signed with the run's secret: give it (--secret) to sign it afresh", c.Check, c.Name)
-		}
+	if c, ok := FirstSigned(cases, cfg.Probe != nil); ok && cfg.Signer == nil {
+		return fmt.Errorf("%s %s was signed with the run's secret: give it (--secret) to sign it afresh", c.Check, c.Name)
 	}
 	// As a run does, before the first call: a probe that does not answer
 	// count 0 for a document never sent would read every document FIXED.

@@ -152,6 +152,11 @@ func (o *checkOptions) buildRerun(ctx context.Context, a *cmdutil.App) (*checkRe
 	if r.probeNote, err = rerunProbe(o, &r.cfg, cases, curlTLSOf(o)); err != nil {
 		return nil, err
 	}
+	if c, ok := check.FirstSigned(cases, r.cfg.Probe != nil); ok && r.fromReport != "" && r.cfg.Signer == nil {
+		// Said whole here, as Rerun would say only "--secret", which
+		// without --url is refused in turn: one message, one fix.
+		return nil, cmdutil.Usagef("--rerun %s: %s %s was signed with the run's secret: give --url and --secret to sign it afresh (a secret goes only to a URL you give)", termsafe.Text(o.Rerun), termsafe.Text(c.Check), termsafe.Text(c.Name))
+	}
 	r.cfg.Settle = o.Settle
 	again := *o
 	if r.probeNote != "" && o.Probe == "" && o.ProbeCmd == "" {
