@@ -391,6 +391,13 @@ func (rd *Reader) detect() error {
 	}
 	text := first.text
 	switch {
+	case !rd.linesOnly && !forced && !first.nl && !first.long && bytes.IndexByte(text, '\r') >= 0 && json.Valid(text):
+		// No LF at all, and CRs inside one JSON value: a pretty-printed
+		// document saved with CR-only line ends (classic Mac OS, some
+		// editors' setting), whose findings are placed on its lines, not
+		// one NDJSON line. CR-only is no NDJSON line end.
+		rd.kind, rd.state, rd.doc = Document, stDocument, withLine(head, first)
+		return nil
 	case rd.linesOnly || first.long || json.Valid(text):
 		return rd.lines(first)
 	case !first.nl && IsRecord(text):
@@ -897,6 +904,7 @@ type arrayScanner struct {
 	c         byte
 	have      bool
 	line, col int
+	cr        bool // the byte taken before was a CR
 	err       error
 	buf       []byte
 }
@@ -922,8 +930,13 @@ func (s *arrayScanner) next() {
 		return
 	}
 	s.have = false
+	// A line ends at LF, CRLF or a lone CR, as jsonlex.LineCounter
+	// counts them for findings inside the element.
+	cr := s.cr
+	s.cr = s.c == '\r'
 	switch {
-	case s.c == '\n':
+	case s.c == '\n' && cr:
+	case s.c == '\n' || s.c == '\r':
 		s.line, s.col = s.line+1, 1
 	case s.c&0xC0 != 0x80: // not a UTF-8 continuation byte
 		s.col++
