@@ -667,6 +667,39 @@ func TestLongValueQuotedShort(t *testing.T) {
 	}
 }
 
+// A long key is quoted in part, in the message and in the path of every
+// finding under it, and the message says so: a megabyte key made a
+// finding of two megabytes (its path and its message).
+func TestLongKeyQuotedShort(t *testing.T) {
+	t.Parallel()
+	rec := load(t, "receipt.json")
+	key := strings.Repeat("键", 400000) // 1.2 MB
+	tests := []struct {
+		name, body, path, msg string
+	}{
+		{"unknown in data", edit(t, rec, `"收款明细": [`, `"`+key+`": 1, "收款明细": [`), `data["` + strings.Repeat("键", 33) + `…"]`,
+			`"` + strings.Repeat("键", 33) + `…" (a key of 1200000 bytes, quoted in part) is not a field of data`},
+		{"unknown in the envelope", edit(t, rec, `"businessType"`, `"`+key+`": 1, "businessType"`), `["` + strings.Repeat("键", 33) + `…"]`,
+			`"` + strings.Repeat("键", 33) + `…" (a key of 1200000 bytes, quoted in part) is not a field of the envelope`},
+		{"duplicate under a long key", edit(t, rec, `"收款明细": [`, `"`+key+`": {"a": 1, "a": 2}, "收款明细": [`), `data["` + strings.Repeat("键", 33) + `…"].a`,
+			`duplicate key "a": a receiver's JSON library may keep either value`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			for _, f := range mustNew(t, Options{}).Check([]byte(tt.body), "") {
+				if len(f.Path)+len(f.Message) > 600 {
+					t.Errorf("%s: a finding of %d bytes: %.200s", f.Rule, len(f.Path)+len(f.Message), f.Path)
+				}
+				if f.Path == tt.path && f.Message == tt.msg {
+					return
+				}
+			}
+			t.Errorf("no finding %s: %s", tt.path, tt.msg)
+		})
+	}
+}
+
 // A body that is no object is named by what it is: "the body is null",
 // not "a null".
 func TestEnvelopeNamesWhatTheBodyIs(t *testing.T) {
