@@ -836,12 +836,10 @@ func depth(b []byte) int {
 
 // startArray starts reading the array at the next byte after head.
 func (rd *Reader) startArray(head []byte) {
-	s := &arrayScanner{r: rd.br, line: 1 + bytes.Count(head, []byte("\n")), col: 1}
-	if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
-		s.col += len(head) - i - 1
-	} else {
-		s.col += len(head)
-	}
+	// The white space before it may end lines at LF, CRLF or CR.
+	line, col := jsonlex.Position(head, len(head))
+	s := &arrayScanner{r: rd.br, line: line, col: col}
+	s.cr = len(head) > 0 && head[len(head)-1] == '\r'
 	s.peek()
 	s.next() // the '['
 	rd.arr, rd.end = s, ','
