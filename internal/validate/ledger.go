@@ -194,7 +194,8 @@ func (c *checker) slotPath(of spec.Datum, r *record) string {
 // double reads it as 1e15).
 const ulps = 1e-14
 
-// Tolerances, in cents: half a cent, and the Golden Tax system's per line.
+// Tolerances, in yuan: half a cent, and the Golden Tax system's per line
+// (taxCents).
 const (
 	halfCent     = 0.005
 	taxCents     = spec.LineTaxToleranceCents
@@ -305,12 +306,13 @@ func (c *checker) taxHolds(it *record, tax, qty, price int8) bool {
 	t, amount := it.v[tax], it.v[qty]*it.v[price]
 	err := ulps * (math.Abs(t) + math.Abs(amount))
 	var q, p, tx *big.Rat
+	read := false // q, p and tx, once the doubles could not tell
 	for _, r := range spec.VATRates() {
 		for _, per := range [...]int{100, 100 + r} {
 			ok, sure := clearly(t-amount*float64(r)/float64(per), err, taxTolerance)
 			if !sure {
-				if q == nil {
-					q, p, tx = c.rat(it, qty), c.rat(it, price), c.rat(it, tax)
+				if !read {
+					q, p, tx, read = c.rat(it, qty), c.rat(it, price), c.rat(it, tax), true
 				}
 				if q == nil || p == nil || tx == nil {
 					ok = !math.IsInf(amount, 0) && math.Abs(t-amount*float64(r)/float64(per)) <= taxTolerance
