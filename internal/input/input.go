@@ -391,6 +391,13 @@ func (rd *Reader) detect() error {
 	}
 	text := first.text
 	switch {
+	case !rd.linesOnly && !forced && !first.nl && !first.long && bytes.IndexByte(text, '\r') >= 0 && json.Valid(text):
+		// No LF at all, and CRs inside one JSON value: a pretty-printed
+		// document saved with CR-only line ends (classic Mac OS, some
+		// editors' setting), whose findings are placed on its lines, not
+		// one NDJSON line. CR-only is no NDJSON line end.
+		rd.kind, rd.state, rd.doc = Document, stDocument, withLine(head, first)
+		return nil
 	case rd.linesOnly || first.long || json.Valid(text):
 		return rd.lines(first)
 	case !first.nl && IsRecord(text):
@@ -829,12 +836,10 @@ func depth(b []byte) int {
 
 // startArray starts reading the array at the next byte after head.
 func (rd *Reader) startArray(head []byte) {
-	s := &arrayScanner{r: rd.br, line: 1 + bytes.Count(head, []byte("\n")), col: 1}
-	if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
-		s.col += len(head) - i - 1
-	} else {
-		s.col += len(head)
-	}
+	// The white space before it may end lines at LF, CRLF or CR.
+	line, col := jsonlex.Position(head, len(head))
+	s := &arrayScanner{r: rd.br, line: line, col: col}
+	s.cr = len(head) > 0 && head[len(head)-1] == '\r'
 	s.peek()
 	s.next() // the '['
 	rd.arr, rd.end = s, ','
@@ -897,6 +902,7 @@ type arrayScanner struct {
 	c         byte
 	have      bool
 	line, col int
+	cr        bool // the byte taken before was a CR
 	err       error
 	buf       []byte
 }
@@ -922,8 +928,13 @@ func (s *arrayScanner) next() {
 		return
 	}
 	s.have = false
+	// A line ends at LF, CRLF or a lone CR, as jsonlex.LineCounter
+	// counts them for findings inside the element.
+	cr := s.cr
+	s.cr = s.c == '\r'
 	switch {
-	case s.c == '\n':
+	case s.c == '\n' && cr:
+	case s.c == '\n' || s.c == '\r':
 		s.line, s.col = s.line+1, 1
 	case s.c&0xC0 != 0x80: // not a UTF-8 continuation byte
 		s.col++

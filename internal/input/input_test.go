@@ -84,6 +84,15 @@ func TestDetect(t *testing.T) {
 		{name: "array", file: "a.json", in: "  [ {\"a\":1} ,\n {\"b\":2}]\n", kind: Array,
 			want: []string{`1:5/0 {"a":1}`, `2:2/1 {"b":2}`}},
 		{name: "empty array", file: "a.json", in: "[ ]", kind: Array},
+		// CR-only line ends (classic Mac OS) are line ends too: a
+		// pretty-printed document saved so is one document, not one
+		// NDJSON line, and array elements are placed on their lines.
+		{name: "CR-only document", file: "a.json", in: "{\r  \"a\": 1\r}\r", kind: Document, want: []string{"0:0/-1 {\r  \"a\": 1\r}\r"}},
+		{name: "CR-only array", file: "a.json", in: "[\r{},\r\r {}\r]\r", kind: Array, want: []string{"2:1/0 {}", "4:2/1 {}"}},
+		{name: "CR-only lines before an array", file: "a.json", in: "\r\r  [{},\r{}]", kind: Array, want: []string{"3:4/0 {}", "4:1/1 {}"}},
+		{name: "CRLF lines before an array", file: "a.json", in: "\r\n\r\n  [{},\r\n{}]", kind: Array, want: []string{"3:4/0 {}", "4:1/1 {}"}},
+		{name: "CRLF array", file: "a.json", in: "[\r\n{},\r\n\r\n {}\r\n]\r\n", kind: Array, want: []string{"2:1/0 {}", "4:2/1 {}"}},
+		{name: "CR-only values are no NDJSON", file: "a.json", in: "{}\r{}\r", kind: NDJSON, want: []string{"1:0/-1 {}\r{}"}},
 		{name: "array not closed", file: "a.json", in: "[{}", kind: Array, want: []string{"1:2/0 {}", "1:4/-1 PROBLEM the array is not closed (a missing ])"}},
 		{name: "array trailing comma", file: "a.json", in: "[{},]", kind: Array, want: []string{"1:2/0 {}", "1:5/1 PROBLEM an empty array element (a trailing comma?)"}},
 		{name: "data after array", file: "a.json", in: "[{}] x", kind: Array, want: []string{"1:2/0 {}", "1:6/-1 PROBLEM data after the array's closing ]"}},

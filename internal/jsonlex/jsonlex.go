@@ -63,7 +63,8 @@ func Position(b []byte, off int) (line, col int) {
 }
 
 // LineCounter gives the lines and columns of increasing offsets in B in
-// one forward sweep: many positions cost one pass over the bytes.
+// one forward sweep: many positions cost one pass over the bytes. Lines end
+// at LF, CRLF or a lone CR.
 type LineCounter struct {
 	B              []byte
 	pos, line, col int
@@ -77,7 +78,10 @@ func (c *LineCounter) At(off int) (line, col int) {
 	}
 	off = min(off, len(c.B))
 	for c.pos < off {
-		if c.B[c.pos] == '\n' {
+		// A line ends at LF, CRLF or a lone CR, as editors count them
+		// (JSON takes all three as whitespace): a file saved with CR-only
+		// line ends is not one long line.
+		if b := c.B[c.pos]; b == '\n' || b == '\r' && (c.pos+1 == len(c.B) || c.B[c.pos+1] != '\n') {
 			c.line, c.col = c.line+1, 1
 			c.pos++
 			continue

@@ -469,3 +469,37 @@ func TestStops(t *testing.T) {
 		}
 	}
 }
+
+// TestPositionLineEnds: a line ends at LF, at CRLF and at a lone CR, as
+// editors count them: a file saved with CR-only line ends (classic Mac
+// OS) is not one long line, and CRLF is one line end, not two.
+func TestPositionLineEnds(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		doc       string
+		off       int
+		line, col int
+	}{
+		{"{\n\"a\":1}", 2, 2, 1},
+		{"{\r\n\"a\":1}", 3, 2, 1},
+		{"{\r\"a\":1}", 2, 2, 1},
+		{"{\r\r\"a\":1}", 3, 3, 1},
+		{"{\r\n\r\n\"a\":1}", 5, 3, 1},
+		{"{\n\r\"a\":1}", 3, 3, 1},
+		// Between CR and LF the line has not ended yet.
+		{"{\r\n\"a\":1}", 1, 1, 2},
+		{"{\"a\":\r2}", 5, 1, 6},
+		{"{\"a\":\r2}", 6, 2, 1},
+	} {
+		if line, col := Position([]byte(tt.doc), tt.off); line != tt.line || col != tt.col {
+			t.Errorf("%q at %d: line %d, column %d; want %d, %d", tt.doc, tt.off, line, col, tt.line, tt.col)
+		}
+	}
+	// Increasing offsets through one counter, a CRLF split between calls.
+	lc := LineCounter{B: []byte("{\r\n\"a\":\r1}")}
+	for _, want := range [][3]int{{1, 1, 2}, {2, 1, 3}, {3, 2, 1}, {8, 3, 1}} {
+		if line, col := lc.At(want[0]); line != want[1] || col != want[2] {
+			t.Errorf("counter at %d: line %d, column %d; want %d, %d", want[0], line, col, want[1], want[2])
+		}
+	}
+}

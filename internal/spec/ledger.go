@@ -76,6 +76,9 @@ func VATRateList() string {
 	return strings.Join(parts, ", ")
 }
 
-// LineTaxTolerance is the Golden Tax system's tolerance on an invoice line's
-// tax, in yuan.
-const LineTaxTolerance = 0.06
+// LineTaxToleranceCents is the Golden Tax system's tolerance on an invoice
+// line's tax, in cents: the validator decides it exactly.
+const LineTaxToleranceCents = 6
+
+// LineTaxTolerance is LineTaxToleranceCents in yuan.
+const LineTaxTolerance = LineTaxToleranceCents / 100.0

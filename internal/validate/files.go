@@ -3,6 +3,7 @@ package validate
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -32,6 +33,17 @@ type files struct {
 func OpenFiles(ctx context.Context, names []string, stdin io.Reader) (*files, error) {
 	if len(names) == 0 {
 		names = []string{"-"}
+	}
+	stdins := 0
+	for _, name := range names {
+		if name == "-" {
+			stdins++
+		}
+	}
+	if stdins > 1 {
+		// The second read would find it empty, and the run would fail
+		// with empty-input for payloads that were all checked.
+		return nil, errors.New("- (stdin) is named twice: stdin can be read only once")
 	}
 	fs := &files{names: names, rs: make([]io.ReadCloser, len(names)), stdin: stdin}
 	for i, name := range names {

@@ -29,6 +29,10 @@ func TestOpenFiles(t *testing.T) {
 		{name: "file and stdin", files: []string{good, "-"}},
 		{name: "missing", files: []string{good, missing}, err: missing + ": no such file or directory"},
 		{name: "directory", files: []string{dir, good}, err: dir + ": is a directory"},
+		// Read twice, stdin held nothing the second time: an
+		// empty-input error for a payload that was checked.
+		{name: "stdin twice", files: []string{"-", good, "-"}, err: "- (stdin) is named twice: stdin can be read only once"},
+		{name: "stdin twice in a row", files: []string{"-", "-"}, err: "- (stdin) is named twice: stdin can be read only once"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

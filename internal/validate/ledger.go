@@ -179,22 +179,152 @@ func (c *checker) slotPath(of spec.Datum, r *record) string {
 	return spec.FieldData + "." + member + "[" + strconv.Itoa(r.idx) + "]." + l.name[of]
 }
 
-// Amounts carry two decimals: values that agree to half a cent agree.
-// A product or sum past a double's range (汇率 1e305) is infinite, and the
-// slack on an infinite value is infinite too: such a value is near nothing,
-// since no field holds it (validate refuses one that does as a type error).
-func near(a, b float64) bool {
-	if math.IsInf(a, 0) || math.IsInf(b, 0) {
-		return false
+// The relations are decided on the decimal text, exactly: amounts carry
+// cents, and a base amount is the amount × 汇率 rounded to the cent, so it
+// is within half a cent of the product (either cent at an exact half); a
+// difference or a total of amounts in cents is exact, and within half a
+// cent is then no slack at all; a line's tax is within the Golden Tax
+// tolerance of the tax at a rate. Doubles decide first, fast: each is its
+// decimal within a rounding (2⁻⁵³, 1.1e-16, of its magnitude), and the few
+// roundings of a relation's arithmetic stay within ulps of the magnitudes
+// summed. Only a value within that bound of the tolerance, or past a
+// double's range, is worked again in math/big from the texts. A slack
+// relative to the values, as there was, let a base amount of a hundred
+// billion be a cent off, and flagged a right one of 1000000000000000.03 (a
+// double reads it as 1e15).
+const ulps = 1e-14
+
+// Tolerances, in yuan: half a cent, and the Golden Tax system's per line
+// (taxCents).
+const (
+	halfCent     = 0.005
+	taxCents     = spec.LineTaxToleranceCents
+	taxTolerance = float64(taxCents) / 100
+)
+
+// clearly is the doubles' answer to |d| ≤ tol when d, worked in doubles
+// with an error of at most err, tells it (sure); not sure when d lies
+// within err of tol, or d or err is NaN, or both are infinite. An infinite
+// d with a finite err is a product or sum past a double's range, which no
+// amount a field holds is within tol of: sure, and not ok. Small enough to
+// be inlined: the ledger runs it for every relation of every document.
+func clearly(d, err, tol float64) (ok, sure bool) {
+	// tol is a double too, within a rounding of its decimal.
+	a, e := math.Abs(d), err+ulps*tol
+	if a <= tol-e {
+		return true, true
 	}
-	return math.Abs(a-b) <= 0.005+roundoff(math.Max(math.Abs(a), math.Abs(b)))
+	return false, a > tol+e
 }
 
-// roundoff is what the arithmetic in doubles may be off on a value of
-// magnitude m: a double holds 15-16 significant digits, and the sums and
-// products round a few times. A slack of a billionth, as there was, let a
-// base amount of 700 million be 70 cents off.
-func roundoff(m float64) float64 { return 1e-13 * m }
+// exactDecide bounds the numbers worked exactly when the doubles cannot
+// tell: a number of more characters, or of a larger exponent, is no amount
+// of any ledger, and its doubles decide.
+const exactDecide = 1100
+
+// rat is the amount in slot s of record r as the body writes it, exactly;
+// nil when it is beyond exactDecide.
+func (c *checker) rat(r *record, s int8) *big.Rat {
+	t, ok := c.slotText(r, s)
+	if !ok {
+		return nil
+	}
+	return exactWithin(t, exactDecide)
+}
+
+// withinExact says whether |x − y| ≤ num/den.
+func withinExact(x, y *big.Rat, num, den int64) bool {
+	d := new(big.Rat).Sub(x, y)
+	return d.Abs(d).Cmp(big.NewRat(num, den)) <= 0
+}
+
+// diffHolds decides result = of − less, to half a cent.
+func (c *checker) diffHolds(r *record, res, of, less int8) bool {
+	x, y, z := r.v[res], r.v[of], r.v[less]
+	if ok, sure := clearly(x-(y-z), ulps*(math.Abs(x)+math.Abs(y)+math.Abs(z)), halfCent); sure {
+		return ok
+	}
+	if a, b, d := c.rat(r, res), c.rat(r, of), c.rat(r, less); a != nil && b != nil && d != nil {
+		return withinExact(a, new(big.Rat).Sub(b, d), 1, 200)
+	}
+	return math.Abs(x-(y-z)) <= halfCent
+}
+
+// convHolds decides base = amount × rate, rounded to the cent.
+func (c *checker) convHolds(r *record, base, amount int8, rr *record, rate int8) bool {
+	p := r.v[amount] * rr.v[rate]
+	if ok, sure := clearly(r.v[base]-p, ulps*(math.Abs(r.v[base])+math.Abs(p)), halfCent); sure {
+		return ok
+	}
+	if b, a, x := c.rat(r, base), c.rat(r, amount), c.rat(rr, rate); b != nil && a != nil && x != nil {
+		return withinExact(b, a.Mul(a, x), 1, 200)
+	}
+	return !math.IsInf(p, 0) && math.Abs(r.v[base]-p) <= halfCent
+}
+
+// totalHolds decides header = the sum of the elements' amounts, to half a
+// cent; every element holds the amount.
+func (c *checker) totalHolds(h *record, hs int8, elems []record, es int8) bool {
+	sum, mag := 0.0, math.Abs(h.v[hs])
+	for i := range elems {
+		sum += elems[i].v[es]
+		mag += math.Abs(elems[i].v[es])
+	}
+	// Each addition rounds once more: the bound grows with the count.
+	if ok, sure := clearly(sum-h.v[hs], ulps*float64(len(elems)+2)*mag, halfCent); sure {
+		return ok
+	}
+	if x := c.sumExact(elems, es); x != nil {
+		if y := c.rat(h, hs); y != nil {
+			return withinExact(x, y, 1, 200)
+		}
+	}
+	return !math.IsInf(sum, 0) && math.Abs(sum-h.v[hs]) <= halfCent
+}
+
+// sumExact is the elements' amounts summed exactly, nil when one is beyond
+// exactDecide.
+func (c *checker) sumExact(elems []record, es int8) *big.Rat {
+	x := new(big.Rat)
+	for i := range elems {
+		y := c.rat(&elems[i], es)
+		if y == nil {
+			return nil
+		}
+		x.Add(x, y)
+	}
+	return x
+}
+
+// taxHolds decides whether a line's tax is within the Golden Tax tolerance
+// of the tax at one of the VAT rates, on the amount or within it.
+func (c *checker) taxHolds(it *record, tax, qty, price int8) bool {
+	t, amount := it.v[tax], it.v[qty]*it.v[price]
+	err := ulps * (math.Abs(t) + math.Abs(amount))
+	var q, p, tx *big.Rat
+	read := false // q, p and tx, once the doubles could not tell
+	for _, r := range spec.VATRates() {
+		for _, per := range [...]int{100, 100 + r} {
+			ok, sure := clearly(t-amount*float64(r)/float64(per), err, taxTolerance)
+			if !sure {
+				if !read {
+					q, p, tx, read = c.rat(it, qty), c.rat(it, price), c.rat(it, tax), true
+				}
+				if q == nil || p == nil || tx == nil {
+					ok = !math.IsInf(amount, 0) && math.Abs(t-amount*float64(r)/float64(per)) <= taxTolerance
+				} else {
+					want := new(big.Rat).Mul(q, p)
+					want.Mul(want, big.NewRat(int64(r), int64(per)))
+					ok = withinExact(tx, want, taxCents, 100)
+				}
+			}
+			if ok {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // receiptLedger checks a receipt's differences, base-currency amounts and
 // totals.
@@ -211,7 +341,7 @@ func (c *checker) receiptLedger() {
 				r := &c.recs[k][ri]
 				for _, d := range spec.Differences() {
 					if res, of, less := l.slot[d.Result], l.slot[d.Of], l.slot[d.Less]; l.holder[d.Result] == int8(k) &&
-						r.has(res, of, less) && !near(r.v[res], r.v[of]-r.v[less]) {
+						r.has(res, of, less) && !c.diffHolds(r, res, of, less) {
 						x, y := c.amountText(r, of), c.amountText(r, less)
 						c.emitAt(rOutstanding, int(r.off[res]), c.slotPath(d.Result, r),
 							"%s is %s, want %s − %s = %s", l.name[d.Result], c.amountText(r, res), x, y,
@@ -224,7 +354,8 @@ func (c *checker) receiptLedger() {
 					if l.holder[cv.Base] != int8(k) || !ok || !r.has(base, amount) {
 						continue
 					}
-					if want := r.v[amount] * rate; !near(r.v[base], want) {
+					if !c.convHolds(r, base, amount, rr, l.slot[cv.Rate]) {
+						want := r.v[amount] * rate
 						x, y := c.amountText(r, amount), c.amountText(rr, l.slot[cv.Rate])
 						c.emitAt(rBaseCurrency, int(r.off[base]), c.slotPath(cv.Base, r),
 							"%s is %s, want %s × %s %s = %s", l.name[cv.Base], c.amountText(r, base), l.name[cv.Amount], l.name[cv.Rate], y,
@@ -239,13 +370,16 @@ func (c *checker) receiptLedger() {
 		if len(heads) == 0 || !heads[0].has(hs) || len(elems) == 0 {
 			continue
 		}
-		sum, all := 0.0, true
+		all := true
 		for _, e := range elems {
 			all = all && e.has(es)
-			sum += e.v[es]
 		}
 		h := &heads[0]
-		if all && !near(sum, h.v[hs]) {
+		if all && !c.totalHolds(h, hs, elems, es) {
+			sum := 0.0
+			for _, e := range elems {
+				sum += e.v[es]
+			}
 			exact := fmtAmt(sum)
 			if x := exactAmount(c.amountText(&elems[0], es)); x != nil {
 				for i := 1; x != nil && i < len(elems); i++ {
@@ -279,21 +413,11 @@ func (c *checker) lineTax() {
 		if !it.has(qty, price, tax) {
 			continue
 		}
-		amount := it.v[qty] * it.v[price]
-		ok := false
-		// An amount past a double's range has infinite slack and would
-		// match every tax: no rate gives a tax that a field can hold.
 		// The spec does not say whether price includes the tax, and ERPs
 		// write both (domain notes §3: 49.90 at 13% holds 5.74), so the
 		// tax may be on the amount or within it.
-		slack := spec.LineTaxTolerance + roundoff(math.Abs(amount))
-		for _, r := range spec.VATRates() {
-			on, within := amount*float64(r)/100, amount*float64(r)/float64(100+r)
-			if !math.IsInf(amount, 0) && (math.Abs(it.v[tax]-on) <= slack || math.Abs(it.v[tax]-within) <= slack) {
-				ok = true
-				break
-			}
-		}
+		ok := c.taxHolds(&it, tax, qty, price)
+		amount := it.v[qty] * it.v[price]
 		if !ok {
 			x, y := c.amountText(&it, qty), c.amountText(&it, price)
 			c.emitAt(rLineTax, int(it.off[tax]), c.slotPath(tx.Tax, &it),
@@ -330,20 +454,30 @@ func fmtNum(f float64) string {
 
 // amountText is the datum in slot s of record r as the body writes it: a
 // finding quotes the sender's own number, never its double (which reads
-// 12345678901234567890.12 as 12345678901234567168). The slot's offset is
-// the number's first byte, or the opening quote of a decimal string.
+// 12345678901234567890.12 as 12345678901234567168), cut to shownBytes.
 func (c *checker) amountText(r *record, s int8) string {
+	t, ok := c.slotText(r, s)
+	if !ok {
+		return fmtNum(r.v[s])
+	}
+	return string(shorten([]byte(t)))
+}
+
+// slotText is the datum in slot s of record r as the body writes it, whole;
+// not ok when the slot has no offset in the body. The slot's offset is the
+// number's first byte, or the opening quote of a decimal string.
+func (c *checker) slotText(r *record, s int8) (string, bool) {
 	b := c.lx.Bytes()
 	off := int(r.off[s])
 	if off < 0 || off >= len(b) {
-		return fmtNum(r.v[s])
+		return "", false
 	}
 	if b[off] != '"' {
 		e := off
 		for e < len(b) && strings.IndexByte("+-.0123456789eE", b[e]) >= 0 {
 			e++
 		}
-		return string(shorten(b[off:e]))
+		return string(b[off:e]), true
 	}
 	e, esc := off+1, false
 	for e < len(b) && b[e] != '"' {
@@ -353,22 +487,27 @@ func (c *checker) amountText(r *record, s int8) string {
 		}
 		e++
 	}
-	return string(shorten(c.lx.Content(off, e+1, esc)))
+	return string(c.lx.Content(off, e+1, esc)), true
 }
 
-// exactDigits bounds the numbers derived exactly: a number of more
-// characters, or of a larger exponent, is worked in doubles, as checked
-// (math/big on a 1e-99999999 would take a long while).
+// exactDigits bounds the numbers a message derives exactly: a number of
+// more characters, or of a larger exponent, is written from its double
+// (1e305 × 2 as beyond a double's range rather than 306 digits).
 const exactDigits = 40
 
 // exactAmount is the decimal text t as an exact rational, nil when it is
 // longer or of a larger exponent than exactDigits allows.
-func exactAmount(t string) *big.Rat {
-	if len(t) > exactDigits {
+func exactAmount(t string) *big.Rat { return exactWithin(t, exactDigits) }
+
+// exactWithin is the decimal text t as an exact rational, nil when it is
+// longer or of a larger exponent than bound (math/big on a 1e-99999999
+// would take a long while).
+func exactWithin(t string, bound int) *big.Rat {
+	if len(t) > bound {
 		return nil
 	}
 	if i := strings.IndexAny(t, "eE"); i >= 0 {
-		if exp, err := strconv.Atoi(strings.TrimPrefix(t[i+1:], "+")); err != nil || exp > exactDigits || exp < -exactDigits {
+		if exp, err := strconv.Atoi(strings.TrimPrefix(t[i+1:], "+")); err != nil || exp > bound || exp < -bound {
 			return nil
 		}
 	}

@@ -23,12 +23,27 @@ func (c *checker) pathString(key string) string {
 			sb.WriteByte(']')
 			continue
 		}
-		appendKey(&sb, c.lx.KeyBytes(s.key))
+		appendShownKey(&sb, c.lx.KeyBytes(s.key))
 	}
 	if key != "" {
-		appendKey(&sb, []byte(key))
+		appendShownKey(&sb, []byte(key))
 	}
 	return sb.String()
+}
+
+// appendShownKey appends a key to a finding's path, cut to shownBytes and
+// written quoted, "…" ending it, when longer: a finding is one line, which
+// a megabyte key would otherwise be, in the path of every finding under it.
+// The finding's line and column still place it. (JoinKey, which other
+// packages address places with, keeps keys whole.)
+func appendShownKey(sb *strings.Builder, k []byte) {
+	if len(k) <= shownBytes {
+		appendKey(sb, k)
+		return
+	}
+	sb.WriteByte('[')
+	sb.WriteString(strconv.Quote(string(shorten(k))))
+	sb.WriteByte(']')
 }
 
 // JoinKey appends an object member name to a path written as findings
@@ -72,8 +87,12 @@ func plainKey(k []byte) bool {
 	return true
 }
 
-// quoteKey renders a key for a message.
+// quoteKey renders a key for a message; one longer than shownBytes is
+// quoted in part, and the message says so.
 func quoteKey(k []byte) string {
+	if len(k) > shownBytes {
+		return strconv.Quote(string(shorten(k))) + " (a key of " + strconv.Itoa(len(k)) + " bytes, quoted in part)"
+	}
 	if plainKey(k) {
 		return string(k)
 	}

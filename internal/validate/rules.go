@@ -53,6 +53,7 @@ const (
 	ruleTaxID        = "tax-id-check"
 	ruleSeconds      = "timestamp-seconds"
 	ruleTimeRange    = "timestamp-range"
+	ruleIntegerForm  = "integer-form"
 	ruleLineTax      = "line-tax"
 	ruleTotals       = "receipt-totals"
 	ruleOutstanding  = "outstanding-amount"
@@ -94,6 +95,7 @@ var rules = []rule{
 	{ruleTaxID, Warning, "a taxpayer id whose check character is wrong, or of a length no taxpayer id has (15, 18 or 20 characters)"},
 	{ruleSeconds, Warning, "a millisecond timestamp that looks like seconds"},
 	{ruleTimeRange, Warning, "a timestamp before 2000 or after 2100"},
+	{ruleIntegerForm, Warning, "an integer field written with a fraction or an exponent (5007.0, 1e3): an integer to JSON Schema, refused by Go's encoding/json and Rust's serde_json"},
 	{ruleLineTax, Warning, "an invoice line's tax is not a VAT rate on or within quantity × price"},
 	{ruleTotals, Warning, "receipt header totals are not the sums of the lines"},
 	{ruleOutstanding, Warning, spec.FieldOutstanding + " is not " + spec.FieldDue + " − " + spec.FieldWrittenOff},
@@ -154,6 +156,7 @@ var (
 	rTaxID        = rid(ruleTaxID)
 	rSeconds      = rid(ruleSeconds)
 	rTimeRange    = rid(ruleTimeRange)
+	rIntegerForm  = rid(ruleIntegerForm)
 	rLineTax      = rid(ruleLineTax)
 	rTotals       = rid(ruleTotals)
 	rOutstanding  = rid(ruleOutstanding)

@@ -484,6 +484,27 @@ func (c *checker) asDouble(s, e int) string {
 	return ": a fraction as written, which a parser that reads numbers as doubles (JavaScript, Python, Ajv) reads as " + strconv.FormatFloat(f, 'f', -1, 64)
 }
 
+// integerForm warns of an integer s..e written with a fraction or an
+// exponent (5007.0, 1e3): JSON Schema's integer is a value, so it is no
+// type error, but Go's encoding/json reads an int field's number with
+// strconv.ParseInt, and Rust's serde_json an i64's as an integer token,
+// and both refuse it: a receiver written in them cannot decode the body.
+// -0 they read as 0.
+func (c *checker) integerForm(s, e int) {
+	b := c.lx.Bytes()[s:e]
+	for _, ch := range b {
+		if ch == '.' || ch|0x20 == 'e' {
+			plain := ""
+			if f := c.lx.Float(s, e); math.Abs(f) < 1e21 {
+				f += 0 // -0.0 is written 0
+				plain = " (write " + strconv.FormatFloat(f, 'f', -1, 64) + ")"
+			}
+			c.emit(rIntegerForm, s, "", "%s is an integer written with a fraction or an exponent%s: Go's encoding/json and Rust's serde_json refuse it for an integer field", b, plain)
+			return
+		}
+	}
+}
+
 // Millisecond timestamps outside [2000, 2100) are suspicious.
 const (
 	ms2000 = 946684800000
@@ -502,6 +523,9 @@ func (c *checker) checkNumber(n *node, s, e int, integral, neg bool) {
 	if n.typ == spec.Integer && !integral {
 		c.emit(rType, s, "", "want %s, got %s%s", typeName(n), c.lx.Bytes()[s:e], c.asDouble(s, e))
 		return
+	}
+	if n.typ == spec.Integer {
+		c.integerForm(s, e)
 	}
 	if n.format == spec.UnixMillis {
 		f := c.lx.Float(s, e)
@@ -582,6 +606,7 @@ func (c *checker) envelope() {
 					c.emit(rBusinessType, off, "", "want an integer, got %s%s", c.lx.Bytes()[s:e], c.asDouble(s, e))
 					break
 				}
+				c.integerForm(s, e)
 				f := c.lx.Float(s, e)
 				for _, n := range c.v.numbers {
 					if float64(n) == f {

@@ -105,7 +105,7 @@ func TestCheck(t *testing.T) {
 		{name: "businessType missing", body: func(t *testing.T) string { return edit(t, rec, `"businessType": 5007,`, "") }, want: []string{ruleBusinessType}},
 		{name: "businessType string", body: func(t *testing.T) string { return edit(t, rec, `5007,`, `"5007",`) }, want: []string{ruleBusinessType}},
 		{name: "businessType fraction", body: func(t *testing.T) string { return edit(t, rec, `5007,`, `5007.5,`) }, want: []string{ruleBusinessType}},
-		{name: "businessType 5007.0 is an integer", body: func(t *testing.T) string { return edit(t, rec, `5007,`, `5007.0,`) }},
+		{name: "businessType 5007.0 is an integer", body: func(t *testing.T) string { return edit(t, rec, `5007,`, `5007.0,`) }, want: []string{ruleIntegerForm}},
 		{name: "businessType unknown", body: func(t *testing.T) string { return edit(t, rec, `5007,`, `5008,`) }, want: []string{ruleBusinessType}},
 		{name: "data missing", body: func(*testing.T) string {
 			return `{"requestId":"9424f8a8-0aa8-434f-88f9-c391ba0cdad4","businessType":5007}`
@@ -128,7 +128,7 @@ func TestCheck(t *testing.T) {
 		// -0 is zero, not a negative number: JSON Schema's minimum 0 (and
 		// every parser) takes it as 0, which is a time before 2000.
 		{name: "negative zero millis", body: func(t *testing.T) string { return edit(t, rec, "1789833600000", "-0") }, want: []string{ruleTimeRange}, n: 1},
-		{name: "negative zero millis with a fraction", body: func(t *testing.T) string { return edit(t, inv, "1791100048266", "-0.0") }, want: []string{ruleTimeRange}, n: 1},
+		{name: "negative zero millis with a fraction", body: func(t *testing.T) string { return edit(t, inv, "1791100048266", "-0.0") }, want: []string{ruleIntegerForm, ruleTimeRange}, n: 2},
 		// A number beyond float64's range is JSON by RFC 8259's grammar, but
 		// Go's encoding/json refuses it and JavaScript reads it as Infinity
 		// (which JSON Schema's "number" then rejects): a type error, as the
@@ -267,7 +267,8 @@ func dump(fs []Finding) string {
 // whsim's mistake beside a schema validator that passed the payload.
 func TestIntegerWrittenOtherwise(t *testing.T) {
 	t.Parallel()
-	v := mustNew(t, Options{Ignore: []string{ruleTimeRange, ruleSeconds}})
+	// How they are written is TestIntegerForm's.
+	v := mustNew(t, Options{Ignore: []string{ruleTimeRange, ruleSeconds, ruleIntegerForm}})
 	inv := load(t, "invoice.json")
 	for _, tt := range []struct{ millis, want string }{
 		{"1e3", ""},
@@ -290,6 +291,41 @@ func TestIntegerWrittenOtherwise(t *testing.T) {
 	bt := v.Check([]byte(edit(t, load(t, "receipt.json"), "5007,", "5007.0000000000000001,")), "")
 	if len(bt) != 1 || bt[0].Message != "want an integer, got 5007.0000000000000001: a fraction as written, which a parser that reads numbers as doubles (JavaScript, Python, Ajv) reads as 5007" {
 		t.Errorf("businessType 5007.0000000000000001: %+v", bt)
+	}
+}
+
+// An integer written with a fraction or an exponent (5007.0, 1e3) is an
+// integer to JSON Schema, and no error, but Go's encoding/json and Rust's
+// serde_json refuse it for an integer field: a receiver written in them
+// fails to decode the body, and the warning says where.
+func TestIntegerForm(t *testing.T) {
+	t.Parallel()
+	v := mustNew(t, Options{Ignore: []string{ruleTimeRange, ruleSeconds}})
+	inv, rec, smp := load(t, "invoice.json"), load(t, "receipt.json"), load(t, "invoice-sample.json")
+	const why = ": Go's encoding/json and Rust's serde_json refuse it for an integer field"
+	for _, tt := range []struct{ name, body, want string }{
+		{"businessType 5007.0", edit(t, rec, "5007,", "5007.0,"), "businessType: 5007.0 is an integer written with a fraction or an exponent (write 5007)" + why},
+		{"businessType 5.007e3", edit(t, rec, "5007,", "5.007e3,"), "businessType: 5.007e3 is an integer written with a fraction or an exponent (write 5007)" + why},
+		{"createTime 1e3", edit(t, inv, "1791100048266", "1e3"), "data.createTime: 1e3 is an integer written with a fraction or an exponent (write 1000)" + why},
+		{"createTime 1791100048266.0", edit(t, inv, "1791100048266", "1791100048266.0"), "data.createTime: 1791100048266.0 is an integer written with a fraction or an exponent (write 1791100048266)" + why},
+		{"sample status 1.0", edit(t, smp, `"status": 1`, `"status": 1.0`), "data.status: 1.0 is an integer written with a fraction or an exponent (write 1)" + why},
+		{"-0 decodes", edit(t, inv, "1791100048266", "-0"), ""},
+		{"plain integer", inv, ""},
+		// A number field takes a fraction: 5.0 is a price.
+		{"price 253.00", inv, ""},
+	} {
+		var got []string
+		for _, f := range v.Check([]byte(tt.body), "") {
+			if f.Rule == ruleIntegerForm {
+				if f.Severity != Warning {
+					t.Errorf("%s: severity %s", tt.name, f.Severity)
+				}
+				got = append(got, f.Path+": "+f.Message)
+			}
+		}
+		if g := strings.Join(got, "; "); g != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, g, tt.want)
+		}
 	}
 }
 
@@ -627,6 +663,39 @@ func TestLongValueQuotedShort(t *testing.T) {
 			if len(msg) > 400 || !strings.HasPrefix(msg, tt.start) || !strings.Contains(msg, "…") || !utf8.ValidString(msg) {
 				t.Errorf("message of %d bytes, want under 400 starting %q with an ellipsis: %.200s", len(msg), tt.start, msg)
 			}
+		})
+	}
+}
+
+// A long key is quoted in part, in the message and in the path of every
+// finding under it, and the message says so: a megabyte key made a
+// finding of two megabytes (its path and its message).
+func TestLongKeyQuotedShort(t *testing.T) {
+	t.Parallel()
+	rec := load(t, "receipt.json")
+	key := strings.Repeat("键", 400000) // 1.2 MB
+	tests := []struct {
+		name, body, path, msg string
+	}{
+		{"unknown in data", edit(t, rec, `"收款明细": [`, `"`+key+`": 1, "收款明细": [`), `data["` + strings.Repeat("键", 33) + `…"]`,
+			`"` + strings.Repeat("键", 33) + `…" (a key of 1200000 bytes, quoted in part) is not a field of data`},
+		{"unknown in the envelope", edit(t, rec, `"businessType"`, `"`+key+`": 1, "businessType"`), `["` + strings.Repeat("键", 33) + `…"]`,
+			`"` + strings.Repeat("键", 33) + `…" (a key of 1200000 bytes, quoted in part) is not a field of the envelope`},
+		{"duplicate under a long key", edit(t, rec, `"收款明细": [`, `"`+key+`": {"a": 1, "a": 2}, "收款明细": [`), `data["` + strings.Repeat("键", 33) + `…"].a`,
+			`duplicate key "a": a receiver's JSON library may keep either value`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			for _, f := range mustNew(t, Options{}).Check([]byte(tt.body), "") {
+				if len(f.Path)+len(f.Message) > 600 {
+					t.Errorf("%s: a finding of %d bytes: %.200s", f.Rule, len(f.Path)+len(f.Message), f.Path)
+				}
+				if f.Path == tt.path && f.Message == tt.msg {
+					return
+				}
+			}
+			t.Errorf("no finding %s: %s", tt.path, tt.msg)
 		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/schema"
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/validate"
 )
 
 type schemaOptions struct {
@@ -30,12 +31,13 @@ const (
 func New(a *cmdutil.App) *cobra.Command {
 	opts := &schemaOptions{}
 	cmd := &cobra.Command{
-		Use:   "schema [--format jsonschema|openapi|asyncapi] [--event <name>] [--shape described|sample]",
+		Use:   "schema [--format jsonschema|openapi|asyncapi] [--event <name>] [--shape auto|described|sample]",
 		Short: "Print the JSON Schema, OpenAPI or AsyncAPI document of the webhook calls",
 		Long: `Print JSON Schema (draft 2020-12) derived from the spec model, for use in your
-own tests and code generators. With --event and --shape, the schema of that
-one body; otherwise one document with a schema per event and shape under
-$defs that accepts a body any of them accepts.
+own tests and code generators. With --event and --shape described or
+sample, the schema of that one body; otherwise (--shape auto, the default,
+as validate's) one document with a schema per event and shape under $defs
+that accepts a body any of them accepts.
 
 The schemas hold what whsim validate calls errors. Its warnings (missing or
 unknown fields, nulls inside data, tax-id check characters, the arithmetic)
@@ -78,15 +80,19 @@ Both hold every shape: --shape does not apply.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&opts.Event, "event", "e", spec.AllEvents, "event name, or "+spec.AllEvents)
-	f.StringVar(&opts.Shape, "shape", "", "body shape: "+strings.Join(spec.ShapeNames(), "|")+" (default: both)")
+	f.StringVar(&opts.Shape, "shape", validate.ShapeAuto, "body shape: "+strings.Join(validate.ShapeNames(), "|")+" ("+validate.ShapeAuto+": either, as validate --shape "+validate.ShapeAuto+" takes a body)")
 	f.StringVar(&opts.Format, "format", formatJSONSchema, "document: "+strings.Join(schemaFormats(), "|"))
 	_ = cmd.RegisterFlagCompletionFunc("format", cmdutil.CompleteWords(schemaFormats()...))
 	_ = cmd.RegisterFlagCompletionFunc("event", cmdutil.CompleteEvents)
-	_ = cmd.RegisterFlagCompletionFunc("shape", cmdutil.CompleteShapes)
+	_ = cmd.RegisterFlagCompletionFunc("shape", cmdutil.CompleteWords(validate.ShapeNames()...))
 	return cmd
 }
 
 func runSchema(_ context.Context, a *cmdutil.App, opts *schemaOptions) error {
+	// auto, validate's default, is either shape: what no --shape gave.
+	if opts.Shape == validate.ShapeAuto {
+		opts.Shape = ""
+	}
 	events, err := spec.ParseEvents([]string{opts.Event})
 	if err != nil {
 		return cmdutil.Usagef("--event: %w", err)
@@ -98,7 +104,7 @@ func runSchema(_ context.Context, a *cmdutil.App, opts *schemaOptions) error {
 		if opts.Shape != "" {
 			s, err := spec.ParseShape(opts.Shape)
 			if err != nil {
-				return cmdutil.Usagef("--shape: %w", err)
+				return cmdutil.Usagef("--shape: unknown shape %q (valid: %s)", opts.Shape, strings.Join(validate.ShapeNames(), ", "))
 			}
 			shapes = []spec.Shape{s}
 		}
@@ -109,7 +115,7 @@ func runSchema(_ context.Context, a *cmdutil.App, opts *schemaOptions) error {
 		b, err = schema.Marshal(doc)
 	case formatOpenAPI, formatAsyncAPI:
 		if opts.Shape != "" {
-			return cmdutil.Usagef("--shape: --format %s holds every shape", opts.Format)
+			return cmdutil.Usagef("--shape %s: --format %s holds every shape (leave --shape out, or give %s)", opts.Shape, opts.Format, validate.ShapeAuto)
 		}
 		b, err = apiDoc(opts.Format, events)
 	default:
