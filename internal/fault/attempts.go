@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/whsim/whsim/internal/recent"
+	"github.com/whsim/whsim/internal/reqid"
 )
 
 // maxAttempts bounds the requestIds Attempts remembers: a listen running
@@ -25,6 +26,7 @@ func NewAttempts() *Attempts {
 
 // Next counts one more call with key and returns its attempt, from 1.
 func (a *Attempts) Next(key string) int {
+	key = reqid.Kept(key) // a sender's long id, not kept whole
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	n, _ := a.seen.Get(key)

@@ -208,6 +208,38 @@ func TestAttempts(t *testing.T) {
 	}
 }
 
+// A requestId is the sender's, as long as a body: Attempts counts long
+// ones apart (ids that differ in their last byte) and alike (the same id
+// again) without keeping them. It kept each whole: a sender writing
+// 1 MiB requestIds made listen --fault hold 1 MiB per id, up to
+// maxAttempts of them.
+func TestAttemptsLongKeys(t *testing.T) {
+	const size, ids = 1 << 20, 32
+	long := func(i int) string { return strings.Repeat("r", size-1) + string(rune('A'+i)) }
+	a := NewAttempts()
+	if got := a.Next(long(0)); got != 1 {
+		t.Errorf("first long id: attempt %d, want 1", got)
+	}
+	if got := a.Next(long(0)); got != 2 {
+		t.Errorf("the same long id again: attempt %d, want 2", got)
+	}
+	if got := a.Next(long(1)); got != 1 {
+		t.Errorf("a long id differing in its last byte: attempt %d, want 1", got)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := range ids {
+		a.Next(long(i))
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > size {
+		t.Errorf("after %d requestIds of %d bytes, Attempts holds %d bytes more, want at most %d: it keeps the ids whole", ids, size, grew, size)
+	}
+	runtime.KeepAlive(a)
+}
+
 // A window of N calls goes once the N-th arrives, one call at a time, in
 // an order other than their arrival.
 func TestReorderWindow(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/whsim/whsim/internal/recent"
+	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -49,14 +50,15 @@ func (f *Forwarded) Judge(requestID string, invalid bool, status int) []Flag {
 	if requestID == "" {
 		return flags
 	}
-	if _, dup := f.seen.Get(requestID); dup {
+	key := reqid.Kept(requestID) // a sender's long id, not kept whole
+	if _, dup := f.seen.Get(key); dup {
 		if status != 0 && !is2xx(status) && !invalid {
 			flags = append(flags, Flag{Duplicates, fmt.Sprintf(
 				"requestId %s was seen before and this delivery got %d: a re-delivered call must be accepted again", requestID, status)})
 		}
 		return flags
 	}
-	f.seen.Put(requestID, struct{}{})
+	f.seen.Put(key, struct{}{})
 	return flags
 }
 

@@ -1,6 +1,7 @@
 package receiver
 
 import (
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,6 +28,8 @@ func TestForwarded(t *testing.T) {
 		{"re-delivery of an invalid call refused", []call{{"a", true, 400, ""}, {"a", true, 400, ""}}},
 		{"re-delivery with no answer", []call{{"a", false, 200, ""}, {"a", false, 0, ""}}},
 		{"other ids", []call{{"a", false, 200, ""}, {"b", false, 409, ""}}},
+		{"long re-delivery refused", []call{{longID('a'), false, 200, ""}, {longID('a'), false, 409, Duplicates}}},
+		{"long ids differing at the end", []call{{longID('a'), false, 200, ""}, {longID('b'), false, 409, ""}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -62,4 +65,28 @@ func TestForwardedForgetsOldest(t *testing.T) {
 	if flags := f.Judge("2", false, 409); len(flags) != 1 {
 		t.Errorf("a recent id is forgotten: %v", flags)
 	}
+}
+
+// longID is a requestId of 1 MiB ending in last: a sender's ids can be as
+// long as a body.
+func longID(last byte) string { return strings.Repeat("r", 1<<20-1) + string(last) }
+
+// Forwarded keeps no sender's requestId whole: it kept each one, so that a
+// sender writing 1 MiB ids made a plain listen --forward-to grow by 1 MiB
+// a call (806 MB after 800 calls), up to maxRemembered of them.
+func TestForwardedKeepsNoLongID(t *testing.T) {
+	const ids = 32
+	f := NewForwarded()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := range ids {
+		f.Judge(longID(byte('A'+i)), false, 200)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > 1<<20 {
+		t.Errorf("after %d requestIds of 1 MiB, Forwarded holds %d bytes more, want at most 1 MiB: it keeps the ids whole", ids, grew)
+	}
+	runtime.KeepAlive(f)
 }

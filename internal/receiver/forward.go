@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -107,6 +108,7 @@ type onceOnly struct {
 	uncounted bool
 	out       bool  // some of the call went out on a connection before conn
 	cause     error // what failed that connection, when a read said it
+	reused    bool  // the connection it was last given was a kept-alive one
 }
 
 // trace notes the connection each try of the call is given.
@@ -118,6 +120,7 @@ func (o *onceOnly) trace() *httptrace.ClientTrace {
 		}
 		o.mu.Lock()
 		defer o.mu.Unlock()
+		o.reused = info.Reused
 		if !o.out && o.wroteLocked() {
 			o.out = true
 			if o.conn != nil {
@@ -155,6 +158,39 @@ func (o *onceOnly) wentOut() bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.out || o.wroteLocked()
+}
+
+// maxStaleTries bounds how often a forward is made again for a kept-alive
+// connection the receiver had closed before the call went out: each time
+// on another, the pool's idle ones dropped; other forwards hand the pool
+// back connections the receiver is about to close, so a few more than one
+// are needed against a receiver that closes every connection.
+const maxStaleTries = 16
+
+// closedUnsent says the try that failed with err found that the receiver
+// had closed the kept-alive connection it was given before any of the
+// call went out: net/http's "server closed idle connection". net/http
+// gives that error only when its reader met the receiver's FIN while no
+// call was expected on the connection, and a call is expected before its
+// first byte is written: the receiver closed first and never took this
+// call (an HTTP/1.1 server reads no call after its own close). Making it
+// again on a new connection is no second delivery; net/http does so for a
+// GET, not for a POST. The error is unexported, so it is known by its
+// exact text, wherever it sits in the chain; a byte counted out on the
+// connection (wentOut) rules it out whatever the text.
+func (o *onceOnly) closedUnsent(err error) bool {
+	o.mu.Lock()
+	reused := o.reused
+	o.mu.Unlock()
+	if !reused || o.wentOut() {
+		return false
+	}
+	for ; err != nil; err = errors.Unwrap(err) {
+		if err.Error() == "http: server closed idle connection" {
+			return true
+		}
+	}
+	return false
 }
 
 // getBody is the call's body again, for a try on which nothing was sent.
@@ -264,29 +300,50 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 	u := target(r.cfg.ForwardTo, req)
 	fwd := &capture.Forward{URL: u.String()}
 	once := &onceOnly{body: body}
-	out, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, once.trace()), req.Method, u.String(), bytes.NewReader(body))
-	if err != nil {
-		fwd.Error = err.Error()
-		return plain(http.StatusBadGateway), fwd, false
-	}
-	// The URL as parsed, not as text: a '#' the call's query holds (its
-	// sender's server read it so, as listen recorded it) would start a
-	// fragment there, never sent.
-	out.URL = u
-	out.Header = copyHeader(req.Header)
-	out.Header[hopHeader] = []string{strconv.Itoa(hopsOf(req.Header) + 1)}
-	if _, ok := out.Header["User-Agent"]; !ok {
-		// net/http sends its own User-Agent on a call without one, but
-		// none for an empty one: the sender sent none.
-		out.Header["User-Agent"] = []string{""}
-	}
-	out.ContentLength = int64(len(body))
-	out.GetBody = once.getBody
-	if len(body) == 0 {
-		out.Body, out.GetBody = http.NoBody, nil
+	newRequest := func() (*http.Request, error) {
+		out, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, once.trace()), req.Method, u.String(), bytes.NewReader(body))
+		if err != nil {
+			return nil, err
+		}
+		// The URL as parsed, not as text: a '#' the call's query holds
+		// (its sender's server read it so, as listen recorded it) would
+		// start a fragment there, never sent.
+		out.URL = u
+		out.Header = copyHeader(req.Header)
+		out.Header[hopHeader] = []string{strconv.Itoa(hopsOf(req.Header) + 1)}
+		if _, ok := out.Header["User-Agent"]; !ok {
+			// net/http sends its own User-Agent on a call without one,
+			// but none for an empty one: the sender sent none.
+			out.Header["User-Agent"] = []string{""}
+		}
+		out.ContentLength = int64(len(body))
+		out.GetBody = once.getBody
+		if len(body) == 0 {
+			out.Body, out.GetBody = http.NoBody, nil
+		}
+		return out, nil
 	}
 	start := time.Now()
-	resp, err := r.cfg.Client.Do(out)
+	var resp *http.Response
+	var err error
+	for try := 1; ; try++ {
+		var out *http.Request
+		out, err = newRequest()
+		if err != nil {
+			fwd.Error = err.Error()
+			return plain(http.StatusBadGateway), fwd, false
+		}
+		resp, err = r.cfg.Client.Do(out)
+		if err == nil || try == maxStaleTries || ctx.Err() != nil || !once.closedUnsent(err) {
+			break
+		}
+		// The receiver had closed the kept-alive connection before any
+		// of the call went out (its idle timeout, as Node's 5 s): it
+		// never got the call, which goes on a new connection, as
+		// net/http does for a GET but not for a POST. The pool's other
+		// idle connections were closed by the same receiver.
+		r.cfg.Client.CloseIdleConnections()
+	}
 	if err == nil {
 		var rb []byte
 		var n int64

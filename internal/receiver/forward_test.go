@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"net/url"
 	"slices"
 	"strings"
@@ -481,5 +483,88 @@ func TestForwardSenderGaveUp(t *testing.T) {
 		if !strings.Contains(f.Error, w) {
 			t.Errorf("forward error %q, want it to say %q", f.Error, w)
 		}
+	}
+}
+
+// staleOnce is a transport whose first try finds that the receiver had
+// closed the kept-alive connection it was given, as net/http says it
+// ("server closed idle connection"): its reader met the receiver's FIN
+// before the call was to be written. wrote is how much of the call it
+// says went out on that connection first (0: none). Later tries go to
+// next. The real race (a receiver's idle timeout closing a connection
+// just as the pool hands it out) cannot be timed in a test.
+type staleOnce struct {
+	next    http.RoundTripper
+	reused  bool
+	wrote   int64
+	pending atomic.Bool
+}
+
+func (s *staleOnce) RoundTrip(req *http.Request) (*http.Response, error) {
+	if !s.pending.CompareAndSwap(true, false) {
+		return s.next.RoundTrip(req)
+	}
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	cc := &countedConn{Conn: a}
+	if tr := httptrace.ContextClientTrace(req.Context()); tr != nil && tr.GotConn != nil {
+		tr.GotConn(httptrace.GotConnInfo{Conn: cc, Reused: s.reused})
+	}
+	cc.written.Add(s.wrote)
+	return nil, errors.New("http: server closed idle connection")
+}
+
+// A call none of which went out, because the receiver had closed the
+// kept-alive connection listen's pool gave it (a receiver's idle timeout:
+// Node's is 5 s), goes on a new connection. net/http makes that call
+// again for a GET only: a POST came back as its error, and the sender got
+// listen's 502 for a call its receiver never saw ("receiver got nothing
+// (not reached: … server closed idle connection)"), and a duplicate
+// fault's copy went missing. A try on a new connection, or one some of
+// which went out, is not made again.
+func TestForwardStaleConnection(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		reused bool
+		wrote  int64
+		status int
+		calls  int32
+	}{
+		{"kept-alive, nothing sent", true, 0, http.StatusOK, 1},
+		{"kept-alive, some sent", true, 10, http.StatusBadGateway, 0},
+		{"new connection", false, 0, http.StatusBadGateway, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var calls atomic.Int32
+			backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				calls.Add(1)
+			}))
+			defer backend.Close()
+			u, _ := url.Parse(backend.URL)
+			tr := &staleOnce{next: &http.Transport{}, reused: tt.reused, wrote: tt.wrote}
+			tr.pending.Store(true)
+			mem := &memRecorder{}
+			rcv := New(Config{ForwardTo: u, Capture: mem, Client: &http.Client{Transport: tr}})
+			req := httptest.NewRequest(http.MethodPost, "/webhook?businessType="+ev, strings.NewReader(faultBody))
+			req.Header.Set("Content-Type", "application/json")
+			w := httptest.NewRecorder()
+			rcv.ServeHTTP(w, req)
+			rcv.Close()
+			if w.Code != tt.status {
+				t.Errorf("the sender got %d, want %d", w.Code, tt.status)
+			}
+			if n := calls.Load(); n != tt.calls {
+				t.Errorf("the receiver got %d calls, want %d", n, tt.calls)
+			}
+			f := mem.recs[0].Forward
+			if tt.status == http.StatusOK && (f == nil || f.Error != "" || f.Status != http.StatusOK) {
+				t.Errorf("forward recorded as %+v, want the receiver's 200", f)
+			}
+			if tt.status != http.StatusOK && (f == nil || !strings.Contains(f.Error, "server closed idle connection")) {
+				t.Errorf("forward recorded as %+v, want its error", f)
+			}
+		})
 	}
 }

@@ -6,6 +6,7 @@
 package reqid
 
 import (
+	"crypto/sha256"
 	"math/rand/v2"
 
 	"github.com/whsim/whsim/internal/jsonlex"
@@ -92,4 +93,20 @@ func Read(body []byte) string {
 		return jsonlex.StringAt(body, sp)
 	}
 	return string(body[sp.Start:sp.End])
+}
+
+// maxKept is the longest requestId Kept returns as it is.
+const maxKept = 64
+
+// Kept is what a table of the requestIds seen keeps for id: id itself, or
+// for one longer than maxKept its SHA-256, marked apart. A requestId is the
+// sender's, as long as a body (listen's --max-body, 10 MiB by default):
+// kept whole, a table bounded by its count of ids (listen's attempts and
+// re-deliveries, 65,536 each) would hold gigabytes of a sender's long ids.
+func Kept(id string) string {
+	if len(id) <= maxKept {
+		return id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return "sha256:" + string(sum[:])
 }

@@ -75,3 +75,23 @@ func TestIDsFollowFor(t *testing.T) {
 		n[e]++
 	}
 }
+
+// Kept keeps a short id as it is, and a long one as a digest short enough
+// to hold by the thousand that still tells ids apart and alike.
+func TestKept(t *testing.T) {
+	uuid := "3f2b8c1e-0000-4000-8000-000000000001"
+	if got := Kept(uuid); got != uuid {
+		t.Errorf("Kept(%q) = %q, want it as it is", uuid, got)
+	}
+	long := strings.Repeat("r", 1<<20)
+	a, b := Kept(long+"a"), Kept(long+"b")
+	if len(a) > maxKept || len(b) > maxKept {
+		t.Errorf("Kept of a 1 MiB id is %d and %d bytes long, want at most %d", len(a), len(b), maxKept)
+	}
+	if a == b {
+		t.Error("two long ids differing in their last byte are kept alike")
+	}
+	if Kept(long+"a") != a {
+		t.Error("the same long id is kept differently twice")
+	}
+}
