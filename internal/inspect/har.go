@@ -1,13 +1,17 @@
 package inspect
 
 import (
+	"encoding/base64"
+	"errors"
 	"maps"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -74,10 +78,14 @@ type (
 		Comment  string `json:"comment,omitempty"`
 	}
 	harContent struct {
-		Size     int    `json:"size"`
-		MimeType string `json:"mimeType"`
-		Text     string `json:"text"`
-		Encoding string `json:"encoding,omitempty"`
+		Size int `json:"size"`
+		// Compression is the bytes a Content-Encoding saved: size less
+		// the response's bodySize.
+		Compression *int   `json:"compression,omitempty"`
+		MimeType    string `json:"mimeType"`
+		Text        string `json:"text"`
+		Encoding    string `json:"encoding,omitempty"`
+		Comment     string `json:"comment,omitempty"`
 	}
 	harTimings struct {
 		Send    float64 `json:"send"`
@@ -122,8 +130,7 @@ func entryOf(c *call, origin string) harEntry {
 		e.Response.Status = resp.Status
 		e.Response.StatusText = http.StatusText(resp.Status)
 		e.Response.Headers = harHeaders(termsafe.MaskHeaders(resp.Headers))
-		e.Response.Content = contentOf(resp.Headers, resp.Body, resp.BodyEncoding)
-		e.Response.BodySize = e.Response.Content.Size
+		e.Response.Content, e.Response.BodySize = contentOf(resp.Headers, resp.Body, resp.BodyEncoding)
 	}
 	if f := r.Forward; f != nil {
 		e.Time = f.LatencyMS
@@ -142,15 +149,55 @@ func entryOf(c *call, origin string) harEntry {
 	return e
 }
 
-func contentOf(h http.Header, body, encoding string) harContent {
+// contentOf is an answer's content as HAR 1.2 has it, and its bodySize
+// (the bytes that came, -1 when the record's body does not decode): text
+// is the content a Content-Encoding (gzip, deflate) held, decoded, as a
+// browser's HAR has it, with size its length and compression the bytes
+// the coding saved; encoding is "base64" only when those bytes are not
+// text. An answer whose coding cannot be undone keeps the bytes that
+// came, in base64 (they are not the content), and says why.
+func contentOf(h http.Header, body, encoding string) (harContent, int) {
 	c := harContent{MimeType: h.Get("Content-Type"), Text: body}
-	if b, err := capture.DecodeBody(body, encoding); err == nil {
-		c.Size = len(b)
-	}
 	if encoding == capture.Base64 {
 		c.Encoding = "base64"
 	}
-	return c
+	wire, err := capture.DecodeBody(body, encoding)
+	if err != nil {
+		return c, -1
+	}
+	c.Size = len(wire)
+	codings := capture.ContentCodings(h)
+	if codings == nil || len(wire) == 0 {
+		return c, len(wire)
+	}
+	doc, err := capture.DecodeContent(wire, codings, input.Max)
+	if err != nil {
+		c.Text, c.Encoding = base64.StdEncoding.EncodeToString(wire), "base64"
+		c.Comment = "text is the answer as it came, in base64: " + undecodable(err)
+		return c, len(wire)
+	}
+	c.Text, c.Encoding = capture.EncodeBody(doc)
+	if c.Encoding == capture.UTF8 {
+		c.Encoding = ""
+	}
+	c.Size = len(doc)
+	saved := len(doc) - len(wire) // below 0 when the coding added bytes (a small answer)
+	c.Compression = &saved
+	return c, len(wire)
+}
+
+// undecodable says why an answer's Content-Encoding could not be undone.
+func undecodable(err error) string {
+	ce, ok := errors.AsType[*capture.ContentError](err)
+	switch {
+	case !ok:
+		return err.Error()
+	case ce.Unknown:
+		return "its Content-Encoding " + strconv.Quote(ce.Coding) + " is not one whsim decodes (gzip and deflate it does)"
+	case ce.Limit > 0:
+		return "it decodes to more than " + strconv.FormatInt(ce.Limit, 10) + " bytes"
+	}
+	return "it does not decode as " + ce.Coding + " (" + ce.Err.Error() + ")"
 }
 
 func harHeaders(h http.Header) []harNameValue {

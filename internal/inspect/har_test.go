@@ -2,6 +2,8 @@ package inspect
 
 import (
 	"bytes"
+	"compress/gzip"
+	"compress/zlib"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
@@ -245,5 +247,99 @@ func TestHARQueryStringEncodedAsReadersDecode(t *testing.T) {
 	}
 	if u := h.Log.Entries[0].Request.URL; strings.Contains(u, "k3y") {
 		t.Errorf("url %s shows the key", u)
+	}
+}
+
+// An answer the receiver compressed (Content-Encoding) is exported as
+// HAR 1.2 says and browsers write it: content.text the decoded text,
+// content.size its length, response.bodySize the bytes that came and
+// content.compression the difference; content.encoding only when the
+// decoded bytes are not text. It was base64 of the gzip bytes, which a
+// HAR viewer showed as noise. An answer that does not decode keeps its
+// bytes, in base64, and says why.
+func TestHARResponseContentDecoded(t *testing.T) {
+	t.Parallel()
+	doc := `{"ok":true,"msg":"收到"}`
+	gz := func(b []byte) []byte {
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		zw.Write(b)
+		zw.Close()
+		return buf.Bytes()
+	}
+	var zl bytes.Buffer
+	zw := zlib.NewWriter(&zl)
+	zw.Write([]byte(doc))
+	zw.Close()
+	bin := []byte{0xff, 0x00, 0xfe}
+	rows := []struct {
+		name     string
+		coding   string
+		wire     []byte
+		text     string // decoded, as text or (encoding base64) in base64
+		encoding string
+		size     int
+		comment  bool
+	}{
+		{"gzip", "gzip", gz([]byte(doc)), doc, "", len(doc), false},
+		{"deflate", "deflate", zl.Bytes(), doc, "", len(doc), false},
+		{"gzip of bytes that are not text", "gzip", gz(bin), base64.StdEncoding.EncodeToString(bin), "base64", len(bin), false},
+		{"not compressed", "", []byte(doc), doc, "", len(doc), false},
+		{"corrupt gzip", "gzip", []byte("not gzip"), base64.StdEncoding.EncodeToString([]byte("not gzip")), "base64", -1, true},
+	}
+	s := NewStore(10)
+	for i, r := range rows {
+		rec := record(i+1, "CREATE_RECEIVABLE_DOC", []byte(`{}`), 200)
+		if r.coding != "" {
+			rec.Response.Headers.Set("Content-Encoding", r.coding)
+		}
+		rec.Response.Body, rec.Response.BodyEncoding = capture.EncodeBody(r.wire)
+		s.Add(rec, nil)
+	}
+	srv := newTestServer(t, s, nil)
+	var h struct {
+		Log struct {
+			Entries []struct {
+				Response struct {
+					BodySize int
+					Content  struct {
+						Size        int
+						Compression *int
+						Text        string
+						Encoding    string
+						Comment     string
+					}
+				}
+			}
+		}
+	}
+	if resp := get(t, srv.URL+"/api/export?format=har", &h); resp.StatusCode != http.StatusOK || len(h.Log.Entries) != len(rows) {
+		t.Fatalf("%d, %d entries", resp.StatusCode, len(h.Log.Entries))
+	}
+	for i, r := range rows {
+		got := h.Log.Entries[i].Response
+		c := got.Content
+		if c.Text != r.text || c.Encoding != r.encoding {
+			t.Errorf("%s: content text %q encoding %q, want %q %q", r.name, c.Text, c.Encoding, r.text, r.encoding)
+		}
+		if got.BodySize != len(r.wire) {
+			t.Errorf("%s: bodySize %d, want the %d bytes that came", r.name, got.BodySize, len(r.wire))
+		}
+		wantSize := r.size
+		if wantSize < 0 {
+			wantSize = len(r.wire)
+		}
+		if c.Size != wantSize {
+			t.Errorf("%s: content.size %d, want %d", r.name, c.Size, wantSize)
+		}
+		switch {
+		case r.coding != "" && !r.comment && (c.Compression == nil || *c.Compression != r.size-len(r.wire)):
+			t.Errorf("%s: compression %v, want %d", r.name, c.Compression, r.size-len(r.wire))
+		case (r.coding == "" || r.comment) && c.Compression != nil:
+			t.Errorf("%s: compression %d, want none", r.name, *c.Compression)
+		}
+		if got := c.Comment != ""; got != r.comment {
+			t.Errorf("%s: content comment %q", r.name, c.Comment)
+		}
 	}
 }
