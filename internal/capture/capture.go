@@ -48,10 +48,14 @@ const (
 // the markers in the line, Reader.Next decodes and clears them, so in memory
 // they are empty.
 type Record struct {
-	Capture         int               `json:"capture"`
-	Time            time.Time         `json:"time"`
-	Remote          string            `json:"remote"`
-	Method          string            `json:"method"`
+	Capture int       `json:"capture"`
+	Time    time.Time `json:"time"`
+	Remote  string    `json:"remote"`
+	Method  string    `json:"method"`
+	// Proto is the protocol the call came in as net/http names it
+	// (HTTP/1.0, HTTP/2.0 for h2c), only when it was not HTTP/1.1: ""
+	// is HTTP/1.1, as every record written before the member says.
+	Proto           string            `json:"proto,omitempty"`
 	Path            string            `json:"path"`
 	Query           string            `json:"query"`
 	QueryEncoding   string            `json:"queryEncoding,omitempty"`

@@ -26,6 +26,10 @@ func appendRecord(b []byte, r *Record) ([]byte, bool) {
 	b = jsonstr.Append(b, r.Remote)
 	b = append(b, `,"method":`...)
 	b = jsonstr.Append(b, r.Method)
+	if r.Proto != "" {
+		b = append(b, `,"proto":`...)
+		b = jsonstr.Append(b, r.Proto)
+	}
 	b = append(b, `,"path":`...)
 	b = jsonstr.Append(b, r.Path)
 	b = append(b, `,"query":`...)

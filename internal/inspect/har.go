@@ -107,11 +107,11 @@ func entryOf(c *call, origin string) harEntry {
 	e := harEntry{
 		StartedDateTime: r.Time.Format("2006-01-02T15:04:05.000Z07:00"),
 		Request: harRequest{
-			Method: r.Method, URL: u, HTTPVersion: "HTTP/1.1",
+			Method: r.Method, URL: u, HTTPVersion: httpVersion(r),
 			Cookies: []harNameValue{}, Headers: harHeaders(termsafe.MaskHeaders(r.Headers)), QueryString: harQuery(r.Query),
 			HeadersSize: -1, BodySize: c.Size,
 		},
-		Response: harResponse{Cookies: []harNameValue{}, Headers: []harNameValue{}, HTTPVersion: "HTTP/1.1", HeadersSize: -1, BodySize: -1},
+		Response: harResponse{Cookies: []harNameValue{}, Headers: []harNameValue{}, HTTPVersion: httpVersion(r), HeadersSize: -1, BodySize: -1},
 		Timings:  harTimings{Send: 0, Wait: 0, Receive: 0},
 	}
 	if r.BodyEncoding != "" || r.Body != "" {
@@ -147,6 +147,15 @@ func entryOf(c *call, origin string) harEntry {
 		e.Comment = fwd
 	}
 	return e
+}
+
+// httpVersion is the protocol the call came in, which listen answered in
+// too: HTTP/1.1 unless the record says another (HTTP/1.0, HTTP/2.0).
+func httpVersion(r *capture.Record) string {
+	if r.Proto != "" {
+		return r.Proto
+	}
+	return "HTTP/1.1"
 }
 
 // contentOf is an answer's content as HAR 1.2 has it, and its bodySize

@@ -343,3 +343,34 @@ func TestHARResponseContentDecoded(t *testing.T) {
 		}
 	}
 }
+
+// httpVersion is the protocol the call came in (the record's proto):
+// HTTP/1.1 for every call before, an h2c or `curl -0` call included.
+func TestHARHTTPVersionIsTheCalls(t *testing.T) {
+	t.Parallel()
+	s := NewStore(10)
+	for i, proto := range []string{"", "HTTP/1.0", "HTTP/2.0"} {
+		rec := record(i+1, "CREATE_RECEIVABLE_DOC", []byte(`{}`), 200)
+		rec.Proto = proto
+		s.Add(rec, nil)
+	}
+	srv := newTestServer(t, s, nil)
+	var h struct {
+		Log struct {
+			Entries []struct {
+				Request  struct{ HTTPVersion string }
+				Response struct{ HTTPVersion string }
+			}
+		}
+	}
+	get(t, srv.URL+"/api/export?format=har", &h)
+	want := []string{"HTTP/1.1", "HTTP/1.0", "HTTP/2.0"}
+	if len(h.Log.Entries) != len(want) {
+		t.Fatalf("%d entries", len(h.Log.Entries))
+	}
+	for i, e := range h.Log.Entries {
+		if e.Request.HTTPVersion != want[i] || e.Response.HTTPVersion != want[i] {
+			t.Errorf("entry %d: request %s, response %s; want %s", i, e.Request.HTTPVersion, e.Response.HTTPVersion, want[i])
+		}
+	}
+}

@@ -437,6 +437,9 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		},
 	}
 	c, rec := &cr.call, &cr.rec
+	if req.Proto != "HTTP/1.1" {
+		rec.Proto = req.Proto // HTTP/1.1, nearly every call, goes unsaid
+	}
 	if r.cfg.Recycle {
 		c.mem = cr
 	}
