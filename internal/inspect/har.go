@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/input"
@@ -64,6 +65,9 @@ type (
 	harNameValue struct {
 		Name  string `json:"name"`
 		Value string `json:"value"`
+		// Comment gives a header value that is not UTF-8 in base64:
+		// Value, JSON text, has U+FFFD for its bytes that are not.
+		Comment string `json:"comment,omitempty"`
 	}
 	harPostData struct {
 		MimeType string         `json:"mimeType"`
@@ -102,7 +106,7 @@ func entryOf(c *call, origin string) harEntry {
 	r := c.Record
 	u := origin + escapedPath(r.Path)
 	if r.Query != "" {
-		u += "?" + termsafe.MaskQuery(r.Query)
+		u += "?" + urlQuery(termsafe.MaskQuery(r.Query))
 	}
 	e := harEntry{
 		StartedDateTime: r.Time.Format("2006-01-02T15:04:05.000Z07:00"),
@@ -213,10 +217,56 @@ func harHeaders(h http.Header) []harNameValue {
 	out := []harNameValue{}
 	for _, k := range slices.Sorted(maps.Keys(h)) {
 		for _, v := range h[k] {
-			out = append(out, harNameValue{Name: k, Value: v})
+			nv := harNameValue{Name: k, Value: v}
+			if !utf8.ValidString(v) {
+				// As encoding/json would write it, one U+FFFD a byte,
+				// and the bytes themselves beside it.
+				var b strings.Builder
+				for i := 0; i < len(v); {
+					r, n := utf8.DecodeRuneInString(v[i:])
+					if r == utf8.RuneError && n == 1 {
+						b.WriteRune(utf8.RuneError)
+					} else {
+						b.WriteString(v[i : i+n])
+					}
+					i += n
+				}
+				nv.Value = b.String()
+				nv.Comment = "not UTF-8: value has U+FFFD for each byte that is not; the bytes in base64: " + base64.StdEncoding.EncodeToString([]byte(v))
+			}
+			out = append(out, nv)
 		}
 	}
 	return out
+}
+
+// urlQuery is a raw query as a URL may hold it: each byte a URL cannot
+// (a space, a control, a quote, non-ASCII, a byte that is not UTF-8) as
+// %XX, as a browser's URL has it, the rest as the sender sent it. JSON
+// has no room for a byte that is not UTF-8 (it became U+FFFD, sent on
+// as %EF%BF%BD by a reader that replays the URL).
+func urlQuery(q string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"<>\\^`{|}", c) >= 0 {
+			if b.Len() == 0 {
+				b.WriteString(q[:i])
+			}
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(c)
+		}
+	}
+	if b.Len() == 0 {
+		return q
+	}
+	return b.String()
 }
 
 // harQuery is the query's pairs, each name decoded and each value

@@ -374,3 +374,52 @@ func TestHARHTTPVersionIsTheCalls(t *testing.T) {
 		}
 	}
 }
+
+// HAR is JSON, so text: a header value that is not UTF-8 has U+FFFD for
+// each byte that is not (as encoding/json writes it) and a comment that
+// gives its bytes in base64, and a query byte that is not UTF-8 stays
+// itself in the URL as %XX, as a browser's URL has it. Both came out as
+// U+FFFD alone, the bytes lost, and the URL held a raw U+FFFD that a
+// reader that sends it (har-to-k6) sent as %EF%BF%BD.
+func TestHARBytesThatAreNotUTF8(t *testing.T) {
+	t.Parallel()
+	s := NewStore(10)
+	rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{}`), 200)
+	rec.Headers.Set("X-Name", "caf\xe9 \xff")
+	rec.Query = "businessType=CREATE_RECEIVABLE_DOC&raw=\xe9&n=caf%E9&s=a b&z=中"
+	s.Add(rec, nil)
+	srv := newTestServer(t, s, nil)
+	var h struct {
+		Log struct {
+			Entries []struct {
+				Request struct {
+					URL     string
+					Headers []struct{ Name, Value, Comment string }
+				}
+			}
+		}
+	}
+	get(t, srv.URL+"/api/export?format=har", &h)
+	if len(h.Log.Entries) != 1 {
+		t.Fatalf("%d entries", len(h.Log.Entries))
+	}
+	e := h.Log.Entries[0].Request
+	if want := "http://127.0.0.1:8080/hook?businessType=CREATE_RECEIVABLE_DOC&raw=%E9&n=caf%E9&s=a%20b&z=%E4%B8%AD"; e.URL != want {
+		t.Errorf("url %q\nwant %q", e.URL, want)
+	}
+	var found bool
+	for _, hd := range e.Headers {
+		switch {
+		case hd.Name == "X-Name":
+			found = true
+			if hd.Value != "caf\uFFFD \uFFFD" || !strings.Contains(hd.Comment, base64.StdEncoding.EncodeToString([]byte("caf\xe9 \xff"))) {
+				t.Errorf("X-Name %q, comment %q; want U+FFFD for each bad byte and the bytes in base64", hd.Value, hd.Comment)
+			}
+		case hd.Comment != "":
+			t.Errorf("%s: comment %q on a UTF-8 value", hd.Name, hd.Comment)
+		}
+	}
+	if !found {
+		t.Error("no X-Name header")
+	}
+}
