@@ -415,7 +415,7 @@ func (h *handler) headers(hd http.Header) []harNameValue {
 func (h *handler) describe(c *call) detail {
 	r := c.Record
 	d := detail{
-		summary: summarize(c), Remote: r.Remote, Query: r.Query, QueryParams: harQuery(r.Query),
+		summary: summarize(c), Remote: r.Remote, Query: r.Query, QueryParams: queryPairs(r.Query),
 		Headers: h.headers(r.Headers), Body: r.Body, BodyEncoding: r.BodyEncoding,
 		File: fmt.Sprintf("call-%d.json", c.ID),
 	}

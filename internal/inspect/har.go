@@ -278,6 +278,19 @@ func urlQuery(q string) string {
 // malformed"), one written as it stands in the URL (q=a+b) it took for
 // another pair and sent twice. A credential's value is masked.
 func harQuery(raw string) []harNameValue {
+	out := queryPairs(raw)
+	for i, p := range out {
+		if p.Value != "****" || !termsafe.SecretQuery(p.Name) {
+			out[i].Value = encodeURIComponent(strings.ToValidUTF8(p.Value, "\uFFFD"))
+		}
+	}
+	return out
+}
+
+// queryPairs is the query's pairs as a person reads them, the page's
+// Query table: name and value decoded (a pair that does not decode as
+// it stands), a credential's value masked.
+func queryPairs(raw string) []harNameValue {
 	out := []harNameValue{}
 	for _, pair := range strings.Split(raw, "&") {
 		if pair == "" {
@@ -290,11 +303,8 @@ func harQuery(raw string) []harNameValue {
 		if uv, err := url.QueryUnescape(v); err == nil {
 			v = uv
 		}
-		switch {
-		case v != "" && termsafe.SecretQuery(k):
+		if v != "" && termsafe.SecretQuery(k) {
 			v = "****"
-		default:
-			v = encodeURIComponent(strings.ToValidUTF8(v, "\uFFFD"))
 		}
 		out = append(out, harNameValue{Name: k, Value: v})
 	}

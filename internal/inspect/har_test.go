@@ -423,3 +423,27 @@ func TestHARBytesThatAreNotUTF8(t *testing.T) {
 		t.Error("no X-Name header")
 	}
 }
+
+// The page's Query table shows each value decoded, as a person reads it:
+// since the HAR's queryString took encodeURIComponent's form (for
+// har-to-k6), the page showed 中 as %E4%B8%AD and a b as a%20b. The HAR
+// keeps its form; a credential is masked in both.
+func TestDetailQueryParamsDecoded(t *testing.T) {
+	t.Parallel()
+	s := NewStore(10)
+	rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{}`), 200)
+	rec.Query = "businessType=CREATE_RECEIVABLE_DOC&s=%E4%B8%AD&q=a+b%20c&d=$(id)&token=k3y"
+	s.Add(rec, nil)
+	srv := newTestServer(t, s, nil)
+	var d struct {
+		QueryParams []struct{ Name, Value string }
+	}
+	get(t, srv.URL+"/api/calls/1", &d)
+	var got []string
+	for _, q := range d.QueryParams {
+		got = append(got, q.Name+"="+q.Value)
+	}
+	if want := "businessType=CREATE_RECEIVABLE_DOC s=中 q=a b c d=$(id) token=****"; strings.Join(got, " ") != want {
+		t.Errorf("queryParams %q, want %q", strings.Join(got, " "), want)
+	}
+}
