@@ -447,3 +447,36 @@ func TestDetailQueryParamsDecoded(t *testing.T) {
 		t.Errorf("queryParams %q, want %q", strings.Join(got, " "), want)
 	}
 }
+
+// A compressed answer (the receiver's, behind --forward-to) is given to
+// the page decoded as well: the page showed "(base64) H4sIAAAA…", the
+// gzip bytes, where the receiver's JSON was.
+func TestDetailDecodesACompressedAnswer(t *testing.T) {
+	t.Parallel()
+	doc := `{"ok":true,"msg":"收到"}`
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write([]byte(doc))
+	zw.Close()
+	s := NewStore(10)
+	rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{}`), 200)
+	rec.Response.Headers.Set("Content-Encoding", "gzip")
+	rec.Response.Body, rec.Response.BodyEncoding = capture.EncodeBody(buf.Bytes())
+	rec.Forward = &capture.Forward{URL: "http://127.0.0.1:9/hook", Status: 200, Headers: rec.Response.Headers, Body: rec.Response.Body, BodyEncoding: rec.Response.BodyEncoding}
+	s.Add(rec, nil)
+	s.Add(record(2, "CREATE_RECEIVABLE_DOC", []byte(`{}`), 200), nil)
+	srv := newTestServer(t, s, nil)
+	type msg struct{ Body, BodyEncoding, Decoded, Content, ContentEncoding string }
+	var d struct{ Response, Forward msg }
+	get(t, srv.URL+"/api/calls/1", &d)
+	for name, m := range map[string]msg{"response": d.Response, "forward": d.Forward} {
+		if m.Decoded != "gzip" || m.Content != doc || m.ContentEncoding != "" || m.BodyEncoding != "base64" {
+			t.Errorf("%s: %+v; want the bytes as they came and the content decoded", name, m)
+		}
+	}
+	d.Response = msg{}
+	get(t, srv.URL+"/api/calls/2", &d)
+	if d.Response.Decoded != "" || d.Response.Content != "" {
+		t.Errorf("a plain answer: %+v, want no decoded content", d.Response)
+	}
+}

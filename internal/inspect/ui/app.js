@@ -541,7 +541,15 @@ function detail(d) {
   return out;
 }
 
+// message shows an answer; one that came compressed (Content-Encoding)
+// decoded, as the HAR export has it: its gzip bytes in base64 read as
+// noise where the receiver's JSON was.
 function message(m) {
+  if (m.decoded) {
+    return el("div", {}, table(m.headers, "No headers."),
+      el("p", { class: "hint" }, "Decoded from its Content-Encoding (" + m.decoded + "): the answer below; it came compressed."),
+      el("pre", { class: "body" }, m.contentEncoding === "base64" ? "(base64) " + m.content : m.content));
+  }
   return el("div", {}, table(m.headers, "No headers."),
     el("pre", { class: "body" }, m.bodyEncoding === "base64" ? "(base64) " + m.body : m.body));
 }
