@@ -32,6 +32,10 @@ func appendRecord(b []byte, r *Record) ([]byte, bool) {
 	}
 	b = append(b, `,"path":`...)
 	b = jsonstr.Append(b, r.Path)
+	if r.PathEncoding != "" {
+		b = append(b, `,"pathEncoding":`...)
+		b = jsonstr.Append(b, r.PathEncoding)
+	}
 	b = append(b, `,"query":`...)
 	b = jsonstr.Append(b, r.Query)
 	if r.QueryEncoding != "" {
