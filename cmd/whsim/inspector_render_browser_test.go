@@ -477,3 +477,47 @@ func TestInspectorDrawsValuesInOrderAfterABidiControl(t *testing.T) {
 		t.Errorf("the key shows as %q, want its bidi control escaped", key)
 	}
 }
+
+// The same bidi control in a header value, a query value or a requestId
+// reordered what the page drew after it in the Headers and Query tables
+// and in the list's row ("12345" drawn "54321"), where the tree showed it
+// escaped: each is shown as a visible mark there too.
+func TestInspectorDrawsTableValuesInOrderAfterABidiControl(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	l.post(t, "/hook?businessType=CREATE_RECEIVABLE_DOC&n=%E2%80%AE12345",
+		[]byte(`{"requestId":"r\u202e12345","businessType":5007,"data":{}}`), http.Header{"X-Note": {"a\u202e12345"}})
+	// order says, for each element sel matches that holds "12345", whether
+	// its "1" is drawn left of its "5".
+	order := func(sel string) string {
+		return `(() => {
+  const out = [];
+  for (const root of document.querySelectorAll(` + "`" + sel + "`" + `)) {
+    const w = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let n; (n = w.nextNode()); ) {
+      const i = n.data.indexOf("12345");
+      if (i < 0) continue;
+      const x = (k) => { const r = document.createRange(); r.setStart(n, i + k); r.setEnd(n, i + k + 1); return r.getBoundingClientRect().left; };
+      out.push(x(0) < x(4) ? "ltr" : "rtl");
+    }
+  }
+  return out.join(",") || "absent";
+})()`
+	}
+	var tables, row string
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(l.page()),
+		chromedp.WaitVisible(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.Evaluate(order(`#rows tr[data-id="1"] td.rid`), &row),
+		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="1"] table.kv`, chromedp.ByQuery),
+		chromedp.Evaluate(order(`.detail[data-id="1"] table.kv td`), &tables),
+	); err != nil {
+		t.Fatal(err)
+	}
+	// The query's and the header's values, then the answer's table (no
+	// 12345 there).
+	if tables != "ltr,ltr" || row != "ltr" {
+		t.Errorf("after a U+202E, 12345 is drawn %q in the tables and %q in the list's row, want ltr everywhere", tables, row)
+	}
+}

@@ -42,17 +42,23 @@ const (
 
 // Record is one captured call. Field order is the order on disk.
 //
-// Query and Headers hold the bytes as received. On disk a query that is not
-// valid UTF-8 is base64, marked by QueryEncoding, and so are the values of a
+// Path, Query and Headers hold the bytes as received (Path decoded). On
+// disk a path or a query that is not valid UTF-8 is base64, marked by
+// PathEncoding or QueryEncoding, and so are the values of a
 // header with a value that is not, marked in HeaderEncodings: Append sets
 // the markers in the line, Reader.Next decodes and clears them, so in memory
 // they are empty.
 type Record struct {
-	Capture         int               `json:"capture"`
-	Time            time.Time         `json:"time"`
-	Remote          string            `json:"remote"`
-	Method          string            `json:"method"`
+	Capture int       `json:"capture"`
+	Time    time.Time `json:"time"`
+	Remote  string    `json:"remote"`
+	Method  string    `json:"method"`
+	// Proto is the protocol the call came in as net/http names it
+	// (HTTP/1.0, HTTP/2.0 for h2c), only when it was not HTTP/1.1: ""
+	// is HTTP/1.1, as every record written before the member says.
+	Proto           string            `json:"proto,omitempty"`
 	Path            string            `json:"path"`
+	PathEncoding    string            `json:"pathEncoding,omitempty"`
 	Query           string            `json:"query"`
 	QueryEncoding   string            `json:"queryEncoding,omitempty"`
 	Headers         http.Header       `json:"headers"`
@@ -254,7 +260,7 @@ func onDisk(r *Record) *Record {
 		d.Response = nil
 		r = &d
 	}
-	queryOK := utf8.ValidString(r.Query)
+	pathOK, queryOK := utf8.ValidString(r.Path), utf8.ValidString(r.Query)
 	var bad []string
 	for k, vs := range r.Headers {
 		for _, v := range vs {
@@ -264,10 +270,13 @@ func onDisk(r *Record) *Record {
 			}
 		}
 	}
-	if queryOK && len(bad) == 0 {
+	if pathOK && queryOK && len(bad) == 0 {
 		return r
 	}
 	d := *r
+	if !pathOK {
+		d.Path, d.PathEncoding = base64.StdEncoding.EncodeToString([]byte(r.Path)), Base64
+	}
 	if !queryOK {
 		d.Query, d.QueryEncoding = base64.StdEncoding.EncodeToString([]byte(r.Query)), Base64
 	}
@@ -295,6 +304,13 @@ func (r *Record) fromDisk() error {
 		if u.Response != nil {
 			r.Response, u.Response = u.Response, nil
 		}
+	}
+	if r.PathEncoding != "" {
+		p, err := DecodeBody(r.Path, r.PathEncoding)
+		if err != nil {
+			return fmt.Errorf("path: %w", err)
+		}
+		r.Path, r.PathEncoding = string(p), ""
 	}
 	if r.QueryEncoding != "" {
 		q, err := DecodeBody(r.Query, r.QueryEncoding)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/input"
 )
@@ -337,6 +338,34 @@ func TestBodyOverLimitRecordFormat(t *testing.T) {
 		var le *LineError
 		if !errors.As(err, &le) || err.Error() != tc.want {
 			t.Errorf("%s: %v, want the line error %q", tc.line, err, tc.want)
+		}
+	}
+}
+
+// A path that is not valid UTF-8 (/h%FFk arrives decoded as "/h\xffk")
+// comes back byte for byte, stored base64 with pathEncoding: it was
+// written with U+FFFD, and replay sent /h%EF%BF%BDk, another path.
+func TestRecordRoundTripsAPathThatIsNotUTF8(t *testing.T) {
+	t.Parallel()
+	for _, path := range []string{"/h\xffk", "/收款/ok"} {
+		rec := &Record{Time: time.Unix(1, 0).UTC(), Method: "POST", Path: path, Headers: http.Header{}}
+		line, err := Append(nil, rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Path != path {
+			t.Errorf("%q: Append changed the record's path to %q", path, rec.Path)
+		}
+		marked := bytes.Contains(line, []byte(`"pathEncoding":"base64"`))
+		if marked == utf8.ValidString(path) {
+			t.Errorf("%q: line %s; want pathEncoding only for a path that is not UTF-8", path, line)
+		}
+		got, err := NewReader(bytes.NewReader(line)).Next()
+		if err != nil {
+			t.Fatalf("%q: %v", path, err)
+		}
+		if got.Path != path || got.PathEncoding != "" {
+			t.Errorf("read back path %q (encoding %q), want %q", got.Path, got.PathEncoding, path)
 		}
 	}
 }

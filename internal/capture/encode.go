@@ -26,8 +26,16 @@ func appendRecord(b []byte, r *Record) ([]byte, bool) {
 	b = jsonstr.Append(b, r.Remote)
 	b = append(b, `,"method":`...)
 	b = jsonstr.Append(b, r.Method)
+	if r.Proto != "" {
+		b = append(b, `,"proto":`...)
+		b = jsonstr.Append(b, r.Proto)
+	}
 	b = append(b, `,"path":`...)
 	b = jsonstr.Append(b, r.Path)
+	if r.PathEncoding != "" {
+		b = append(b, `,"pathEncoding":`...)
+		b = jsonstr.Append(b, r.PathEncoding)
+	}
 	b = append(b, `,"query":`...)
 	b = jsonstr.Append(b, r.Query)
 	if r.QueryEncoding != "" {

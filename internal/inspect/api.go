@@ -395,6 +395,24 @@ type message struct {
 	Headers      []harNameValue `json:"headers"`
 	Body         string         `json:"body"`
 	BodyEncoding string         `json:"bodyEncoding"`
+	// Decoded names the Content-Encoding undone to give Content, the
+	// answer a compressed body holds (ContentEncoding "base64" when it
+	// is not text); "" when the body is not compressed or does not
+	// decode.
+	Decoded         string `json:"decoded,omitempty"`
+	Content         string `json:"content,omitempty"`
+	ContentEncoding string `json:"contentEncoding,omitempty"`
+}
+
+// messageOf is an answer as the page shows it: its bytes, and what a
+// Content-Encoding held, decoded as the HAR export has it.
+func (h *handler) messageOf(status int, hd http.Header, body, encoding string) message {
+	m := message{Status: status, Headers: h.headers(hd), Body: body, BodyEncoding: encoding}
+	if c, _ := contentOf(hd, body, encoding); c.Compression != nil {
+		m.Decoded = strings.Join(capture.ContentCodings(hd), ", ")
+		m.Content, m.ContentEncoding = c.Text, c.Encoding
+	}
+	return m
 }
 
 // forwarded is what the receiver behind listen --forward-to answered.
@@ -415,7 +433,7 @@ func (h *handler) headers(hd http.Header) []harNameValue {
 func (h *handler) describe(c *call) detail {
 	r := c.Record
 	d := detail{
-		summary: summarize(c), Remote: r.Remote, Query: r.Query, QueryParams: harQuery(r.Query),
+		summary: summarize(c), Remote: r.Remote, Query: r.Query, QueryParams: queryPairs(r.Query),
 		Headers: h.headers(r.Headers), Body: r.Body, BodyEncoding: r.BodyEncoding,
 		File: fmt.Sprintf("call-%d.json", c.ID),
 	}
@@ -457,11 +475,12 @@ func (h *handler) describe(c *call) detail {
 		d.Unanswered = &capture.Unanswered{Rule: u.Rule, Reason: u.Reason}
 	}
 	if resp := r.Response; resp != nil {
-		d.Response = &message{Status: resp.Status, Headers: h.headers(resp.Headers), Body: resp.Body, BodyEncoding: resp.BodyEncoding}
+		m := h.messageOf(resp.Status, resp.Headers, resp.Body, resp.BodyEncoding)
+		d.Response = &m
 	}
 	if f := r.Forward; f != nil {
 		d.Forward = &forwarded{
-			message: message{Status: f.Status, Headers: h.headers(f.Headers), Body: f.Body, BodyEncoding: f.BodyEncoding},
+			message: h.messageOf(f.Status, f.Headers, f.Body, f.BodyEncoding),
 			URL:     f.URL, LatencyMS: f.LatencyMS, Error: f.Error,
 		}
 		if h.opts.Mask != nil {

@@ -1,13 +1,18 @@
 package inspect
 
 import (
+	"encoding/base64"
+	"errors"
 	"maps"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -60,6 +65,9 @@ type (
 	harNameValue struct {
 		Name  string `json:"name"`
 		Value string `json:"value"`
+		// Comment gives a header value that is not UTF-8 in base64:
+		// Value, JSON text, has U+FFFD for its bytes that are not.
+		Comment string `json:"comment,omitempty"`
 	}
 	harPostData struct {
 		MimeType string         `json:"mimeType"`
@@ -74,10 +82,14 @@ type (
 		Comment  string `json:"comment,omitempty"`
 	}
 	harContent struct {
-		Size     int    `json:"size"`
-		MimeType string `json:"mimeType"`
-		Text     string `json:"text"`
-		Encoding string `json:"encoding,omitempty"`
+		Size int `json:"size"`
+		// Compression is the bytes a Content-Encoding saved: size less
+		// the response's bodySize.
+		Compression *int   `json:"compression,omitempty"`
+		MimeType    string `json:"mimeType"`
+		Text        string `json:"text"`
+		Encoding    string `json:"encoding,omitempty"`
+		Comment     string `json:"comment,omitempty"`
 	}
 	harTimings struct {
 		Send    float64 `json:"send"`
@@ -94,16 +106,16 @@ func entryOf(c *call, origin string) harEntry {
 	r := c.Record
 	u := origin + escapedPath(r.Path)
 	if r.Query != "" {
-		u += "?" + termsafe.MaskQuery(r.Query)
+		u += "?" + urlQuery(termsafe.MaskQuery(r.Query))
 	}
 	e := harEntry{
 		StartedDateTime: r.Time.Format("2006-01-02T15:04:05.000Z07:00"),
 		Request: harRequest{
-			Method: r.Method, URL: u, HTTPVersion: "HTTP/1.1",
+			Method: r.Method, URL: u, HTTPVersion: httpVersion(r),
 			Cookies: []harNameValue{}, Headers: harHeaders(termsafe.MaskHeaders(r.Headers)), QueryString: harQuery(r.Query),
 			HeadersSize: -1, BodySize: c.Size,
 		},
-		Response: harResponse{Cookies: []harNameValue{}, Headers: []harNameValue{}, HTTPVersion: "HTTP/1.1", HeadersSize: -1, BodySize: -1},
+		Response: harResponse{Cookies: []harNameValue{}, Headers: []harNameValue{}, HTTPVersion: httpVersion(r), HeadersSize: -1, BodySize: -1},
 		Timings:  harTimings{Send: 0, Wait: 0, Receive: 0},
 	}
 	if r.BodyEncoding != "" || r.Body != "" {
@@ -122,8 +134,7 @@ func entryOf(c *call, origin string) harEntry {
 		e.Response.Status = resp.Status
 		e.Response.StatusText = http.StatusText(resp.Status)
 		e.Response.Headers = harHeaders(termsafe.MaskHeaders(resp.Headers))
-		e.Response.Content = contentOf(resp.Headers, resp.Body, resp.BodyEncoding)
-		e.Response.BodySize = e.Response.Content.Size
+		e.Response.Content, e.Response.BodySize = contentOf(resp.Headers, resp.Body, resp.BodyEncoding)
 	}
 	if f := r.Forward; f != nil {
 		e.Time = f.LatencyMS
@@ -142,25 +153,120 @@ func entryOf(c *call, origin string) harEntry {
 	return e
 }
 
-func contentOf(h http.Header, body, encoding string) harContent {
-	c := harContent{MimeType: h.Get("Content-Type"), Text: body}
-	if b, err := capture.DecodeBody(body, encoding); err == nil {
-		c.Size = len(b)
+// httpVersion is the protocol the call came in, which listen answered in
+// too: HTTP/1.1 unless the record says another (HTTP/1.0, HTTP/2.0).
+func httpVersion(r *capture.Record) string {
+	if r.Proto != "" {
+		return r.Proto
 	}
+	return "HTTP/1.1"
+}
+
+// contentOf is an answer's content as HAR 1.2 has it, and its bodySize
+// (the bytes that came, -1 when the record's body does not decode): text
+// is the content a Content-Encoding (gzip, deflate) held, decoded, as a
+// browser's HAR has it, with size its length and compression the bytes
+// the coding saved; encoding is "base64" only when those bytes are not
+// text. An answer whose coding cannot be undone keeps the bytes that
+// came, in base64 (they are not the content), and says why.
+func contentOf(h http.Header, body, encoding string) (harContent, int) {
+	c := harContent{MimeType: h.Get("Content-Type"), Text: body}
 	if encoding == capture.Base64 {
 		c.Encoding = "base64"
 	}
-	return c
+	wire, err := capture.DecodeBody(body, encoding)
+	if err != nil {
+		return c, -1
+	}
+	c.Size = len(wire)
+	codings := capture.ContentCodings(h)
+	if codings == nil || len(wire) == 0 {
+		return c, len(wire)
+	}
+	doc, err := capture.DecodeContent(wire, codings, input.Max)
+	if err != nil {
+		c.Text, c.Encoding = base64.StdEncoding.EncodeToString(wire), "base64"
+		c.Comment = "text is the answer as it came, in base64: " + undecodable(err)
+		return c, len(wire)
+	}
+	c.Text, c.Encoding = capture.EncodeBody(doc)
+	if c.Encoding == capture.UTF8 {
+		c.Encoding = ""
+	}
+	c.Size = len(doc)
+	saved := len(doc) - len(wire) // below 0 when the coding added bytes (a small answer)
+	c.Compression = &saved
+	return c, len(wire)
+}
+
+// undecodable says why an answer's Content-Encoding could not be undone.
+func undecodable(err error) string {
+	ce, ok := errors.AsType[*capture.ContentError](err)
+	switch {
+	case !ok:
+		return err.Error()
+	case ce.Unknown:
+		return "its Content-Encoding " + strconv.Quote(ce.Coding) + " is not one whsim decodes (gzip and deflate it does)"
+	case ce.Limit > 0:
+		return "it decodes to more than " + strconv.FormatInt(ce.Limit, 10) + " bytes"
+	}
+	return "it does not decode as " + ce.Coding + " (" + ce.Err.Error() + ")"
 }
 
 func harHeaders(h http.Header) []harNameValue {
 	out := []harNameValue{}
 	for _, k := range slices.Sorted(maps.Keys(h)) {
 		for _, v := range h[k] {
-			out = append(out, harNameValue{Name: k, Value: v})
+			nv := harNameValue{Name: k, Value: v}
+			if !utf8.ValidString(v) {
+				// As encoding/json would write it, one U+FFFD a byte,
+				// and the bytes themselves beside it.
+				var b strings.Builder
+				for i := 0; i < len(v); {
+					r, n := utf8.DecodeRuneInString(v[i:])
+					if r == utf8.RuneError && n == 1 {
+						b.WriteRune(utf8.RuneError)
+					} else {
+						b.WriteString(v[i : i+n])
+					}
+					i += n
+				}
+				nv.Value = b.String()
+				nv.Comment = "not UTF-8: value has U+FFFD for each byte that is not; the bytes in base64: " + base64.StdEncoding.EncodeToString([]byte(v))
+			}
+			out = append(out, nv)
 		}
 	}
 	return out
+}
+
+// urlQuery is a raw query as a URL may hold it: each byte a URL cannot
+// (a space, a control, a quote, non-ASCII, a byte that is not UTF-8) as
+// %XX, as a browser's URL has it, the rest as the sender sent it. JSON
+// has no room for a byte that is not UTF-8 (it became U+FFFD, sent on
+// as %EF%BF%BD by a reader that replays the URL).
+func urlQuery(q string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"<>\\^`{|}", c) >= 0 {
+			if b.Len() == 0 {
+				b.WriteString(q[:i])
+			}
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(c)
+		}
+	}
+	if b.Len() == 0 {
+		return q
+	}
+	return b.String()
 }
 
 // harQuery is the query's pairs, each name decoded and each value
@@ -172,6 +278,19 @@ func harHeaders(h http.Header) []harNameValue {
 // malformed"), one written as it stands in the URL (q=a+b) it took for
 // another pair and sent twice. A credential's value is masked.
 func harQuery(raw string) []harNameValue {
+	out := queryPairs(raw)
+	for i, p := range out {
+		if p.Value != "****" || !termsafe.SecretQuery(p.Name) {
+			out[i].Value = encodeURIComponent(strings.ToValidUTF8(p.Value, "\uFFFD"))
+		}
+	}
+	return out
+}
+
+// queryPairs is the query's pairs as a person reads them, the page's
+// Query table: name and value decoded (a pair that does not decode as
+// it stands), a credential's value masked.
+func queryPairs(raw string) []harNameValue {
 	out := []harNameValue{}
 	for _, pair := range strings.Split(raw, "&") {
 		if pair == "" {
@@ -184,11 +303,8 @@ func harQuery(raw string) []harNameValue {
 		if uv, err := url.QueryUnescape(v); err == nil {
 			v = uv
 		}
-		switch {
-		case v != "" && termsafe.SecretQuery(k):
+		if v != "" && termsafe.SecretQuery(k) {
 			v = "****"
-		default:
-			v = encodeURIComponent(strings.ToValidUTF8(v, "\uFFFD"))
 		}
 		out = append(out, harNameValue{Name: k, Value: v})
 	}

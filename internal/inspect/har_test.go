@@ -2,6 +2,8 @@ package inspect
 
 import (
 	"bytes"
+	"compress/gzip"
+	"compress/zlib"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
@@ -245,5 +247,236 @@ func TestHARQueryStringEncodedAsReadersDecode(t *testing.T) {
 	}
 	if u := h.Log.Entries[0].Request.URL; strings.Contains(u, "k3y") {
 		t.Errorf("url %s shows the key", u)
+	}
+}
+
+// An answer the receiver compressed (Content-Encoding) is exported as
+// HAR 1.2 says and browsers write it: content.text the decoded text,
+// content.size its length, response.bodySize the bytes that came and
+// content.compression the difference; content.encoding only when the
+// decoded bytes are not text. It was base64 of the gzip bytes, which a
+// HAR viewer showed as noise. An answer that does not decode keeps its
+// bytes, in base64, and says why.
+func TestHARResponseContentDecoded(t *testing.T) {
+	t.Parallel()
+	doc := `{"ok":true,"msg":"收到"}`
+	gz := func(b []byte) []byte {
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		zw.Write(b)
+		zw.Close()
+		return buf.Bytes()
+	}
+	var zl bytes.Buffer
+	zw := zlib.NewWriter(&zl)
+	zw.Write([]byte(doc))
+	zw.Close()
+	bin := []byte{0xff, 0x00, 0xfe}
+	rows := []struct {
+		name     string
+		coding   string
+		wire     []byte
+		text     string // decoded, as text or (encoding base64) in base64
+		encoding string
+		size     int
+		comment  bool
+	}{
+		{"gzip", "gzip", gz([]byte(doc)), doc, "", len(doc), false},
+		{"deflate", "deflate", zl.Bytes(), doc, "", len(doc), false},
+		{"gzip of bytes that are not text", "gzip", gz(bin), base64.StdEncoding.EncodeToString(bin), "base64", len(bin), false},
+		{"not compressed", "", []byte(doc), doc, "", len(doc), false},
+		{"corrupt gzip", "gzip", []byte("not gzip"), base64.StdEncoding.EncodeToString([]byte("not gzip")), "base64", -1, true},
+	}
+	s := NewStore(10)
+	for i, r := range rows {
+		rec := record(i+1, "CREATE_RECEIVABLE_DOC", []byte(`{}`), 200)
+		if r.coding != "" {
+			rec.Response.Headers.Set("Content-Encoding", r.coding)
+		}
+		rec.Response.Body, rec.Response.BodyEncoding = capture.EncodeBody(r.wire)
+		s.Add(rec, nil)
+	}
+	srv := newTestServer(t, s, nil)
+	var h struct {
+		Log struct {
+			Entries []struct {
+				Response struct {
+					BodySize int
+					Content  struct {
+						Size        int
+						Compression *int
+						Text        string
+						Encoding    string
+						Comment     string
+					}
+				}
+			}
+		}
+	}
+	if resp := get(t, srv.URL+"/api/export?format=har", &h); resp.StatusCode != http.StatusOK || len(h.Log.Entries) != len(rows) {
+		t.Fatalf("%d, %d entries", resp.StatusCode, len(h.Log.Entries))
+	}
+	for i, r := range rows {
+		got := h.Log.Entries[i].Response
+		c := got.Content
+		if c.Text != r.text || c.Encoding != r.encoding {
+			t.Errorf("%s: content text %q encoding %q, want %q %q", r.name, c.Text, c.Encoding, r.text, r.encoding)
+		}
+		if got.BodySize != len(r.wire) {
+			t.Errorf("%s: bodySize %d, want the %d bytes that came", r.name, got.BodySize, len(r.wire))
+		}
+		wantSize := r.size
+		if wantSize < 0 {
+			wantSize = len(r.wire)
+		}
+		if c.Size != wantSize {
+			t.Errorf("%s: content.size %d, want %d", r.name, c.Size, wantSize)
+		}
+		switch {
+		case r.coding != "" && !r.comment && (c.Compression == nil || *c.Compression != r.size-len(r.wire)):
+			t.Errorf("%s: compression %v, want %d", r.name, c.Compression, r.size-len(r.wire))
+		case (r.coding == "" || r.comment) && c.Compression != nil:
+			t.Errorf("%s: compression %d, want none", r.name, *c.Compression)
+		}
+		if got := c.Comment != ""; got != r.comment {
+			t.Errorf("%s: content comment %q", r.name, c.Comment)
+		}
+	}
+}
+
+// httpVersion is the protocol the call came in (the record's proto):
+// HTTP/1.1 for every call before, an h2c or `curl -0` call included.
+func TestHARHTTPVersionIsTheCalls(t *testing.T) {
+	t.Parallel()
+	s := NewStore(10)
+	for i, proto := range []string{"", "HTTP/1.0", "HTTP/2.0"} {
+		rec := record(i+1, "CREATE_RECEIVABLE_DOC", []byte(`{}`), 200)
+		rec.Proto = proto
+		s.Add(rec, nil)
+	}
+	srv := newTestServer(t, s, nil)
+	var h struct {
+		Log struct {
+			Entries []struct {
+				Request  struct{ HTTPVersion string }
+				Response struct{ HTTPVersion string }
+			}
+		}
+	}
+	get(t, srv.URL+"/api/export?format=har", &h)
+	want := []string{"HTTP/1.1", "HTTP/1.0", "HTTP/2.0"}
+	if len(h.Log.Entries) != len(want) {
+		t.Fatalf("%d entries", len(h.Log.Entries))
+	}
+	for i, e := range h.Log.Entries {
+		if e.Request.HTTPVersion != want[i] || e.Response.HTTPVersion != want[i] {
+			t.Errorf("entry %d: request %s, response %s; want %s", i, e.Request.HTTPVersion, e.Response.HTTPVersion, want[i])
+		}
+	}
+}
+
+// HAR is JSON, so text: a header value that is not UTF-8 has U+FFFD for
+// each byte that is not (as encoding/json writes it) and a comment that
+// gives its bytes in base64, and a query byte that is not UTF-8 stays
+// itself in the URL as %XX, as a browser's URL has it. Both came out as
+// U+FFFD alone, the bytes lost, and the URL held a raw U+FFFD that a
+// reader that sends it (har-to-k6) sent as %EF%BF%BD.
+func TestHARBytesThatAreNotUTF8(t *testing.T) {
+	t.Parallel()
+	s := NewStore(10)
+	rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{}`), 200)
+	rec.Headers.Set("X-Name", "caf\xe9 \xff")
+	rec.Query = "businessType=CREATE_RECEIVABLE_DOC&raw=\xe9&n=caf%E9&s=a b&z=中"
+	s.Add(rec, nil)
+	srv := newTestServer(t, s, nil)
+	var h struct {
+		Log struct {
+			Entries []struct {
+				Request struct {
+					URL     string
+					Headers []struct{ Name, Value, Comment string }
+				}
+			}
+		}
+	}
+	get(t, srv.URL+"/api/export?format=har", &h)
+	if len(h.Log.Entries) != 1 {
+		t.Fatalf("%d entries", len(h.Log.Entries))
+	}
+	e := h.Log.Entries[0].Request
+	if want := "http://127.0.0.1:8080/hook?businessType=CREATE_RECEIVABLE_DOC&raw=%E9&n=caf%E9&s=a%20b&z=%E4%B8%AD"; e.URL != want {
+		t.Errorf("url %q\nwant %q", e.URL, want)
+	}
+	var found bool
+	for _, hd := range e.Headers {
+		switch {
+		case hd.Name == "X-Name":
+			found = true
+			if hd.Value != "caf\uFFFD \uFFFD" || !strings.Contains(hd.Comment, base64.StdEncoding.EncodeToString([]byte("caf\xe9 \xff"))) {
+				t.Errorf("X-Name %q, comment %q; want U+FFFD for each bad byte and the bytes in base64", hd.Value, hd.Comment)
+			}
+		case hd.Comment != "":
+			t.Errorf("%s: comment %q on a UTF-8 value", hd.Name, hd.Comment)
+		}
+	}
+	if !found {
+		t.Error("no X-Name header")
+	}
+}
+
+// The page's Query table shows each value decoded, as a person reads it:
+// since the HAR's queryString took encodeURIComponent's form (for
+// har-to-k6), the page showed 中 as %E4%B8%AD and a b as a%20b. The HAR
+// keeps its form; a credential is masked in both.
+func TestDetailQueryParamsDecoded(t *testing.T) {
+	t.Parallel()
+	s := NewStore(10)
+	rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{}`), 200)
+	rec.Query = "businessType=CREATE_RECEIVABLE_DOC&s=%E4%B8%AD&q=a+b%20c&d=$(id)&token=k3y"
+	s.Add(rec, nil)
+	srv := newTestServer(t, s, nil)
+	var d struct {
+		QueryParams []struct{ Name, Value string }
+	}
+	get(t, srv.URL+"/api/calls/1", &d)
+	var got []string
+	for _, q := range d.QueryParams {
+		got = append(got, q.Name+"="+q.Value)
+	}
+	if want := "businessType=CREATE_RECEIVABLE_DOC s=中 q=a b c d=$(id) token=****"; strings.Join(got, " ") != want {
+		t.Errorf("queryParams %q, want %q", strings.Join(got, " "), want)
+	}
+}
+
+// A compressed answer (the receiver's, behind --forward-to) is given to
+// the page decoded as well: the page showed "(base64) H4sIAAAA…", the
+// gzip bytes, where the receiver's JSON was.
+func TestDetailDecodesACompressedAnswer(t *testing.T) {
+	t.Parallel()
+	doc := `{"ok":true,"msg":"收到"}`
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write([]byte(doc))
+	zw.Close()
+	s := NewStore(10)
+	rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{}`), 200)
+	rec.Response.Headers.Set("Content-Encoding", "gzip")
+	rec.Response.Body, rec.Response.BodyEncoding = capture.EncodeBody(buf.Bytes())
+	rec.Forward = &capture.Forward{URL: "http://127.0.0.1:9/hook", Status: 200, Headers: rec.Response.Headers, Body: rec.Response.Body, BodyEncoding: rec.Response.BodyEncoding}
+	s.Add(rec, nil)
+	s.Add(record(2, "CREATE_RECEIVABLE_DOC", []byte(`{}`), 200), nil)
+	srv := newTestServer(t, s, nil)
+	type msg struct{ Body, BodyEncoding, Decoded, Content, ContentEncoding string }
+	var d struct{ Response, Forward msg }
+	get(t, srv.URL+"/api/calls/1", &d)
+	for name, m := range map[string]msg{"response": d.Response, "forward": d.Forward} {
+		if m.Decoded != "gzip" || m.Content != doc || m.ContentEncoding != "" || m.BodyEncoding != "base64" {
+			t.Errorf("%s: %+v; want the bytes as they came and the content decoded", name, m)
+		}
+	}
+	d.Response = msg{}
+	get(t, srv.URL+"/api/calls/2", &d)
+	if d.Response.Decoded != "" || d.Response.Content != "" {
+		t.Errorf("a plain answer: %+v, want no decoded content", d.Response)
 	}
 }

@@ -57,6 +57,52 @@ func TestPriorKnowledgeHTTP2IsACall(t *testing.T) {
 	if len(obs.calls) != 1 || len(obs.calls[0].Findings) != 0 {
 		t.Errorf("calls %+v, want one without findings", obs.calls)
 	}
+	if p := mem.recs[0].Proto; p != "HTTP/2.0" {
+		t.Errorf("recorded protocol %q, want HTTP/2.0 (a HAR export said HTTP/1.1)", p)
+	}
+}
+
+// A call's record says the protocol it came in when it is not HTTP/1.1
+// (curl -0 sends HTTP/1.0): the HAR export gives it as httpVersion, which
+// was HTTP/1.1 for every call.
+func TestRecordSaysHTTP10(t *testing.T) {
+	t.Parallel()
+	mem := &memRecorder{}
+	rcv := New(Config{Capture: mem, Checker: fakeChecker{}})
+	s, err := Listen("127.0.0.1:0", rcv, DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx) }()
+	body := `{"requestId":"r-1","businessType":5007,"data":{}}`
+	for _, proto := range []string{"HTTP/1.0", "HTTP/1.1"} {
+		conn, err := net.Dial("tcp", s.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(conn, "POST /hook?businessType=CREATE_RECEIVABLE_DOC "+proto+"\r\nHost: x\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: "+strconv.Itoa(len(body))+"\r\n\r\n"+body)
+		resp, err := io.ReadAll(conn) // the answer, to the close
+		conn.Close()
+		if err != nil || !bytes.HasPrefix(resp, []byte(proto+" 200")) {
+			t.Fatalf("%s: answered %q (%v)", proto, resp, err)
+		}
+	}
+	cancel()
+	if err := <-served; err != nil {
+		t.Fatal(err)
+	}
+	rcv.Close()
+	if len(mem.recs) != 2 {
+		t.Fatalf("recorded %d calls, want 2", len(mem.recs))
+	}
+	if p := mem.recs[0].Proto; p != "HTTP/1.0" {
+		t.Errorf("an HTTP/1.0 call recorded with protocol %q", p)
+	}
+	if p := mem.recs[1].Proto; p != "" {
+		t.Errorf("an HTTP/1.1 call recorded with protocol %q, want none (HTTP/1.1 is the default, as in records before the member)", p)
+	}
 }
 
 // writeWatch is a client's connection that says when what it wrote

@@ -437,6 +437,9 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		},
 	}
 	c, rec := &cr.call, &cr.rec
+	if req.Proto != "HTTP/1.1" {
+		rec.Proto = req.Proto // HTTP/1.1, nearly every call, goes unsaid
+	}
 	if r.cfg.Recycle {
 		c.mem = cr
 	}
@@ -866,8 +869,13 @@ func (r *Receiver) protocolFindings(c *Call) []validate.Finding {
 	}
 	if !c.HasEvent {
 		add(validate.RuleQueryEvent, "query has "+spec.NoEvent(rec.Query)+" (want one of "+eventList()+")")
-	} else if other, ok := spec.QueryConflict(rec.Query); ok {
-		add(validate.RuleQueryEvent, "query names businessType twice, "+strconv.Quote(c.Event)+" and "+strconv.Quote(other)+": receivers read either (Go and Express the first, PHP the last)")
+	} else if vs := spec.QueryRepeats(rec.Query); vs != nil {
+		if slices.ContainsFunc(vs, func(v string) bool { return v != c.Event }) {
+			add(validate.RuleQueryEvent, "query "+spec.Repeated(vs)+"; checked as "+c.Event)
+		} else {
+			fs = append(fs, validate.Finding{Rule: validate.RuleQueryRepeated, Severity: validate.Warning,
+				Message: "query " + spec.Repeated(vs)})
+		}
 	}
 	if c.BodyErr != nil {
 		if isStopCut(c.BodyErr) || senderReset(c.BodyErr) {

@@ -366,7 +366,8 @@ func TestOddCallsFlagged(t *testing.T) {
 		{"POST", "/webhook", "application/json", `{}`, 200, []string{validate.RuleQueryEvent}, "invalid"},
 		// the event named twice, differently: receivers read either
 		{"POST", "/webhook?businessType=" + ev + "&businessType=ABANDON_RECEIVABLE_DOC", "application/json", `{}`, 200, []string{validate.RuleQueryEvent}, "invalid"},
-		{"POST", "/webhook?businessType=" + ev + "&businessType=" + ev, "application/json", `{}`, 200, nil, "valid"},
+		// the same twice: Spring reads them joined, "A,A"
+		{"POST", "/webhook?businessType=" + ev + "&businessType=" + ev, "application/json", `{}`, 200, []string{validate.RuleQueryRepeated}, "warning"},
 		{"POST", "/other?businessType=" + ev, "application/json", `{}`, 404, []string{rulePath}, "invalid"},
 	}
 	for _, tt := range tests {
@@ -1009,5 +1010,50 @@ func TestCheckUTF8OnlyWhenKnown(t *testing.T) {
 				t.Fatalf("findings %+v, want the body checked by %s", fs, tc.want)
 			}
 		})
+	}
+}
+
+// A call that names businessType more than once is in doubt: with two
+// values the finding (an error) names both and what receivers read
+// (Express made an array of them, not the first as the message said;
+// Spring joins them); with the same value twice, which listen passed
+// without a word, a warning says that Spring reads "A,A".
+func TestQueryNamedTwice(t *testing.T) {
+	t.Parallel()
+	srv, obs, _ := start(t, Config{})
+	for _, q := range []string{"businessType=" + ev + "&businessType=ABANDON_RECEIVABLE_DOC", "businessType=" + ev + "&businessType=" + ev} {
+		resp, err := srv.Client().Post(srv.URL+"/webhook?"+q, "application/json", strings.NewReader(`{}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	srv.Close()
+	if len(obs.calls) != 2 {
+		t.Fatalf("%d calls", len(obs.calls))
+	}
+	find := func(c *Call, rule string) *validate.Finding {
+		for i, f := range c.Findings {
+			if f.Rule == rule {
+				return &c.Findings[i]
+			}
+		}
+		return nil
+	}
+	two := find(obs.calls[0], validate.RuleQueryEvent)
+	if two == nil || two.Severity != validate.Error {
+		t.Fatalf("two values: findings %+v, want a query-event error", obs.calls[0].Findings)
+	}
+	for _, want := range []string{`"` + ev + `"`, `"ABANDON_RECEIVABLE_DOC"`, `"` + ev + `,ABANDON_RECEIVABLE_DOC"`, "Express makes an array", "PHP"} {
+		if !strings.Contains(two.Message, want) {
+			t.Errorf("two values: %q lacks %s", two.Message, want)
+		}
+	}
+	same := find(obs.calls[1], validate.RuleQueryRepeated)
+	if same == nil || same.Severity != validate.Warning || !strings.Contains(same.Message, `"`+ev+","+ev+`"`) {
+		t.Errorf("the same value twice: findings %+v, want a query-event-repeated warning saying what Spring reads", obs.calls[1].Findings)
+	}
+	if f := find(obs.calls[1], validate.RuleQueryEvent); f != nil {
+		t.Errorf("the same value twice: %+v, want no query-event error", f)
 	}
 }

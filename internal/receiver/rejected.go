@@ -963,6 +963,7 @@ func (r *Receiver) Rejected(rj *Rejection) {
 	if rj.Method != "" || rj.Target != "" {
 		// Read from an HTTP/2 HEADERS frame: Head is binary frames.
 		rec.Method, rec.Path, rec.Query = rj.Method, targetPath(rj.Target), ""
+		rec.Proto = "HTTP/2.0"
 		if _, q, ok := strings.Cut(rj.Target, "?"); ok {
 			rec.Query = q
 		}

@@ -3,6 +3,8 @@ package spec
 import (
 	"fmt"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -68,23 +70,60 @@ func NoEvent(rawQuery string) string {
 		QueryParam, pair, err)
 }
 
-// QueryConflict returns a value of QueryParam that differs from the first,
-// when the query names the event more than once: receivers read such a
-// query differently (Go's Query().Get and Express keep the first value,
-// PHP's $_GET the last), so the call's event is in doubt. It is a second
-// scan, for queries that name the parameter again only.
-func QueryConflict(rawQuery string) (string, bool) {
+// QueryRepeats returns every value of QueryParam, in order, of a query
+// that names it more than once (nil when it names it once or not at
+// all), as url.ParseQuery reads the pairs that parse. Receivers read such
+// a query differently (RepeatedReading), so the call's event is in
+// doubt even when the values are the same. It is a second scan, for
+// queries that hold a second pair only.
+func QueryRepeats(rawQuery string) []string {
 	if !strings.Contains(rawQuery, "&") {
-		return "", false // one pair at most
+		return nil // one pair at most
 	}
 	q, _ := url.ParseQuery(rawQuery) // the pairs that parse, as QueryEvent reads them
-	vs := q[QueryParam]
-	for _, v := range vs[min(1, len(vs)):] {
-		if v != vs[0] {
-			return v, true
-		}
+	if vs := q[QueryParam]; len(vs) > 1 {
+		return vs
 	}
-	return "", false
+	return nil
+}
+
+// Repeated says that a query names QueryParam more than once, with
+// values (QueryRepeats), and how receivers read it: `names businessType
+// twice, "A" and "B": receivers read it differently: ...`.
+func Repeated(values []string) string {
+	times := strconv.Itoa(len(values)) + " times"
+	if len(values) == 2 {
+		times = "twice"
+	}
+	var named string
+	if values[0] == values[len(values)-1] && !slices.ContainsFunc(values, func(v string) bool { return v != values[0] }) {
+		named = "each " + strconv.Quote(values[0])
+	} else {
+		q := make([]string, len(values))
+		for i, v := range values {
+			q[i] = strconv.Quote(v)
+		}
+		named = strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
+	}
+	return "names " + QueryParam + " " + times + ", " + named + ": " + RepeatedReading(values)
+}
+
+// RepeatedReading says how receivers read QueryParam given as values
+// (QueryRepeats), naming what each would read.
+func RepeatedReading(values []string) string {
+	joined := strconv.Quote(strings.Join(values, ","))
+	first, last := values[0], values[len(values)-1]
+	if !slices.ContainsFunc(values, func(v string) bool { return v != first }) {
+		return "receivers that join a repeated parameter (Spring's @RequestParam String, ASP.NET Core) read " + joined +
+			", and Express makes it an array: no event to them; Go, PHP and most others read " + strconv.Quote(first)
+	}
+	firstReaders := "Go's Query().Get, Flask and Servlet's getParameter read " + strconv.Quote(first)
+	if first == last {
+		return "receivers read it differently: " + firstReaders + " (PHP's $_GET and Django the last, the same), " +
+			"Spring's @RequestParam String and ASP.NET Core join them, " + joined + ", and Express makes an array"
+	}
+	return "receivers read it differently: " + firstReaders + ", PHP's $_GET and Django " + strconv.Quote(last) +
+		", Spring's @RequestParam String and ASP.NET Core join them, " + joined + ", and Express makes an array"
 }
 
 // plainQuery reports a query without '%', '+' or ';' (a byte loop:

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -83,28 +84,38 @@ func FuzzQueryEvent(f *testing.F) {
 	})
 }
 
-// A query that names the event twice, differently, is read by receivers
-// in different ways (Go's Query().Get and Express keep the first, PHP's
-// $_GET the last): QueryConflict finds the other value.
-func TestQueryConflict(t *testing.T) {
+// A query that names the event more than once is read by receivers in
+// different ways (Go's Query().Get the first, PHP's $_GET the last,
+// Spring's @RequestParam String both joined, Express an array):
+// QueryRepeats gives every value, the same or not; RepeatedReading says
+// what each reads, naming the values.
+func TestQueryRepeats(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
-		q, other string
-		conflict bool
+		q    string
+		want []string
 	}{
-		{"businessType=A", "", false},
-		{"businessType=A&businessType=A", "", false}, // the same event twice: no doubt
-		{"businessType=A&businessType=B", "B", true},
-		{"x=1&businessType=A&y=2&businessType=A&businessType=C", "C", true},
-		{"businessType=A&business%54ype=B", "B", true},
-		{"businessType=A&businessType", "", true},      // a second, empty one
-		{"businessType=A&businessType=%zz", "", false}, // does not parse: QueryEvent says none
-		{"", "", false},
+		{"businessType=A", nil},
+		{"businessType=A&businessType=A", []string{"A", "A"}}, // Spring reads "A,A"
+		{"businessType=A&businessType=B", []string{"A", "B"}},
+		{"x=1&businessType=A&y=2&businessType=A&businessType=C", []string{"A", "A", "C"}},
+		{"businessType=A&business%54ype=B", []string{"A", "B"}},
+		{"businessType=A&businessType", []string{"A", ""}}, // a second, empty one
+		{"businessType=A&businessType=%zz", nil},           // does not parse: Go reads one
+		{"", nil},
 	} {
-		other, conflict := QueryConflict(c.q)
-		if other != c.other || conflict != c.conflict {
-			t.Errorf("QueryConflict(%q) = %q, %v; want %q, %v", c.q, other, conflict, c.other, c.conflict)
+		if got := QueryRepeats(c.q); !slices.Equal(got, c.want) {
+			t.Errorf("QueryRepeats(%q) = %q, want %q", c.q, got, c.want)
 		}
+	}
+	msg := RepeatedReading([]string{"A", "B"})
+	for _, want := range []string{`"A"`, `"B"`, `"A,B"`, "Spring", "PHP", "Express"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("RepeatedReading: %q lacks %s", msg, want)
+		}
+	}
+	if msg := RepeatedReading([]string{"A", "A"}); !strings.Contains(msg, `"A,A"`) {
+		t.Errorf("RepeatedReading of one value twice: %q lacks what a receiver that joins them reads", msg)
 	}
 }
 

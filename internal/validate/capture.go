@@ -2,6 +2,7 @@ package validate
 
 import (
 	"fmt"
+	"slices"
 	"unsafe"
 
 	"github.com/whsim/whsim/internal/capture"
@@ -130,8 +131,12 @@ func (v *Validator) checkRequest(body []byte, query string, utf8OK bool) (fs []F
 	case event == "":
 		fs = v.single(RuleQueryEvent, "the captured query's businessType is empty")
 	default:
-		if other, twice := spec.QueryConflict(query); twice {
-			fs = v.single(RuleQueryEvent, fmt.Sprintf("the captured query names businessType twice, %q and %q: receivers read either (Go and Express the first, PHP the last); checked as %s", event, other, event))
+		if vs := spec.QueryRepeats(query); vs != nil {
+			rule := RuleQueryEvent
+			if !slices.ContainsFunc(vs, func(v string) bool { return v != event }) {
+				rule = RuleQueryRepeated
+			}
+			fs = v.single(rule, "the captured query "+spec.Repeated(vs)+"; checked as "+event)
 		}
 	}
 	body2, notChecked := v.checkBody(body, event, utf8OK)

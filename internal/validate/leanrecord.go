@@ -61,7 +61,7 @@ type leanMember struct {
 var (
 	leanRecordMembers = []leanMember{
 		{"capture", leanVersion}, {"time", leanTime}, {"remote", leanString}, {"method", leanString},
-		{"path", leanString}, {"query", leanString}, {"queryEncoding", leanEncoding},
+		{"proto", leanString}, {"path", leanString}, {"pathEncoding", leanEncoding}, {"query", leanString}, {"queryEncoding", leanEncoding},
 		{"headers", leanHeader}, {"headerEncodings", leanStringMap}, {"body", leanString},
 		{"bodyEncoding", leanString}, {"bodyOverLimit", leanOverLimit}, {"response", leanResponse},
 		{"unanswered", leanUnanswered}, {"forward", leanForward}, {"rejected", leanRejected},

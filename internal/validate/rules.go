@@ -21,6 +21,10 @@ const (
 	ruleBusinessType = "envelope-business-type"
 	ruleData         = "envelope-data"
 	RuleQueryEvent   = "query-event"
+	// RuleQueryRepeated is a query that names businessType more than
+	// once, each time the same: Go and PHP read the event, receivers
+	// that join repeated values (Spring) or make an array (Express) none.
+	RuleQueryRepeated = "query-event-repeated"
 	// RuleContentEncoding is a body whose Content-Encoding whsim cannot
 	// undo (unknown, corrupt, or over the body limit once decoded).
 	RuleContentEncoding = "content-encoding"
@@ -74,7 +78,7 @@ var rules = []rule{
 	{ruleRequestID, Error, "requestId missing, not a string or not a UUID"},
 	{ruleBusinessType, Error, "businessType missing, not an integer or not a known body number"},
 	{ruleData, Error, "data missing, null or not an object"},
-	{RuleQueryEvent, Error, "the query event is missing, unknown, or named twice with different values"},
+	{RuleQueryEvent, Error, "the query event is missing, unknown, or named more than once with different values"},
 	{RuleContentEncoding, Error, "the body's Content-Encoding is one whsim cannot decode (gzip and deflate it can), or the body does not decode as it says (corrupt, cut short, larger than the body limit decoded): not checked"},
 	{ruleEventNumber, Error, "the query event disagrees with the body businessType"},
 	{ruleType, Error, "a field has the wrong JSON type"},
@@ -92,6 +96,7 @@ var rules = []rule{
 	{ruleUnknown, Warning, "a field the spec does not define"},
 	{ruleNull, Warning, "a field inside data is null (treated as absent)"},
 	{ruleAdvisory, Warning, "a value other than the spec leads one to expect (invoiceType, receipt currency code)"},
+	{RuleQueryRepeated, Warning, "the query names businessType more than once, each time the same: receivers that join a repeated parameter (Spring's @RequestParam String, ASP.NET Core) or make an array of it (Express) read no event"},
 	{ruleTaxID, Warning, "a taxpayer id whose check character is wrong, or of a length no taxpayer id has (15, 18 or 20 characters)"},
 	{ruleSeconds, Warning, "a millisecond timestamp that looks like seconds"},
 	{ruleTimeRange, Warning, "a timestamp before 2000 or after 2100"},

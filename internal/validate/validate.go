@@ -39,7 +39,7 @@ func (f Finding) Where() string {
 	switch {
 	case f.Path != "":
 		return f.Path
-	case strings.HasPrefix(f.Rule, "http-") || f.Rule == RuleQueryEvent:
+	case strings.HasPrefix(f.Rule, "http-") || f.Rule == RuleQueryEvent || f.Rule == RuleQueryRepeated:
 		return "(request)"
 	}
 	return "(body)"

@@ -632,6 +632,7 @@ func TestFindingWhere(t *testing.T) {
 		{Finding{Rule: RuleRejected}, "(request)"},
 		{Finding{Rule: "http-content-type"}, "(request)"},
 		{Finding{Rule: RuleQueryEvent}, "(request)"},
+		{Finding{Rule: RuleQueryRepeated}, "(request)"},
 	} {
 		if got := tt.f.Where(); got != tt.want {
 			t.Errorf("%+v: %q, want %q", tt.f, got, tt.want)
@@ -753,6 +754,44 @@ func TestCheckUTF8AsCheck(t *testing.T) {
 				if !reflect.DeepEqual(got, want) {
 					t.Fatalf("%s, %q: CheckUTF8 = %+v, Check %+v", f, b, got, want)
 				}
+			}
+		}
+	}
+}
+
+// A captured query that names businessType more than once: two values are
+// a query-event error naming both and what receivers read (checked as the
+// first); the same value twice a query-event-repeated warning (receivers
+// that join repeated values read "A,A"), which was passed without a word.
+func TestCaptureQueryRepeated(t *testing.T) {
+	t.Parallel()
+	v := mustNew(t, Options{})
+	body := []byte(load(t, "receipt.json"))
+	tests := []struct {
+		query, rule string
+		sev         severity
+		wants       []string
+	}{
+		{"businessType=CREATE_RECEIVABLE_DOC&businessType=ABANDON_RECEIVABLE_DOC", RuleQueryEvent, Error,
+			[]string{`twice, "CREATE_RECEIVABLE_DOC" and "ABANDON_RECEIVABLE_DOC"`, `"CREATE_RECEIVABLE_DOC,ABANDON_RECEIVABLE_DOC"`, "Express makes an array", "checked as CREATE_RECEIVABLE_DOC"}},
+		{"businessType=CREATE_RECEIVABLE_DOC&businessType=CREATE_RECEIVABLE_DOC", RuleQueryRepeated, Warning,
+			[]string{`twice, each "CREATE_RECEIVABLE_DOC"`, `"CREATE_RECEIVABLE_DOC,CREATE_RECEIVABLE_DOC"`}},
+	}
+	for _, tt := range tests {
+		fs, _ := v.checkRequest(body, tt.query, false)
+		var got []Finding
+		for _, f := range fs {
+			if f.Rule == RuleQueryEvent || f.Rule == RuleQueryRepeated {
+				got = append(got, f)
+			}
+		}
+		if len(got) != 1 || got[0].Rule != tt.rule || got[0].Severity != tt.sev {
+			t.Errorf("query %q: findings %+v, want one %s %s", tt.query, got, tt.sev, tt.rule)
+			continue
+		}
+		for _, w := range tt.wants {
+			if !strings.Contains(got[0].Message, w) {
+				t.Errorf("query %q: %q lacks %s", tt.query, got[0].Message, w)
 			}
 		}
 	}

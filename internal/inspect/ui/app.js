@@ -35,6 +35,22 @@ function el(tag, attrs, ...children) {
   return e;
 }
 
+// BIDI_MARK matches one of BIDI_OR_INVISIBLE's characters (below), kept
+// by split: shown draws each as its escape.
+const BIDI_MARK = /([\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff])/;
+
+// shown is s for a table's or a list's cell: each character that
+// reorders the text after it or draws nothing as its \uXXXX escape, as
+// the tree shows it (in a header value, a query value or a requestId,
+// U+202E drew "12345" as "54321").
+function shown(s) {
+  const str = String(s ?? "");
+  if (str.search(BIDI_MARK) < 0) return str;
+  return str.split(BIDI_MARK).map((p, i) => i % 2
+    ? el("span", { class: "ctl", title: "a bidi control or invisible character, shown escaped" }, "\\u" + p.charCodeAt(0).toString(16).padStart(4, "0"))
+    : p);
+}
+
 // WHOLE_STATUS is a status filter the API takes: a code (500) or a class (5xx).
 const WHOLE_STATUS = /^[0-9]([0-9]{2}|xx)$/i;
 
@@ -122,12 +138,12 @@ function row(c) {
     el("td", { class: "num" }, c.id),
     el("td", { class: "time" }, time(c.receivedAt)),
     el("td", {}, c.method),
-    el("td", { class: "path", title: c.path }, c.path),
-    el("td", { class: "event", title: c.event }, c.event || "-"),
+    el("td", { class: "path", title: c.path }, shown(c.path)),
+    el("td", { class: "event", title: c.event }, shown(c.event || "-")),
     // The mark goes first: the cell cuts a long requestId short.
     el("td", { class: "rid", title: c.requestId },
       c.repeatOf ? el("span", { class: "dup", title: "requestId seen before, in call #" + c.repeatOf }, "↻ #" + c.repeatOf + " ") : null,
-      c.requestId || "-"),
+      shown(c.requestId || "-")),
     // A record too large to read back is listed as what listen knew of it.
     el("td", { class: "num" }, c.tooLarge ? (c.size ? size(c.size) + ", " : "") + "too large to show" : size(c.size)),
     c.unanswered
@@ -492,7 +508,7 @@ function section(title, ...content) {
 
 function table(pairs, empty) {
   if (!pairs || !pairs.length) return el("p", { class: "hint" }, empty);
-  return el("table", { class: "kv" }, pairs.map((p) => el("tr", {}, el("th", {}, p.name), el("td", {}, p.value))));
+  return el("table", { class: "kv" }, pairs.map((p) => el("tr", {}, el("th", {}, shown(p.name)), el("td", {}, shown(p.value)))));
 }
 
 function detail(d) {
@@ -541,7 +557,15 @@ function detail(d) {
   return out;
 }
 
+// message shows an answer; one that came compressed (Content-Encoding)
+// decoded, as the HAR export has it: its gzip bytes in base64 read as
+// noise where the receiver's JSON was.
 function message(m) {
+  if (m.decoded) {
+    return el("div", {}, table(m.headers, "No headers."),
+      el("p", { class: "hint" }, "Decoded from its Content-Encoding (" + m.decoded + "): the answer below; it came compressed."),
+      el("pre", { class: "body" }, m.contentEncoding === "base64" ? "(base64) " + m.content : m.content));
+  }
   return el("div", {}, table(m.headers, "No headers."),
     el("pre", { class: "body" }, m.bodyEncoding === "base64" ? "(base64) " + m.body : m.body));
 }
