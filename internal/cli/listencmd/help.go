@@ -48,7 +48,8 @@ connections it prints one line "listening on <url>" to stderr (and writes the
 URL to --ready-file). Ctrl-C or SIGTERM finishes the calls in flight, closes
 the capture file and prints a summary; the exit status is then 0, or 1 when
 the capture failed during the run (calls after it were answered 5xx, unrecorded)
-or --probe found a document not held once in its state. A second Ctrl-C or
+or --probe found a document not held once in its state, or judged none (no
+document passed through whole: nothing verified is no pass). A second Ctrl-C or
 SIGTERM while calls are in flight stops at once, leaving them unanswered
 (exit 130), as do calls still in flight 30s after the first; such calls
 are still recorded, printed and counted. When the reader of stdout goes

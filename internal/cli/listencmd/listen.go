@@ -698,8 +698,9 @@ func (r *listenSession) stop(serveErr error) (printed bool, _ error) {
 }
 
 // judge asks the probe about each document passed on and says whether
-// each is held once in its state: cmdutil.ErrChecksFailed when one broke (unless
-// the capture failed, which is said instead), nil when all held.
+// each is held once in its state: cmdutil.ErrChecksFailed when one broke or
+// none was judged (unless the capture failed, which is said instead), nil
+// when all held.
 func (r *listenSession) judge(ctx context.Context) error {
 	errw, pal := r.a.Streams.Err, r.a.ErrColor
 	// The run's context is done (that is the stop); the probe still
@@ -729,7 +730,9 @@ func (r *listenSession) judge(ctx context.Context) error {
 		// exit), and in the summary.
 		_ = r.printLast(func(w io.Writer) error { return writeExactlyOnceJSON(w, v) })
 	}
-	if len(v.Broke) > 0 && r.captureLost.Load() == nil {
+	// A run that judged no document verified nothing: no pass, as check
+	// fails a run that judged no case (an unattended job would go green).
+	if exactlyOnceVerdict(v) != verdictHeld && r.captureLost.Load() == nil {
 		return cmdutil.ErrChecksFailed
 	}
 	return nil

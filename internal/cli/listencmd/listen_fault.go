@@ -48,7 +48,7 @@ func writeExactlyOnce(w io.Writer, pal term.Style, p probe.Probe, docs *receiver
 	case verdictBroken:
 		verdict = pal.Fail.Sprint("BROKEN")
 	case verdictNothingJudged:
-		verdict = pal.Warn.Sprint("nothing judged")
+		verdict = pal.Fail.Sprint("nothing judged") // no pass: exit 1
 	}
 	fmt.Fprintf(w, "%s %s: %d %s asked with %s, %d held once in their state, %d broke\n", pal.Key.Sprint("exactly-once:"), verdict,
 		v.Asked, term.Plural(v.Asked, "document", "documents"), termsafe.Text(probe.Name(p)), v.Held, len(v.Broke))
