@@ -134,6 +134,10 @@ type Fault struct {
 	// Sender and Receiver say in words what each side saw.
 	Sender   string `json:"sender"`
 	Receiver string `json:"receiver"`
+	// Window is how many calls the reorder window this call went in held
+	// (reorder only): 1 is a call nothing was shuffled with, as every
+	// call of a sender that waits for each answer is.
+	Window int `json:"window,omitempty"`
 	// Deliveries are the calls the receiver was sent for this one, in the
 	// order they went; none when it was not forwarded.
 	Deliveries []Delivery `json:"deliveries"`

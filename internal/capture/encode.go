@@ -164,6 +164,10 @@ func appendFault(b []byte, f *Fault) ([]byte, bool) {
 	b = jsonstr.Append(b, f.Sender)
 	b = append(b, `,"receiver":`...)
 	b = jsonstr.Append(b, f.Receiver)
+	if f.Window != 0 {
+		b = append(b, `,"window":`...)
+		b = strconv.AppendInt(b, int64(f.Window), 10)
+	}
 	b = append(b, `,"deliveries":`...)
 	if f.Deliveries == nil {
 		b = append(b, "null"...)

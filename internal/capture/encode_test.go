@@ -51,7 +51,7 @@ func FuzzAppendMatchesJSON(f *testing.F) {
 			r.Forward = &Forward{URL: path, Status: status, LatencyMS: lat, Error: ferr, Headers: r.Headers}
 		}
 		if status%2 != 0 {
-			r.Fault = &Fault{Kind: method, Arg: hv, Attempt: status, Sender: ferr, Receiver: path}
+			r.Fault = &Fault{Kind: method, Arg: hv, Attempt: status, Sender: ferr, Receiver: path, Window: status % 3} // window omitted at 0
 			if status > 0 {
 				r.Fault.Deliveries = []Delivery{{Bytes: len(body), Status: status, LatencyMS: lat}, {RequestID: hk, Error: ferr, LatencyMS: lat}}
 			}

@@ -59,7 +59,7 @@ var (
 		{name: "reason"}, {name: "head"}, {name: "headEncoding"}, {name: "headBytes"}, {name: "closedAtStop"},
 	}}
 	faultObj = &recordObject{name: "fault", members: []recordMember{
-		{name: "kind"}, {name: "arg"}, {name: "attempt"}, {name: "sender"}, {name: "receiver"},
+		{name: "kind"}, {name: "arg"}, {name: "attempt"}, {name: "sender"}, {name: "receiver"}, {name: "window"},
 		{name: "deliveries", elems: deliveryObj},
 	}}
 	recordObj = &recordObject{name: "the record", members: []recordMember{

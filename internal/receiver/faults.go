@@ -179,6 +179,7 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 		done()
 		rf.Sender = senderGot(ans, fwd)
 		rf.Receiver = fmt.Sprintf("the call %d of %d in a shuffled window, held %s", held.Pos, held.Of, held.Waited.Round(time.Millisecond))
+		rf.Window = held.Of
 	case fault.Truncate:
 		cut := len(body) / 2
 		ans, fwd, _ = deliver(body[:cut], "")

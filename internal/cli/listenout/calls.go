@@ -41,6 +41,9 @@ type CallPrinter struct {
 	Faults []string
 
 	byFault map[string]int
+	// alone counts, by fault, the reorder calls whose window held only
+	// them.
+	alone map[string]int
 	// forwarded and answered count the calls listen sent the receiver,
 	// and those it answered.
 	forwarded, answered int
@@ -417,7 +420,14 @@ func (p *CallPrinter) Summary(w io.Writer, st term.Style, title, capturePath str
 	if p.Faults != nil {
 		var fs []string
 		for _, k := range p.Faults {
-			fs = append(fs, fmt.Sprintf("%s %d", k, p.byFault[k]))
+			f := fmt.Sprintf("%s %d", k, p.byFault[k])
+			if n := p.alone[k]; n > 0 {
+				// Counted as hit, since each was held; but a window of
+				// one shuffles nothing, and "reorder 5" alone would read
+				// as five calls the receiver got out of order.
+				f += fmt.Sprintf(" (%d alone in %s window: not reordered)", n, term.Plural(n, "its", "their"))
+			}
+			fs = append(fs, f)
 		}
 		fmt.Fprintf(w, "  faults:     %s\n", strings.Join(fs, ", "))
 		fmt.Fprintf(w, "  receiver:   sent %d %s for the sender's %d (%d answered)\n", p.forwarded, term.Plural(p.forwarded, "call", "calls"), p.calls, p.answered)
@@ -452,6 +462,12 @@ func (p *CallPrinter) tallyForward(c *receiver.Call) {
 			p.byFault = map[string]int{}
 		}
 		p.byFault[faultLabel(f)]++
+		if f.Window == 1 {
+			if p.alone == nil {
+				p.alone = map[string]int{}
+			}
+			p.alone[faultLabel(f)]++
+		}
 		for _, d := range f.Deliveries {
 			p.forwarded++
 			if d.Error == "" {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -267,5 +268,36 @@ func TestForwardCredentialsMasked(t *testing.T) {
 	// The record itself is not touched: the capture keeps what replay needs.
 	if c.Record.Forward.URL != u || c.Record.Fault.Deliveries[1].Error != failed || !strings.Contains(c.Record.Fault.Receiver, u) {
 		t.Errorf("the record was changed: %+v %+v", c.Record.Forward, c.Record.Fault)
+	}
+}
+
+// A reorder call alone in its window was held but shuffled with nothing:
+// the summary counts it hit, and says how many went alone, so that a
+// sender waiting for each answer does not read as one the receiver got
+// out of order.
+func TestFaultReorderAlone(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		windows []int
+		want    string
+	}{
+		{[]int{3, 3, 3}, "  faults:     reorder:3 3\n"},
+		{[]int{1, 1}, "  faults:     reorder:3 2 (2 alone in their window: not reordered)\n"},
+		{[]int{2, 2, 1}, "  faults:     reorder:3 3 (1 alone in its window: not reordered)\n"},
+		{[]int{0}, "  faults:     reorder:3 1\n"}, // gave up while held: in no window
+	} {
+		var out, sum bytes.Buffer
+		p := NewCallPrinter(&out, false, term.Style{})
+		p.Faults = []string{"reorder:3"}
+		for i, w := range tc.windows {
+			c := call(`{"requestId":"r-`+strconv.Itoa(i)+`"}`, nil)
+			c.Record.Fault = &capture.Fault{Kind: "reorder", Arg: "3", Attempt: 1, Window: w,
+				Deliveries: []capture.Delivery{{Status: 200}}}
+			p.Observe(c, nil)
+		}
+		p.Summary(&sum, term.Style{}, "listen stopped:", "")
+		if !strings.Contains(sum.String(), tc.want) {
+			t.Errorf("windows %v: summary lacks %q:\n%s", tc.windows, tc.want, sum.String())
+		}
 	}
 }
