@@ -76,7 +76,7 @@ var (
 	}
 	leanFaultMembers = []leanMember{
 		{"kind", leanString}, {"arg", leanString}, {"attempt", leanInt}, {"sender", leanString},
-		{"receiver", leanString}, {"deliveries", leanDeliveries},
+		{"receiver", leanString}, {"window", leanInt}, {"deliveries", leanDeliveries},
 	}
 	leanDeliveryMembers = []leanMember{
 		{"requestId", leanString}, {"bytes", leanInt}, {"status", leanInt}, {"error", leanString},

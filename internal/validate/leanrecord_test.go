@@ -42,6 +42,8 @@ func TestLeanRecord(t *testing.T) {
 		{"33 headers", `{"capture":1,"headers":{` + manyHeaders(33) + `},"body":"x"}`, false},
 		{"a query stored base64", `{"capture":1,"query":"eA==","queryEncoding":"base64","body":"x"}`, false},
 		{"header values stored base64", `{"capture":1,"headers":{"A":["eA=="]},"headerEncodings":{"A":"base64"},"body":"x"}`, false},
+		{"a reorder fault's window", `{"capture":1,"body":"x","fault":{"kind":"reorder","window":3}}`, true},
+		{"a window of the wrong type", `{"capture":1,"body":"x","fault":{"kind":"reorder","window":"3"}}`, false},
 		{"a fault of the wrong type", `{"capture":1,"fault":"x","body":"x"}`, false},
 		{"a delivery of the wrong type", `{"capture":1,"fault":{"deliveries":[1]},"body":"x"}`, false},
 		{"a delivery's status twice", `{"capture":1,"fault":{"deliveries":[{"status":1,"status":2}]},"body":"x"}`, false},
