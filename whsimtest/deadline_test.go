@@ -36,11 +36,30 @@ func TestRunStopsBeforeGoTestTimeout(t *testing.T) {
 	rec := recordBefore("TestHeld", time.Now().Add(5*time.Second), func(t tb) {
 		checkHandler(t, h, []Option{WithChecks("accepts-valid"), WithSeed(3), WithTimeout(time.Minute)})
 	})
-	<-held
-	if in.Load() != out.Load() {
-		t.Errorf("%d handler calls still running after Check returned", in.Load()-out.Load())
+	// Check has returned: a call held was held before (it ends only with
+	// the run). A run the deadline ended first, on a machine too loaded to
+	// reach the held call within the deadline, fails here; waiting for
+	// held then hung the test until go test's own -timeout.
+	select {
+	case <-held:
+	default:
+		t.Fatalf("the run ended before the handler held the ABANDON_RECEIVABLE_DOC call:\n%s", rec.said())
 	}
 	said := rec.said() + "\n" + strings.Join(rec.leaves(), "\n")
+	// The wait for handler calls stops with the run (the doc's "the run
+	// and that wait stop a little before the timeout"): the held call's
+	// context ends at that moment, and its handler may still be returning
+	// when Check does. Left so, the test says so; a handler call still
+	// running that the test does not mention is left silently.
+	var logged []string
+	rec.walk(func(c *recorder) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		logged = append(logged, c.logs...)
+	})
+	if n := in.Load() - out.Load(); n != 0 && !strings.Contains(strings.Join(logged, "\n"), "handler call(s) still running, left to finish") {
+		t.Errorf("%d handler calls still running after Check returned, and the test does not say so:\n%s", n, strings.Join(logged, "\n"))
+	}
 	if !strings.Contains(said, "go test's -timeout was near") {
 		t.Errorf("the test does not say the run stopped before go test's -timeout:\n%s", said)
 	}

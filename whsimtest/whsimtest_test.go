@@ -945,10 +945,19 @@ func TestProbeThatDoesNotAnswerInTime(t *testing.T) {
 				return s.probe(ctx, d)
 			}
 			heard := make(chan string, 1024)
+			// WithTimeout bounds the handler's calls too: at 50ms, a loaded
+			// machine's calls timed out, the run ended before it asked
+			// about a receipt, and the test waited for that forever. A
+			// second is far from any call's time in memory; and a run
+			// that ends without asking fails the test, not hangs it.
 			r, done := recordHearing("TestShop", heard, func(t tb) {
-				checkHandler(t, s, []Option{WithChecks("effects"), WithProbe(probe), WithSettle(0), WithTimeout(50 * time.Millisecond)})
+				checkHandler(t, s, []Option{WithChecks("effects"), WithProbe(probe), WithSettle(0), WithTimeout(time.Second)})
 			})
-			<-stuck
+			select {
+			case <-stuck:
+			case <-done:
+				t.Fatalf("the run ended without asking the probe about a receipt:\n%s", r.said())
+			}
 			if !honours {
 				for waiting := false; !waiting; {
 					select {
@@ -969,7 +978,7 @@ func TestProbeThatDoesNotAnswerInTime(t *testing.T) {
 			}
 			// Said in whsimtest's words, the CLI's flag named as the CLI's.
 			if len(r.errs) != 1 || !strings.Contains(r.errs[0], "the WithProbe function failed") ||
-				!strings.Contains(r.errs[0], "no answer within 50ms (WithTimeout, which bounds each question to the probe as whsim check --timeout bounds its probe)") {
+				!strings.Contains(r.errs[0], "no answer within 1s (WithTimeout, which bounds each question to the probe as whsim check --timeout bounds its probe)") {
 				t.Errorf("said %q", r.errs)
 			}
 		})

@@ -77,6 +77,9 @@ type store struct {
 	d        storeDefects
 	inflight atomic.Int32
 	queue    chan job
+	// atOnce holds raceCopies' copies at once between check and insert;
+	// nil holds none.
+	atOnce *copiesAtOnce
 
 	mu   sync.Mutex
 	seen map[string]bool   // requestIds processed
@@ -104,7 +107,7 @@ func newStore(t *testing.T, d storeDefects) *store {
 		go func() {
 			for j := range s.queue {
 				time.Sleep(d.backlog)
-				s.apply(j)
+				s.apply(context.Background(), j)
 			}
 		}()
 		t.Cleanup(func() { close(s.queue) })
@@ -116,7 +119,7 @@ func newStore(t *testing.T, d storeDefects) *store {
 		go func() {
 			for j := range s.queue {
 				time.Sleep(time.Until(j.at.Add(d.storeAfter)))
-				s.apply(j)
+				s.apply(context.Background(), j)
 			}
 		}()
 		t.Cleanup(func() { close(s.queue) })
@@ -186,7 +189,7 @@ func (s *store) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		s.seen[j.id] = true
 		s.mu.Unlock()
 		if again {
-			time.AfterFunc(s.d.copiesAfter, func() { s.apply(j) })
+			time.AfterFunc(s.d.copiesAfter, func() { s.apply(context.Background(), j) })
 			w.WriteHeader(http.StatusOK)
 			return
 		}
@@ -196,13 +199,14 @@ func (s *store) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		return
 	}
-	w.WriteHeader(s.apply(j))
+	w.WriteHeader(s.apply(req.Context(), j))
 }
 
-// apply stores one call and says what to answer.
-func (s *store) apply(j job) int {
+// apply stores one call and says what to answer; ctx is the call's.
+func (s *store) apply(ctx context.Context, j job) int {
 	key := j.kind + "/" + j.code
 	follow := j.event == "AUDIT_PURCHASE_ORDER_INVOICE" || j.event == "ABANDON_RECEIVABLE_DOC"
+	atOnce := s.d.raceCopies && s.atOnce != nil && s.atOnce.arrive()
 	if s.d.keepFewLines {
 		j.lines = min(j.lines, fewLines)
 	}
@@ -222,7 +226,9 @@ func (s *store) apply(j job) int {
 		// Check, then insert later without holding the lock: copies
 		// arriving together all pass the check.
 		s.mu.Unlock()
-		time.Sleep(raceWindow)
+		if atOnce {
+			s.atOnce.checkedThenWait(ctx, key)
+		}
 		s.mu.Lock()
 		s.rows[key] = append(s.rows[key], &row{probe.StateCreated, j.lines, true})
 	case !follow && s.d.keysOnRequestID && len(rows) > 0 && rows[0].created:
@@ -340,10 +346,15 @@ func TestEffects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := httptest.NewServer(newStore(t, tt.d))
+			st := newStore(t, tt.d)
+			srv := httptest.NewServer(st)
 			defer srv.Close()
 			cfg := probeConfig(t, srv.URL)
 			cfg.Settle = tt.settle
+			if tt.d.raceCopies {
+				st.atOnce = newCopiesAtOnce(cfg.Concurrent)
+				cfg.copyHeld = st.atOnce.held
+			}
 			sum, results := runAll(t, cfg)
 			if len(sum.Order) != len(IDs()) {
 				t.Fatalf("ran %v, want every check", sum.Order)

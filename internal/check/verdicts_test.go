@@ -373,18 +373,23 @@ func slowDial(t *testing.T, wait time.Duration) *http.Client {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
-// Connections that take a second to be set up: latency names the
+// Connections that take 3 s to be set up: latency names the
 // connection set-up and the backlog, not the handler.
 func TestSlowConnectionSetup(t *testing.T) {
 	srv := httptest.NewServer(newReceiver(t, defects{}))
 	defer srv.Close()
 	cfg := testConfig(t, srv.URL)
-	cfg.Client = slowDial(t, time.Second)
+	// The kernel's second retry of a dropped handshake (3 s), and a budget
+	// below it that no call reaches on its own: with the first (1 s) and
+	// a 500 ms budget, a call a loaded machine (-race, two CPU hogs) held
+	// past 500 ms was slow for no connection, and the reason rightly
+	// added "answer first", failing the test for the machine's speed.
+	cfg.Client = slowDial(t, 3*time.Second)
 	cfg.Checks = []string{acceptsValid, duplicates, Latency}
 	// The copies at once open the slow connections; the calls under new
 	// requestIds, on connections already open, would only dilute the p99.
 	cfg.ExcludeCases = []string{"*/" + newRequestID + "-*"}
-	cfg.LatencyBudget = 500 * time.Millisecond
+	cfg.LatencyBudget = 2500 * time.Millisecond
 	sum, results, err := run(t, context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

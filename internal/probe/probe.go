@@ -660,8 +660,13 @@ type Cmd struct {
 	// a loaded machine may hold this goroutine (a stand-in for the
 	// scheduler); it gets the Question's context. readHeld runs where one
 	// may hold the reader of the command's output, before it reads.
-	waited   func(context.Context)
-	readHeld func()
+	// readersLate runs once whsim has stopped waiting for the readers
+	// (a child that left the group holds the pipes) and has ended their
+	// reads: a test holds its readHeld until then, so that what the pipes
+	// hold is taken that way every run.
+	waited      func(context.Context)
+	readHeld    func()
+	readersLate func()
 }
 
 // Environment variables a --probe-cmd command reads.
@@ -855,6 +860,9 @@ func (p *Cmd) Ask(ctx context.Context, q Question) (Answer, error) {
 		// a loaded machine held has not read yet), and that is taken.
 		stopReading(outR)
 		stopReading(errR)
+		if p.readersLate != nil {
+			p.readersLate()
+		}
 		<-read
 		if !over.Load() {
 			takeHeld(outR, &out, maxAnswer+1-int64(out.Len()))

@@ -454,12 +454,30 @@ func TestCmdAnswerOfAHeldReader(t *testing.T) {
 		t.Skip("no sh")
 	}
 	q := Question{Kind: spec.Receipt, Code: "SKD-X-0001", Event: "CREATE_RECEIVABLE_DOC", RequestID: "r-1"}
-	// The scheduler's hold of the reader, longer than the second whsim
-	// gives a child that left the group (a stimulus, not a wait).
-	p := &Cmd{Run: `echo '{"count":1,"state":"created"}'`, Timeout: time.Minute, readHeld: func() { time.Sleep(1500 * time.Millisecond) }}
+	// The scheduler's hold of the reader, until whsim has stopped waiting
+	// for it (the second it gives a child that left the group) and ended
+	// its reads: an event, so that every run takes the answer so. A sleep
+	// stood in for it, which a loaded machine could outlast before the
+	// second began, and the answer was then read the usual way.
+	late := make(chan struct{})
+	p := &Cmd{Run: `echo '{"count":1,"state":"created"}'`, Timeout: time.Minute,
+		readersLate: func() { close(late) },
+		// Bounded, so that a whsim that never stops waiting fails the
+		// test below rather than hang it.
+		readHeld: func() {
+			select {
+			case <-late:
+			case <-time.After(time.Minute):
+			}
+		}}
 	a, err := p.Ask(context.Background(), q)
 	if err != nil || a.Count != 1 || a.State != StateCreated {
 		t.Errorf("%+v, %v; want count 1, created", a, err)
+	}
+	select {
+	case <-late:
+	default:
+		t.Error("whsim never stopped waiting for the held reader: the answer was not taken from the pipes")
 	}
 }
 

@@ -55,19 +55,33 @@ func TestCmdProbeKillsItsChildren(t *testing.T) {
 			_, err := p.Ask(ctx, Question{Kind: spec.Invoice, Code: "X"})
 			done <- err
 		}()
+		// A poll for the child's pid file; a Question that ended before
+		// the file was written fails the test rather than hang it.
 		var pid int
-		for {
-			if b, err := os.ReadFile(pidFile); err == nil {
+		var err error
+		ended := false
+		for pid == 0 {
+			if b, rerr := os.ReadFile(pidFile); rerr == nil {
 				pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
 				break
 			}
-			time.Sleep(10 * time.Millisecond)
+			select {
+			case err = <-done:
+				ended = true
+				if _, rerr := os.Stat(pidFile); rerr != nil {
+					cancel()
+					t.Fatalf("%s: the Question ended (%v) before the child wrote its pid", run, err)
+				}
+			case <-time.After(10 * time.Millisecond):
+			}
 		}
 		interrupted := i%2 == 0
 		if interrupted {
 			cancel()
 		}
-		err := <-done
+		if !ended {
+			err = <-done
+		}
 		cancel()
 		switch {
 		case interrupted && !errors.Is(err, context.Canceled):
