@@ -71,6 +71,7 @@ func (p *pass) streetAddresses(s string, rest func(string) string) string {
 			from = k + len("号")
 			continue
 		}
+		end = w.addressEnd(start, end)
 		w.claim(start, end, streetAddress, s[start:end], false)
 		from = end
 	}

@@ -55,6 +55,22 @@ func (w *claimed) standInAt(start, end int) bool {
 	return e != nil && e.stand && start+n >= end
 }
 
+// addressEnd returns where the address found by its shape at
+// s[start:end] ends: at the end of a longer address the run replaced that
+// starts there (a field's whole value, 文三路478号 华星时代广场A座1201室),
+// as the shape's search stops at a space, a comma or a bracket. One
+// address is one stand-in wherever it stands; cut at the space, its first
+// part got another, and the building after it was left in the clear. A
+// stand-in written there is taken whole too, so that --check reads it as
+// anonymizing wrote it, not its bracketed building as an address of its own.
+func (w *claimed) addressEnd(start, end int) int {
+	n, e := w.p.a.r.dict.match(w.s, start, &w.p.a.work)
+	if e != nil && (e.orig && e.class == streetAddress || e.stand) && start+n > end {
+		return start + n
+	}
+	return end
+}
+
 // text is the whole text: s itself in a check, else the stand-ins and
 // what rest made of the text between them.
 func (w *claimed) text() string {

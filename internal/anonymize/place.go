@@ -66,6 +66,7 @@ func (p *pass) placesWithoutDoor(s string, rest func(string) string) string {
 				start = -1
 			}
 			if start >= 0 {
+				end = w.addressEnd(start, end)
 				w.claim(start, end, streetAddress, s[start:end], false)
 				i = end
 				continue
@@ -298,6 +299,7 @@ func (p *pass) labelledAddresses(s string, rest func(string) string) string {
 			i = at + len(label)
 			continue
 		}
+		end = w.addressEnd(start, end)
 		w.claim(start, end, streetAddress, s[start:end], false)
 		i = end
 	}
