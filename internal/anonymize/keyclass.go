@@ -67,7 +67,7 @@ func (d *dict) keyClass(name, v string) class {
 		switch {
 		case companyShaped(t):
 			return companyName
-		case t == v && d.hanNameAt(v, 0) == len(v):
+		case t == v && d.hanNameAt(v, 0) == len(v) && (d.knownName(v) || plausibleName(v)):
 			return personName
 		}
 	}
@@ -182,6 +182,9 @@ func (d *dict) remarkNameAt(s string, i int) int {
 		return -1
 	}
 	follows := func(end int) bool {
+		if !d.knownName(s[i:end]) && !plausibleName(s[i:end]) {
+			return false
+		}
 		if end == len(s) {
 			return true
 		}
