@@ -72,7 +72,7 @@ func (p *pass) streetAddresses(s string, rest func(string) string) string {
 			continue
 		}
 		end = w.addressEnd(start, end)
-		w.claim(start, end, streetAddress, s[start:end], false)
+		w.claimAddress(start, end)
 		from = end
 	}
 	return w.text()

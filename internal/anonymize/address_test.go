@@ -311,3 +311,40 @@ func TestAnAddressIsOneStandInWhereverItStands(t *testing.T) {
 		}
 	}
 }
+
+// An address written with full-width digits or letters (文三路４７８号,
+// Ａ座) is the same address as in ASCII: one stand-in, written back in
+// full width where the original was. It got a stand-in of its own.
+func TestAFullWidthAddressIsTheSameStandIn(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ ascii, wide string }{
+		{"浙江省杭州市西湖区文三路478号", "浙江省杭州市西湖区文三路４７８号"},
+		{"上海市浦东新区张江路88号华星时代广场A座1201室", "上海市浦东新区张江路８８号华星时代广场Ａ座１２０１室"},
+		{"翠苑小区3栋201室", "翠苑小区３栋２０１室"},
+	} {
+		for _, asciiFirst := range []bool{true, false} {
+			a := newTestAnonymizer(t, testKey)
+			f, _ := json.Marshal(tt.ascii)
+			m, _ := json.Marshal("送至" + tt.wide)
+			members := []string{`"收货地址":` + string(f), `"memo":` + string(m)}
+			if !asciiFirst {
+				members[0], members[1] = members[1], members[0]
+			}
+			in := []byte(`{"businessType":4010,"data":{"comments":"",` + members[0] + `,` + members[1] + `}}` + "\n")
+			out, st := stream(t, a, in, Options{Check: true})
+			if len(st.Leaks) != 0 {
+				t.Errorf("%s: --check finds %+v in %s", tt.wide, st.Leaks, out)
+			}
+			var got struct{ Data map[string]string }
+			mustUnmarshal(t, bytes.TrimSpace(out), &got)
+			field, memo := got.Data["收货地址"], got.Data["memo"]
+			var wide strings.Builder
+			for _, r := range field {
+				wide.WriteRune(fullWidth(r))
+			}
+			if field == tt.ascii || memo != "送至"+wide.String() {
+				t.Errorf("%s: the field became %q, the full-width one %q: want %q", tt.wide, field, memo, "送至"+wide.String())
+			}
+		}
+	}
+}

@@ -83,3 +83,42 @@ func (w *claimed) text() string {
 	}
 	return w.b.String()
 }
+
+// claimAddress claims the address at s[start:end]. Its full-width digits
+// and letters (文三路４７８号, Ａ座) are folded to ASCII for its key, so
+// that it is the same address, and the same stand-in, as where it is
+// written in ASCII; the stand-in is written back in full width.
+func (w *claimed) claimAddress(start, end int) {
+	orig := w.s[start:end]
+	key, wide := foldWidth(orig)
+	if !wide {
+		w.claim(start, end, streetAddress, orig, false)
+		return
+	}
+	w.claimForm(start, end, streetAddress, key, func(_, standIn string) string {
+		var b strings.Builder
+		for _, r := range standIn {
+			b.WriteRune(fullWidth(r))
+		}
+		return b.String()
+	})
+}
+
+// foldWidth returns s with its full-width digits and letters in ASCII,
+// and whether it held any.
+func foldWidth(s string) (string, bool) {
+	if !strings.ContainsFunc(s, isFullWidthAlnum) {
+		return s, false
+	}
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= '０' && r <= '９':
+			return r - '０' + '0'
+		case r >= 'Ａ' && r <= 'Ｚ':
+			return r - 'Ａ' + 'A'
+		case r >= 'ａ' && r <= 'ｚ':
+			return r - 'ａ' + 'a'
+		}
+		return r
+	}, s), true
+}

@@ -67,7 +67,7 @@ func (p *pass) placesWithoutDoor(s string, rest func(string) string) string {
 			}
 			if start >= 0 {
 				end = w.addressEnd(start, end)
-				w.claim(start, end, streetAddress, s[start:end], false)
+				w.claimAddress(start, end)
 				i = end
 				continue
 			}
@@ -300,7 +300,7 @@ func (p *pass) labelledAddresses(s string, rest func(string) string) string {
 			continue
 		}
 		end = w.addressEnd(start, end)
-		w.claim(start, end, streetAddress, s[start:end], false)
+		w.claimAddress(start, end)
 		i = end
 	}
 	return w.text()
@@ -366,6 +366,6 @@ func (p *pass) labelledAddress(v string, rest func(string) string) string {
 	}
 	start := strings.Index(v, t)
 	w := &claimed{p: p, s: v, rest: rest}
-	w.claim(start, start+len(t), streetAddress, t, false)
+	w.claimAddress(start, start+len(t))
 	return w.text()
 }
