@@ -190,6 +190,22 @@ func englishAccountLabel(s string, at, end int) int {
 // label that ends at s[i], and its digits folded to ASCII (-1s: none).
 func accountAfter(s string, i int, fill string) (start, end int, folded string) {
 	i = skipRunes(s, i, fill)
+	// The bank in brackets after the label (账号（工行）：…, 卡号(建行) …):
+	// Chinese characters alone between them.
+	if r, n := utf8.DecodeRuneInString(s[i:]); r == '（' || r == '(' {
+		j := i + n
+		for j < len(s) && j-i < 20*3 {
+			c, m := utf8.DecodeRuneInString(s[j:])
+			if (c == '）' || c == ')') && j > i+n {
+				i = skipRunes(s, j+m, fill)
+				break
+			}
+			if !isHan(c) {
+				break
+			}
+			j += m
+		}
+	}
 	// A bank's name, ending in 行, and a space or colon after it.
 	if j := i; j < len(s) {
 		for j < len(s) && j-i < 30*3 {

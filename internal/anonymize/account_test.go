@@ -25,6 +25,8 @@ func TestAccountNumbersAfterTheirLabelAreReplaced(t *testing.T) {
 		{"Acct No. in groups", "Acct No. 3100 1234 5678 901, Bank of China", "3100 1234 5678 901", "Acct No. 9999 9999 9999 999, Bank of China"},
 		{"A/C and a colon", "A/C: 310012345678901", "310012345678901", "A/C: 999999999999999"},
 		{"ACCOUNT NUMBER", "ACCOUNT NUMBER 755912345610801", "755912345610801", "ACCOUNT NUMBER 999999999999999"},
+		{"the bank in brackets after the label", "账号（工行）：1202020209900012345", "1202020209900012345", "账号（工行）：9999999999999999999"},
+		{"the bank in ASCII brackets, a card", "卡号(建行) 6217001234567890123，户名见附件", "6217001234567890123", "卡号(建行) 9999999999999999999，户名见附件"},
 		{"accountNo glued", "accountNo:755912345610801", "755912345610801", "accountNo:999999999999999"},
 		// A bank's name (…银行, …分行, …支行, 工行, 信用社) is the label
 		// an invoice's 开户行 line or a remark gives an account without
@@ -72,6 +74,7 @@ func TestAccountNumbersAfterTheirLabelAreReplaced(t *testing.T) {
 		{"an amount after 账户", "账户余额 1234567890.50 元", "", ""},
 		{"an amount in 元 after the label", "转入账户：150000000 元，账户:2000000000万", "", ""},
 		{"a short number", "账号 12345678", "", ""},
+		{"words in brackets, then an amount", "账户（余额）：150000000 元，账号（见附件）", "", ""},
 		{"a code after it", "账号 100123450910A", "", ""},
 		{"no label", "单号 1001234509100123456", "", ""},
 		{"the label and words", "账户名称：鼎盛贸易部", "", ""},
