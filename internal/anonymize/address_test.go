@@ -321,6 +321,7 @@ func TestAFullWidthAddressIsTheSameStandIn(t *testing.T) {
 		{"浙江省杭州市西湖区文三路478号", "浙江省杭州市西湖区文三路４７８号"},
 		{"上海市浦东新区张江路88号华星时代广场A座1201室", "上海市浦东新区张江路８８号华星时代广场Ａ座１２０１室"},
 		{"翠苑小区3栋201室", "翠苑小区３栋２０１室"},
+		{"浙江省杭州市西湖区文三路478号 华星时代广场A座1201室", "浙江省杭州市西湖区文三路４７８号 华星时代广场Ａ座１２０１室"},
 	} {
 		for _, asciiFirst := range []bool{true, false} {
 			a := newTestAnonymizer(t, testKey)

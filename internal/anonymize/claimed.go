@@ -68,7 +68,33 @@ func (w *claimed) addressEnd(start, end int) int {
 	if e != nil && (e.orig && e.class == streetAddress || e.stand) && start+n > end {
 		return start + n
 	}
+	// The same in full-width digits and letters (文三路４７８号 华星…Ａ座):
+	// the dictionary holds addresses folded to ASCII (claimAddress).
+	window := w.s[start:min(len(w.s), start+3*maxEcho)]
+	if !strings.ContainsFunc(window, isFullWidthAlnum) {
+		return end
+	}
+	folded, at := foldWidthIndex(window)
+	n, e = w.p.a.r.dict.match(folded, 0, &w.p.a.work)
+	if e != nil && (e.orig && e.class == streetAddress || e.stand) && start+at[n] > end {
+		return start + at[n]
+	}
 	return end
+}
+
+// foldWidthIndex is foldWidth of s with, for each byte offset of the
+// folded text (and its end), the offset in s it came from.
+func foldWidthIndex(s string) (string, []int) {
+	b := make([]byte, 0, len(s))
+	at := make([]int, 0, len(s)+1)
+	for i, r := range s {
+		f, _ := foldWidth(string(r))
+		for range len(f) {
+			at = append(at, i)
+		}
+		b = append(b, f...)
+	}
+	return string(b), append(at, len(s))
 }
 
 // text is the whole text: s itself in a check, else the stand-ins and
