@@ -159,6 +159,7 @@ func TestWordsThatStartWithASurnameAreNoName(t *testing.T) {
 		{"memo", "黄金已到"}, {"memo", "包邮"}, {"memo", "周一，上午送"}, {"memo", "余额已确认"}, {"memo", "费用已确认"},
 		{"memo", "项目已确认"}, {"备注", "辛苦，谢谢"}, {"remark", "麻烦，尽快"}, {"remark", "符合要求"}, {"note", "付清，谢谢"},
 		{"remark", "全新，高清"}, {"remark", "宁波仓，华东区"}, {"remark", "白天送"},
+		{"msg", "成功"}, {"content", "谢谢"}, {"reason", "金额有误"}, {"description", "黄金手链，包邮"}, {"name", "马力"},
 		{"name", "毛巾"}, {"name", "白糖"}, {"name", "马桶"}, {"name", "龙头"}, {"name", "钱包"}, {"name", "黄金"}, {"name", "包装"}, {"name", "石英"},
 	} {
 		key, _ := json.Marshal(tt.key)
@@ -177,7 +178,10 @@ func TestWordsThatStartWithASurnameAreNoName(t *testing.T) {
 	for _, tt := range []struct{ key, value, want string }{
 		{"memo", "张伟已确认", "某某某已确认"}, {"memo", "王芳", "某某某"}, {"备注", "货已到，李娜签收", "货已到，某某某签收"},
 		{"remark", "陈静负责", "某某某负责"}, {"note", "欧阳娜娜", "某某某"}, {"memo", "刘洋经手", "某某某经手"},
-		{"name", "李娜", "某某某"}, {"name", "王建国", "某某某"}, {"userName", "周杰", "某某某"},
+		{"name", "李娜", "某某某"}, {"name", "王建国", "某某某"}, {"userName", "周杰", "某某某"}, {"name", "李雷", "某某某"},
+		// Other free-text fields write names as a remark does.
+		{"description", "张伟已确认", "某某某已确认"}, {"审批意见", "同意，孙丽经手", "同意，某某某经手"}, {"msg", "王芳已确认", "某某某已确认"},
+		{"reason", "货损，赵敏签收", "货损，某某某签收"}, {"内容", "陈静负责", "某某某负责"},
 	} {
 		a := newTestAnonymizer(t, testKey)
 		key, _ := json.Marshal(tt.key)

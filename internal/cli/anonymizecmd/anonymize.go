@@ -83,7 +83,8 @@ written in text, its query or fragment: …/ar#acct=1202…), a person's name in
 surname and given name, either order: Zhang Wei, ZHANG Wei, Wei Zhang), a
 person's name in characters after its role (联系人张伟, 经办人：李娜, 经办：李娜) or under a
 field so named (联系人, contactName, handler, createdBy) or, with no role
-before it, in a remark's field (remark, memo, 备注: 郭涛, 陈静负责,
+before it, in a remark's field (remark, memo, 备注, description, msg,
+意见: 郭涛, 陈静负责,
 货已到，张伟签收; its given name of common characters: 谢谢, 金额已确认 are
 kept), a company's name ending in 有限公司 or 商行 (发票开给杭州恒远机械设备有限公司), a QQ number or WeChat id after its
 label or under a field so named (QQ: 123456789, 微信号 wxid_…, vx: …; qq,
