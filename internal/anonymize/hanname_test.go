@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // matchesName reports whether s has the form want, in which 某 stands for
@@ -195,6 +196,20 @@ func TestWordsThatStartWithASurnameAreNoName(t *testing.T) {
 		mustUnmarshal(t, out, &got)
 		if s := got.Data[tt.key]; !matchesName(s, tt.want) {
 			t.Errorf("%s %q became %q, want the form %q", tt.key, tt.value, s, tt.want)
+		}
+	}
+}
+
+// colonRoleAt reads a role's two characters and the colon after them:
+// every role of colonRoles is two characters long.
+func TestColonRolesAreTwoCharacters(t *testing.T) {
+	t.Parallel()
+	for _, l := range colonRoles {
+		if len(l) != 6 || utf8.RuneCountInString(l) != 2 {
+			t.Errorf("%q is not two characters", l)
+		}
+		if n := colonRoleAt(l+"：李娜", 0); n != len(l)+len("：") {
+			t.Errorf("%q：: colonRoleAt %d", l, n)
 		}
 	}
 }
