@@ -24,14 +24,20 @@ import (
 // bankAccount is the class of an account number found after its label.
 const bankAccount class = "bank account number"
 
-var accountLabels = [...]string{"账号", "帐号", "账户", "帐户", "卡号"}
+var accountLabels = [...]string{"账号", "帐号", "账户", "帐户", "卡号", "银行卡", "信用卡", "借记卡"}
 
 // textAccountLabels are the labels sought in text: the Chinese ones, the
 // ends of a bank's name, and the English ones in their usual cases.
-var textAccountLabels = [...]string{"账号", "帐号", "账户", "帐户", "卡号",
+var textAccountLabels = [...]string{"账号", "帐号", "账户", "帐户", "卡号", "银行卡号", "信用卡号", "借记卡号", "银行卡", "信用卡", "借记卡",
 	"银行", "分行", "支行", "工行", "农行", "中行", "建行", "交行", "招行", "信用社",
 	"汇款至", "汇款到", "汇至", "汇到", "转账至", "转账到", "打款至", "打款到", "付款至", "付款到",
-	"account", "Account", "ACCOUNT", "acct", "Acct", "ACCT", "a/c", "A/C", "remit to", "Remit to", "REMIT TO"}
+	"account", "Account", "ACCOUNT", "acct", "Acct", "ACCT", "a/c", "A/C", "card", "Card", "CARD", "remit to", "Remit to", "REMIT TO"}
+
+// A card's own label (银行卡, 信用卡, 借记卡; card, card no.) says a card
+// follows: there a card number whose check digit fails (a typo in
+// production data, 6217…0123 for 6217…0122) is still someone's card, and
+// is replaced as an account is. Written bare, such a number is kept: no
+// shape tells it from a document's id or a serial.
 
 // Where money is sent (汇款至, 转账至, 打款至, 付款至; remit to) is an
 // account's label too: no amount, date or code is sent money to. Where it
@@ -55,7 +61,7 @@ func bankNameLabel(label string) bool {
 // replaced and the text between them searched by rest. In a check it
 // returns s and records each one as a leak.
 func (p *pass) accounts(s string, rest func(string) string) string {
-	if !strings.ContainsAny(s, "号户行社至到入cCtT") {
+	if !strings.ContainsAny(s, "号户行社至到入卡cCtT") {
 		return rest(s)
 	}
 	w := &claimed{p: p, s: s, rest: rest}
@@ -137,7 +143,7 @@ func accountListNext(s string, i int) int {
 }
 
 // accountLabelFirsts are the first characters of textAccountLabels.
-const accountLabelFirsts = "账帐卡银分支工农中建交招信汇转打付aArR"
+const accountLabelFirsts = "账帐卡银分支工农中建交招信借汇转打付aArRcC"
 
 // accountLabelAt returns where the first label of textAccountLabels at or
 // after s[i] starts, and the label (len(s) and "": none). It reads each
@@ -184,6 +190,22 @@ func englishAccountLabel(s string, at, end int) int {
 // label that ends at s[i], and its digits folded to ASCII (-1s: none).
 func accountAfter(s string, i int, fill string) (start, end int, folded string) {
 	i = skipRunes(s, i, fill)
+	// The bank in brackets after the label (账号（工行）：…, 卡号(建行) …):
+	// Chinese characters alone between them.
+	if r, n := utf8.DecodeRuneInString(s[i:]); r == '（' || r == '(' {
+		j := i + n
+		for j < len(s) && j-i < 20*3 {
+			c, m := utf8.DecodeRuneInString(s[j:])
+			if (c == '）' || c == ')') && j > i+n {
+				i = skipRunes(s, j+m, fill)
+				break
+			}
+			if !isHan(c) {
+				break
+			}
+			j += m
+		}
+	}
 	// A bank's name, ending in 行, and a space or colon after it.
 	if j := i; j < len(s) {
 		for j < len(s) && j-i < 30*3 {
@@ -263,17 +285,20 @@ func accountStandIn(f *fake.Faker, v string) string {
 
 // accountKeySuffixes end the names of account fields, folded to lower
 // case without "_", "-" and spaces.
-var accountKeySuffixes = [...]string{"account", "accountno", "accountnumber", "acct", "acctno", "accno", "cardno", "cardnumber"}
+var accountKeySuffixes = [...]string{"account", "accountno", "accountnumber", "acct", "acctno", "accno", "cardno", "cardnumber", "cardnum",
+	"bankcard", "debitcard", "creditcard"}
 
 // accountKey reports whether name, a field's, a query parameter's or a
-// header's (or its end), labels an account number.
+// header's (or its end), labels an account number. A name that is card
+// alone does too; idCard or cardType does not.
 func accountKey(name string) bool {
 	for _, l := range accountLabels {
 		if strings.HasSuffix(name, l) {
 			return true
 		}
 	}
-	return foldKey(name).endsWithAny(accountKeySuffixes[:])
+	k := foldKey(name)
+	return k.endsWithAny(accountKeySuffixes[:]) || k.n == len("card") && k.endsWith("card")
 }
 
 // foldedKey is the end of a field's, parameter's or header's name folded

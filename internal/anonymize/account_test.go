@@ -25,6 +25,8 @@ func TestAccountNumbersAfterTheirLabelAreReplaced(t *testing.T) {
 		{"Acct No. in groups", "Acct No. 3100 1234 5678 901, Bank of China", "3100 1234 5678 901", "Acct No. 9999 9999 9999 999, Bank of China"},
 		{"A/C and a colon", "A/C: 310012345678901", "310012345678901", "A/C: 999999999999999"},
 		{"ACCOUNT NUMBER", "ACCOUNT NUMBER 755912345610801", "755912345610801", "ACCOUNT NUMBER 999999999999999"},
+		{"the bank in brackets after the label", "账号（工行）：1202020209900012345", "1202020209900012345", "账号（工行）：9999999999999999999"},
+		{"the bank in ASCII brackets, a card", "卡号(建行) 6217001234567890123，户名见附件", "6217001234567890123", "卡号(建行) 9999999999999999999，户名见附件"},
 		{"accountNo glued", "accountNo:755912345610801", "755912345610801", "accountNo:999999999999999"},
 		// A bank's name (…银行, …分行, …支行, 工行, 信用社) is the label
 		// an invoice's 开户行 line or a remark gives an account without
@@ -51,7 +53,18 @@ func TestAccountNumbersAfterTheirLabelAreReplaced(t *testing.T) {
 		{"in English, after or", "acct 1202020209900012345 or 1202020209900054321.", "1202020209900054321", "acct 9999999999999999999 or 9999999999999999999."},
 		{"an amount or a date after 或 stays", "账号 1202020209900012345 或 150000000 元，账号 3100123456789012 或 1500000000.00，账号 4563 1234 5678 和 2026-03-18", "1202020209900012345", "账号 9999999999999999999 或 150000000 元，账号 9999999999999999 或 1500000000.00，账号 9999 9999 9999 和 2026-03-18"},
 		{"a number after other words stays", "账号 1202020209900012345 订单或 1202020209900054321, acct 3100123456789012 order 1202020209900054321", "1202020209900012345", "账号 9999999999999999999 订单或 1202020209900054321, acct 9999999999999999 order 1202020209900054321"},
+		// A card number with a wrong check digit (a typo in production
+		// data is still someone's card) after a card's own label.
+		{"after 银行卡, a wrong check digit", "银行卡：6217001234567890123", "6217001234567890123", "银行卡：9999999999999999999"},
+		{"refunded to a card", "退款至银行卡6217001234567890123，谢谢", "6217001234567890123", "退款至银行卡9999999999999999999，谢谢"},
+		{"after 信用卡 in groups", "信用卡 6217 0012 3456 7890 123", "6217 0012 3456 7890 123", "信用卡 9999 9999 9999 9999 999"},
+		{"after 借记卡", "借记卡号为6217001234567890123", "6217001234567890123", "借记卡号为9999999999999999999"},
+		{"after 银行卡号", "银行卡号6217001234567890123", "6217001234567890123", "银行卡号9999999999999999999"},
+		{"Card No.", "Card No. 6217001234567890123", "6217001234567890123", "Card No. 9999999999999999999"},
+		{"card number and a colon", "card number: 6217 0012 3456 7890 123", "6217 0012 3456 7890 123", "card number: 9999 9999 9999 9999 999"},
+		{"credit card", "paid by credit card 6217001234567890123.", "6217001234567890123", "paid by credit card 9999999999999999999."},
 		// What names nobody stays as it was.
+		{"a card's number written bare, or after other words", "6217001234567890123，单号 6217001234567890123，postcard 6217001234567890123, cards 6217001234567890123, 卡 150000000 元", "", ""},
 		{"an amount or a date where money is sent", "汇款至 2026-03-18 前，转账至 150000000 元，汇入 1500000000.00，本月汇入 150000000，转入 150000000", "", ""},
 		{"an amount, a serial or a date after a bank's name", "中国银行 1500000000 元，中国银行1500000000.00，工商银行流水号 202603180001234，建设银行 2026-03-18，银行 12345678", "", ""},
 		{"words that end in 行 but name no bank", "进行 1202020209900012345，执行1202020209900012345，发行 1202020209900012345股", "", ""},
@@ -61,6 +74,7 @@ func TestAccountNumbersAfterTheirLabelAreReplaced(t *testing.T) {
 		{"an amount after 账户", "账户余额 1234567890.50 元", "", ""},
 		{"an amount in 元 after the label", "转入账户：150000000 元，账户:2000000000万", "", ""},
 		{"a short number", "账号 12345678", "", ""},
+		{"words in brackets, then an amount", "账户（余额）：150000000 元，账号（见附件）", "", ""},
 		{"a code after it", "账号 100123450910A", "", ""},
 		{"no label", "单号 1001234509100123456", "", ""},
 		{"the label and words", "账户名称：鼎盛贸易部", "", ""},
@@ -81,7 +95,14 @@ func TestAccountNumbersUnderTheirFieldsNameAreReplaced(t *testing.T) {
 		{"snake case, a JSON number", "payee_account_no", `310012345678901234`, "310012345678901234", `999999999999999999`},
 		{"a bank's name first", "收款账户", `"中国工商银行上海市分行 1001234509100123456"`, "1001234509100123456", `"中国工商银行上海市分行 9999999999999999999"`},
 		{"a card under its name", "cardNo", `"4111 1111 1111 1111"`, "4111 1111 1111 1111", `"4111 1199 9999 9999"`},
+		{"a card with a wrong check digit", "bankCard", `"6217001234567890123"`, "6217001234567890123", `"9999999999999999999"`},
+		{"a card, a JSON number", "card", `6217001234567890123`, "6217001234567890123", `9999999999999999999`},
+		{"a debit card", "debit_card", `"6217 0012 3456 7890 123"`, "6217 0012 3456 7890 123", `"9999 9999 9999 9999 999"`},
+		{"a card's Chinese name", "银行卡", `"6217001234567890123"`, "6217001234567890123", `"9999999999999999999"`},
+		{"a credit card's Chinese name", "信用卡", `"6217001234567890123"`, "6217001234567890123", `"9999999999999999999"`},
 		// What names nobody stays as it was.
+		{"an identity card", "idCard", `"11010119900307123"`, "", ""},
+		{"a card's kind or count", "cardType", `"6217001234567890123"`, "", ""},
 		{"a balance", "账户余额", `"1234567890"`, "", ""},
 		{"a balance, a JSON number", "accountBalance", `1234567890`, "", ""},
 		{"a name under it", "accountName", `"鼎盛贸易部"`, "", ""},

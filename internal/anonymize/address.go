@@ -71,7 +71,8 @@ func (p *pass) streetAddresses(s string, rest func(string) string) string {
 			from = k + len("号")
 			continue
 		}
-		w.claim(start, end, streetAddress, s[start:end], false)
+		end = w.addressEnd(start, end)
+		w.claimAddress(start, end)
 		from = end
 	}
 	return w.text()

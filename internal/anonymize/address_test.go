@@ -266,3 +266,86 @@ func TestEncodedQueryValuesUnderTheirNamesAreReplaced(t *testing.T) {
 		}
 	}
 }
+
+// An address is one datum wherever it stands: the whole value of a field
+// named for an address (spaces, commas and brackets in it) and the same
+// address after a label in a remark get one stand-in, whichever comes
+// first. The label's search stops at a space or a comma; it took the part
+// before it for an address of its own, gave it another stand-in and left
+// the rest (华星时代广场A座1201室) in the clear, and --check passed it.
+func TestAnAddressIsOneStandInWhereverItStands(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ name, value, gone string }{
+		{"a space before the building", "浙江省杭州市西湖区文三路478号 华星时代广场A座1201室", "华星时代广场"},
+		{"a comma before the building", "浙江省杭州市西湖区文三路478号，华星时代广场A座1201室", "华星时代广场"},
+		{"the building in brackets", "上海市浦东新区张江路88号（金色家园3栋502室）", "金色家园"},
+		{"cut short, then a space", "广东省深圳市南山区科技园 创新大厦B座", "创新大厦"},
+	} {
+		for _, fieldFirst := range []bool{true, false} {
+			value, _ := json.Marshal(tt.value)
+			remark, _ := json.Marshal("请核对收货地址：" + tt.value)
+			members := []string{`"deliveryAddress":` + string(value), `"memo":` + string(remark)}
+			if !fieldFirst {
+				members[0], members[1] = members[1], members[0]
+			}
+			in := []byte(`{"businessType":4010,"data":{"comments":""}}` + "\n" +
+				`{"businessType":4010,"data":{"comments":"",` + members[0] + `}}` + "\n" +
+				`{"businessType":4010,"data":{"comments":"",` + members[1] + `}}` + "\n")
+			out, st := stream(t, newTestAnonymizer(t, testKey), in, Options{Check: true})
+			name := fmt.Sprintf("%s (field first %v)", tt.name, fieldFirst)
+			if len(st.Leaks) != 0 {
+				t.Errorf("%s: --check finds %+v in %s", name, st.Leaks, out)
+			}
+			var field, memo string
+			for _, line := range bytes.Split(bytes.TrimSpace(out), []byte("\n")) {
+				var got struct{ Data map[string]string }
+				mustUnmarshal(t, line, &got)
+				field, memo = field+got.Data["deliveryAddress"], memo+got.Data["memo"]
+			}
+			if strings.Contains(field+memo, tt.gone) {
+				t.Errorf("%s: %q is still in %q and %q", name, tt.gone, field, memo)
+			}
+			if memo != "请核对收货地址："+field {
+				t.Errorf("%s: the field became %q, the remark %q: two stand-ins for one address", name, field, memo)
+			}
+		}
+	}
+}
+
+// An address written with full-width digits or letters (文三路４７８号,
+// Ａ座) is the same address as in ASCII: one stand-in, written back in
+// full width where the original was. It got a stand-in of its own.
+func TestAFullWidthAddressIsTheSameStandIn(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ ascii, wide string }{
+		{"浙江省杭州市西湖区文三路478号", "浙江省杭州市西湖区文三路４７８号"},
+		{"上海市浦东新区张江路88号华星时代广场A座1201室", "上海市浦东新区张江路８８号华星时代广场Ａ座１２０１室"},
+		{"翠苑小区3栋201室", "翠苑小区３栋２０１室"},
+		{"浙江省杭州市西湖区文三路478号 华星时代广场A座1201室", "浙江省杭州市西湖区文三路４７８号 华星时代广场Ａ座１２０１室"},
+	} {
+		for _, asciiFirst := range []bool{true, false} {
+			a := newTestAnonymizer(t, testKey)
+			f, _ := json.Marshal(tt.ascii)
+			m, _ := json.Marshal("送至" + tt.wide)
+			members := []string{`"收货地址":` + string(f), `"memo":` + string(m)}
+			if !asciiFirst {
+				members[0], members[1] = members[1], members[0]
+			}
+			in := []byte(`{"businessType":4010,"data":{"comments":"",` + members[0] + `,` + members[1] + `}}` + "\n")
+			out, st := stream(t, a, in, Options{Check: true})
+			if len(st.Leaks) != 0 {
+				t.Errorf("%s: --check finds %+v in %s", tt.wide, st.Leaks, out)
+			}
+			var got struct{ Data map[string]string }
+			mustUnmarshal(t, bytes.TrimSpace(out), &got)
+			field, memo := got.Data["收货地址"], got.Data["memo"]
+			var wide strings.Builder
+			for _, r := range field {
+				wide.WriteRune(fullWidth(r))
+			}
+			if field == tt.ascii || memo != "送至"+wide.String() {
+				t.Errorf("%s: the field became %q, the full-width one %q: want %q", tt.wide, field, memo, "送至"+wide.String())
+			}
+		}
+	}
+}

@@ -22,15 +22,34 @@ import (
 // gets one stand-in wherever it stands.
 
 // chatLabels are the labels sought in text, the longer first where one
-// starts another; qq reports a QQ label.
+// starts another; qq reports a QQ label. Their ASCII letters are matched in
+// any case (hasPrefixFold): people type weChat, wEchat, qQ and Vx, and a
+// list of case variants let every one it did not list through.
 var chatLabels = [...]struct {
 	l  string
 	qq bool
 }{
-	{"QQ号码", true}, {"QQ号", true}, {"QQ", true}, {"qq号", true}, {"qq", true}, {"Qq", true}, {"扣扣号", true}, {"扣扣", true},
-	{"微信号码", false}, {"微信号", false}, {"微信", false}, {"WeChat", false}, {"Wechat", false}, {"WECHAT", false}, {"wechat", false},
-	{"WeiXin", false}, {"Weixin", false}, {"WEIXIN", false}, {"weixin", false},
-	{"WX", false}, {"Wx", false}, {"wx", false}, {"VX", false}, {"Vx", false}, {"vx", false}, {"V信", false}, {"v信", false}, {"威信", false},
+	{"qq号码", true}, {"qq号", true}, {"qq", true}, {"扣扣号", true}, {"扣扣", true},
+	{"微信号码", false}, {"微信号", false}, {"微信", false}, {"wechat", false}, {"weixin", false},
+	{"wx", false}, {"vx", false}, {"v信", false}, {"威信", false},
+}
+
+// hasPrefixFold reports whether s starts with prefix, ASCII letters in
+// any case (prefix is in lower case); other bytes must be equal.
+func hasPrefixFold(s, prefix string) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	for i := 0; i < len(prefix); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != prefix[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // chatLabelFirst reports whether c, a byte of text, can start one of
@@ -91,20 +110,21 @@ func (p *pass) chatIDs(s string, rest func(string) string) string {
 // after a label at s[i] (-1s: no label there, or no id after it).
 func chatIDAfterLabel(s string, i int) (start, end int) {
 	for _, l := range chatLabels {
-		if !strings.HasPrefix(s[i:], l.l) {
+		if !hasPrefixFold(s[i:], l.l) {
 			continue
 		}
 		after := i + len(l.l)
 		// Set apart from the words around it (wxid, vxlan, qqmusic): no
-		// letter or digit before it, no letter after it.
-		if l.l[0] < 0x80 && (i > 0 && idChar(s[i-1]) || after < len(s) && isLetter(s[after]) && !strings.HasPrefix(s[after:], "ID")) {
+		// letter or digit before it, no letter after it but ID or Id
+		// (WeChatID, weChatId).
+		if l.l[0] < 0x80 && (i > 0 && idChar(s[i-1]) || after < len(s) && isLetter(s[after]) && !strings.HasPrefix(s[after:], "ID") && !strings.HasPrefix(s[after:], "Id")) {
 			return -1, -1
 		}
 		// Then ID, No. or 号 if written, which say an id follows.
 		apart := strings.HasSuffix(l.l, "号")
 		j := skipRunes(s, after, " ")
-		for _, x := range [...]string{"ID", "Id", "id", "No.", "NO.", "no.", "号码", "号", "#"} {
-			if strings.HasPrefix(s[j:], x) && (j+len(x) == len(s) || !isLetter(s[j+len(x)])) {
+		for _, x := range [...]string{"id", "no.", "号码", "号", "#"} {
+			if hasPrefixFold(s[j:], x) && (j+len(x) == len(s) || !isLetter(s[j+len(x)])) {
 				after, apart = j+len(x), true
 				break
 			}

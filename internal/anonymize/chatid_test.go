@@ -23,7 +23,16 @@ func TestQQNumbersAndWeChatIDsAreReplaced(t *testing.T) {
 		{"WeChat ID", "WeChat ID: Li-Na1990", "Li-Na1990", "WeChat ID: Aa-Aa9999"},
 		{"微信 a QQ number", "微信 12345678", "12345678", "微信 99999999"},
 		{"微信号 letters alone", "微信号：zhangwei", "zhangwei", "微信号：aaaaaaaa"},
+		// A label in any case: people type weChat, wEchat, qQ, Vx.
+		{"weChat", "weChat: zhangwei_88", "zhangwei_88", "weChat: aaaaaaaa_99"},
+		{"wEchat id", "wEchat id：Li-Na1990", "Li-Na1990", "wEchat id：Aa-Aa9999"},
+		{"qQ", "qQ 123456789", "123456789", "qQ 999999999"},
+		{"WeiXin号", "WeiXin号 li_lei88", "li_lei88", "WeiXin号 aa_aaa99"},
+		{"weChatId glued", "weChatId:zhang_wei88", "zhang_wei88", "weChatId:aaaaa_aaa99"},
+		{"wX", "wX:zhang_wei88", "zhang_wei88", "wX:aaaaa_aaa99"},
+		{"WECHAT No.", "WECHAT no. zhangwei", "zhangwei", "WECHAT no. aaaaaaaa"},
 		// What is no such id stays.
+		{"kept: a word after the label, any case", "weChat Pay 支付 WEChat payment wEchat-2000 qQ群", "", ""},
 		{"kept: no label", "订单 123456789 已发货 zhangwei_88", "", ""},
 		{"kept: a word after the label", "微信支付 WeChat Pay wechat payment vx-2000 QQ群", "", ""},
 		{"kept: inside a word", "vxlan 12345678 wxidx qqmusic 88888888", "", ""},

@@ -34,15 +34,46 @@ var nameLabels = [...]string{"联系人", "联络人", "对接人", "经办人",
 	// In English, set apart from the words around it (contacts, Contacted).
 	"Contact", "contact", "CONTACT", "Attn", "ATTN"}
 
+// colonRoles are roles written without 人 or 员 (经办：李娜, 审核：王芳,
+// 制单:刘磊, as a form's footer prints them): a label only before a
+// colon, as 经办 and 审核 are verbs too (审核通过), and the name after it
+// must read as one with no role (plausibleName: 发货：周一 is a day).
+var colonRoles = [...]string{"经办", "经手", "审核", "审批", "批准", "核准", "制单", "制表", "开票", "收款", "付款", "收货", "发货", "签收",
+	"送货", "提货", "验收", "跟单", "对接", "负责", "联系", "录入", "申请", "仓管", "库管", "保管", "领料", "采购", "销售", "业务", "主管"}
+
 // nameLabelFirst reports whether r is the first character of one of
-// nameLabels (a switch: asked of every character of every text).
+// nameLabels or colonRoles (a switch: asked of every character of every
+// text).
 func nameLabelFirst(r rune) bool {
 	switch r {
 	case '联', '对', '经', '负', '收', '付', '交', '领', '发', '签', '提', '送', '寄', '接', '验', '申', '审', '复', '制', '开',
-		'录', '创', '修', '业', '销', '采', '跟', '操', '出', '客', '法', '代', '姓', '账', '户', '持', 'C', 'c', 'A':
+		'录', '创', '修', '业', '销', '采', '跟', '操', '出', '客', '法', '代', '姓', '账', '户', '持', '批', '核', '仓', '库', '保', '主',
+		'C', 'c', 'A':
 		return true
 	}
 	return false
+}
+
+// colonRoleAt returns the length of the role of colonRoles and its colon
+// at s[i] (0: none).
+func colonRoleAt(s string, i int) int {
+	// Every role is two characters (six bytes): the colon after them is
+	// looked at first, as most of their first characters (收, 发, 主, 业)
+	// start other words of every text.
+	j := i + 6
+	if j >= len(s) {
+		return 0
+	}
+	r, n := utf8.DecodeRuneInString(s[j:])
+	if r != '：' && r != ':' {
+		return 0
+	}
+	for _, l := range colonRoles {
+		if s[i:j] == l {
+			return len(l) + n
+		}
+	}
+	return 0
 }
 
 // hanSurnames are the surnames a name is found by: the common ones of the
@@ -75,15 +106,20 @@ func (p *pass) hanNames(s string, rest func(string) string) string {
 		if label == "" {
 			break
 		}
-		i = p.claimNames(w, at+len(label))
+		if n := colonRoleAt(s, at); n > 0 {
+			i = p.claimNames(w, at+n, true)
+			continue
+		}
+		i = p.claimNames(w, at+len(label), false)
 	}
 	return w.text()
 }
 
 // claimNames claims the name written after a label that ends at s[i], and
 // each one listed after it (联系人：张伟、李娜), and returns where the last
-// ends (i when none is there).
-func (p *pass) claimNames(w *claimed, i int) int {
+// ends (i when none is there). After a weak role (colonRoles) a name
+// must read as one with no role before it.
+func (p *pass) claimNames(w *claimed, i int, weak bool) int {
 	s := w.s
 	for first := true; ; first = false {
 		var j int
@@ -107,7 +143,7 @@ func (p *pass) claimNames(w *claimed, i int) int {
 		}
 		end := p.a.r.dict.hanNameAt(s, j)
 		p.tick(j - i + 5*3)
-		if end < 0 {
+		if end < 0 || weak && !p.a.r.dict.knownName(s[j:end]) && !plausibleName(s[j:end]) {
 			return i
 		}
 		w.claim(j, end, personName, s[j:end], false)
@@ -142,6 +178,9 @@ func nameLabelAt(s string, i int) (int, string) {
 				if strings.HasPrefix(s[i:], l) && (l[0] >= utf8.RuneSelf || i+len(l) == len(s) || !isLetter(s[i+len(l)])) {
 					return i, l
 				}
+			}
+			if n := colonRoleAt(s, i); n > 0 {
+				return i, s[i : i+n]
 			}
 		}
 		i += n
@@ -279,6 +318,63 @@ func nameKey(name string) bool {
 // 联系人 is 张伟、李娜); the rest of v is searched by rest.
 func (p *pass) labelledName(v string, rest func(string) string) string {
 	w := &claimed{p: p, s: v, rest: rest}
-	p.claimNames(w, 0)
+	p.claimNames(w, 0, false)
 	return w.text()
+}
+
+// A name with no role before it (a remark's 张伟已确认, a name field's
+// whole value) is read only when its given name is made of givenChars,
+// the characters given names are drawn from, and it is none of
+// surnameWords. Half the common words of a remark or an item's name start
+// with a surname's character (谢谢, 金额, 单价, 方便, 高兴, 包邮; 毛巾,
+// 白糖, 马桶, 黄金): taken for names, they became people's stand-ins, and
+// then were replaced wherever they stood in the file, keys too. A name
+// whose given name is of a rarer character is missed there (and found
+// after its role, or where the run replaced it elsewhere).
+const givenChars = "伟芳娜敏静丽强磊军洋勇艳杰娟涛明超霞平刚婷雪浩斌辉鹏华红玲萍燕琳波宁峰飞亮健俊鑫欣颖倩晨凯丹璐蕾琦" +
+	"建国志晓东海秀英兰桂玉春梅文佳慧雅琴思远家豪乐永金凤立新小曦亚楠云振宇天少梦瑶轩然子涵怡雨桐诺嘉昊雯洁龙" +
+	"宏鸿博彬成诚辰琛楚聪达德迪冬栋帆凡菲芬丰锋福富钢光广贵瀚航皓恒虹厚欢焕惠坚剑江娇锦进晶京菁君峻楷坤岚" +
+	"莉莲良林霖凌露伦曼美萌淼铭鸣南妮凝琪淇祺骐茜乔勤青晴庆秋琼泉蓉荣瑞睿锐润若森山珊善深胜晟诗仕世淑舒帅" +
+	"爽顺松素滔庭彤薇玮炜卫蔚武溪熙贤娴翔祥潇笑心星幸旭萱勋妍岩阳扬耀烨晔依宜艺毅逸奕音银莹盈映友语毓媛源" +
+	"苑悦越跃芸韵泽展哲正峥智忠洲珠竹卓梓紫宗雄威彪虎鹤鹰骏腾瑜璇瑾璟钰铮莎菊荷芝芹茹蓓蕊兵旺生根宝喜杨" +
+	"雷鹃娥翠俭禄寿亭洪涌滨冰雁姗婉婕嫣妙舟迅力晋炎焱珍珏瑛璋玥琬琰珂"
+
+// surnameWords are words of a surname's character and givenChars that
+// name nobody in a remark or as an item: places, seasons and sayings.
+var surnameWords = [...]string{"黄金", "黄山", "黄河", "高清", "高新", "高兴", "高峰", "高明", "高达", "高山", "金华", "金山",
+	"宁波", "宁静", "华东", "华南", "华中", "华北", "华夏", "华丽", "江南", "成立", "全新", "全国", "夏天", "白天", "白云",
+	"付清", "黎明", "凌晨", "阳光", "卓越", "吉祥", "祝福", "安静", "安康", "安宁", "安心", "安顺", "沈阳", "方正", "石英",
+	"万达", "雷达", "关心", "费心", "蓝天", "桂林", "龙华", "江海", "毛坯", "牛仔", "马达", "马云", "马力", "白银", "金银",
+	"冷冰", "江滨", "海滨", "华亭"}
+
+// plausibleName reports whether v, a surname (one character or a
+// compound one) and a given name, reads as a person's name with no role
+// to say so (see givenChars).
+func plausibleName(v string) bool {
+	for _, w := range surnameWords {
+		if v == w {
+			return false
+		}
+	}
+	_, n := utf8.DecodeRuneInString(v)
+	if len(v) >= 6 && isCompoundSurname(v[:6]) {
+		n = 6
+	}
+	given := v[n:]
+	if given == "" {
+		return false
+	}
+	for _, r := range given {
+		if !strings.ContainsRune(givenChars, r) {
+			return false
+		}
+	}
+	return true
+}
+
+// knownName reports whether v is a person's name the run replaced or a
+// stand-in it wrote: found anywhere, whatever its characters.
+func (d *dict) knownName(v string) bool {
+	e := d.m[v]
+	return e != nil && (e.orig && e.class == personName || e.stand)
 }

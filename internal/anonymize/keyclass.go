@@ -23,8 +23,11 @@ import (
 // without "_", "-" and spaces; remarkWords must be words of their own
 // (FNote, note; not footnote).
 var (
-	remarkKeySuffixes = [...]string{"remark", "remarks", "comment", "comments", "memo", "备注", "附言", "留言", "批注", "说明", "摘要"}
-	remarkWords       = [...]string{"note", "notes"}
+	remarkKeySuffixes = [...]string{"remark", "remarks", "comment", "comments", "memo", "备注", "附言", "留言", "批注", "说明", "摘要",
+		// Other free text that writes a name as a remark does (张伟已确认,
+		// 同意，孙丽经手): a description, a message, a reason, an opinion.
+		"description", "desc", "content", "message", "msg", "reason", "opinion", "描述", "内容", "原因", "意见", "回复"}
+	remarkWords = [...]string{"note", "notes"}
 )
 
 // companyKeySuffixes end the names of fields that hold a company's name.
@@ -67,7 +70,7 @@ func (d *dict) keyClass(name, v string) class {
 		switch {
 		case companyShaped(t):
 			return companyName
-		case t == v && d.hanNameAt(v, 0) == len(v):
+		case t == v && d.hanNameAt(v, 0) == len(v) && (d.knownName(v) || plausibleName(v)):
 			return personName
 		}
 	}
@@ -182,6 +185,9 @@ func (d *dict) remarkNameAt(s string, i int) int {
 		return -1
 	}
 	follows := func(end int) bool {
+		if !d.knownName(s[i:end]) && !plausibleName(s[i:end]) {
+			return false
+		}
 		if end == len(s) {
 			return true
 		}

@@ -66,7 +66,8 @@ func (p *pass) placesWithoutDoor(s string, rest func(string) string) string {
 				start = -1
 			}
 			if start >= 0 {
-				w.claim(start, end, streetAddress, s[start:end], false)
+				end = w.addressEnd(start, end)
+				w.claimAddress(start, end)
 				i = end
 				continue
 			}
@@ -298,7 +299,8 @@ func (p *pass) labelledAddresses(s string, rest func(string) string) string {
 			i = at + len(label)
 			continue
 		}
-		w.claim(start, end, streetAddress, s[start:end], false)
+		end = w.addressEnd(start, end)
+		w.claimAddress(start, end)
 		i = end
 	}
 	return w.text()
@@ -364,6 +366,6 @@ func (p *pass) labelledAddress(v string, rest func(string) string) string {
 	}
 	start := strings.Index(v, t)
 	w := &claimed{p: p, s: v, rest: rest}
-	w.claim(start, start+len(t), streetAddress, t, false)
+	w.claimAddress(start, start+len(t))
 	return w.text()
 }

@@ -74,16 +74,19 @@ province, 浙江省杭州市文三路, its door number without 号 if written; a
 estate's building, 翠苑小区3栋; after its label, 地址：杭州市西湖区文三, or
 under a field so named, 收货地址, deliveryAddress, one cut short), a bank card number (16 to 19 digits under a Chinese bank's prefix, with a
 valid Luhn check digit; under 62 as they stand, under 4, 5 and 9 in groups
-of four), a bank account after its label (账号, 账户, 开户行及账号, account, Acct No.:
+of four; after its label, 卡号, 银行卡, card no., or under a field so named,
+bankCard, any check digit), a bank account after its label (账号, 账户, 开户行及账号, account, Acct No.:
 a bank's name, then 9 to 30 digits, and each one listed after it, 账号 1202… 或 6217…; or right after a bank's name, 中国工商银行杭州分行
 1202…, 工行 1202 …, or where money is sent, 汇款至, 打款至, remit to; or under a field, query parameter or
 header so named: 开户账号, bankAccount, account_no, also a parameter of a URL
 written in text, its query or fragment: …/ar#acct=1202…), a person's name in pinyin (a common
 surname and given name, either order: Zhang Wei, ZHANG Wei, Wei Zhang), a
-person's name in characters after its role (联系人张伟, 经办人：李娜) or under a
+person's name in characters after its role (联系人张伟, 经办人：李娜, 经办：李娜) or under a
 field so named (联系人, contactName, handler, createdBy) or, with no role
-before it, in a remark's field (remark, memo, 备注: 郭涛, 陈静负责,
-货已到，张伟签收), a company's name ending in 有限公司 or 商行 (发票开给杭州恒远机械设备有限公司), a QQ number or WeChat id after its
+before it, in a remark's field (remark, memo, 备注, description, msg,
+意见: 郭涛, 陈静负责,
+货已到，张伟签收; its given name of common characters: 谢谢, 金额已确认 are
+kept), a company's name ending in 有限公司 or 商行 (发票开给杭州恒远机械设备有限公司), a QQ number or WeChat id after its
 label or under a field so named (QQ: 123456789, 微信号 wxid_…, vx: …; qq,
 wechat), or
 an email address (which becomes one at example.com), is replaced by its
