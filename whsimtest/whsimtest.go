@@ -452,6 +452,16 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 			logf("whsimtest: effects: %d documents probed; %s", e.Documents, probeWords.Replace(probe.NoneFoundOf(e.NoneHeldOf[0], e.Settle)))
 		}
 	}
+	// Lines 0 fails a document as stored without its lines, as the CLI
+	// fails "lines":0; a probe that does not count lines and leaves the
+	// field at its zero value meets that on every document, which each
+	// failing case cannot tell apart from a store that lost the lines.
+	if fp != nil {
+		if n := fp.noLines.Load(); n > 0 {
+			logf("whsimtest: effects: the %s answered Lines 0 for %d document(s) it holds, judged as held without their lines; "+
+				"if it does not count lines, it answers LinesNotCounted: true", probeName, n)
+		}
+	}
 	return nil
 }
 

@@ -108,6 +108,12 @@ func TestDefectsFailOnlyWhereNamed(t *testing.T) {
 		// advises, is the same receiver, and is told so.
 		{dedupesOnRequestID, func(n string) bool { return strings.HasPrefix(n, "effects/") && namesRequestID(n) },
 			[]string{"de-duplicates on requestId (or on webhook-id, which each signed call carries the same), not on the document"}},
+		// It keeps each document without its lines, and its probe counts
+		// them: Lines 0 is 0 lines, as "lines":0 is for whsim check, which
+		// fails these cases too (TestCLIAndPackageAgree); it used to read
+		// as "not counted", and passed.
+		{dropsLines, func(n string) bool { return strings.HasPrefix(n, "effects/created/") },
+			[]string{"holds 0 lines of the", `the probe answered {"count":1,"state":"created","lines":0}`}},
 	} {
 		t.Run(strings.ReplaceAll(string(tt.d), " ", "-"), func(t *testing.T) {
 			t.Parallel()
@@ -151,6 +157,33 @@ func TestDefectsFailOnlyWhereNamed(t *testing.T) {
 // requestId, request-id, request_id.
 func namesRequestID(name string) bool {
 	return strings.Contains(strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(name)), "requestid")
+}
+
+// A probe answering Lines 0 for documents it holds is told, once, how a
+// probe that does not count lines says so; the same store with its probe
+// saying LinesNotCounted is judged on count and state alone, and passes.
+func TestProbeLinesZeroIsACount(t *testing.T) {
+	t.Parallel()
+	hint := "whsimtest: effects: the WithProbe function answered Lines 0 for "
+	r := checkShop(t, dropsLines, WithChecks("effects"))
+	if !r.failed || !slices.ContainsFunc(r.logs, func(l string) bool {
+		return strings.HasPrefix(l, hint) && strings.HasSuffix(l, "if it does not count lines, it answers LinesNotCounted: true")
+	}) {
+		t.Errorf("failed %v, logs:\n%s\nwant a line starting %q", r.failed, strings.Join(r.logs, "\n"), hint)
+	}
+	s := newShop(t, dropsLines, "")
+	uncounted := func(ctx context.Context, d Document) (Stored, error) {
+		st, err := s.probe(ctx, d)
+		st.Lines, st.LinesNotCounted = 0, true
+		return st, err
+	}
+	r = record("TestX", func(t tb) { checkHandler(t, s, []Option{WithChecks("effects"), WithSettle(0), WithProbe(uncounted)}) })
+	if f := r.failures(); len(f) > 0 || r.failed {
+		t.Errorf("not counting lines, failed %q\n%s", f, r.said())
+	}
+	if slices.ContainsFunc(r.logs, func(l string) bool { return strings.HasPrefix(l, hint) }) {
+		t.Errorf("said %q of a probe that does not count lines", hint)
+	}
 }
 
 // A warning is a log line and no failure: the receiver that refuses the
@@ -515,6 +548,17 @@ func TestUserErrors(t *testing.T) {
 		}
 		return Stored{Count: 1}, nil
 	}
+	// Lines as whsim check's probe answers "lines": a whole number from
+	// 0, or not said (LinesNotCounted); a count below 0 is the probe's
+	// bug, as "lines":-1 is for --probe-cmd, never "not counted".
+	probeLines := func(st Stored) ProbeFunc {
+		return func(_ context.Context, d Document) (Stored, error) {
+			if strings.HasSuffix(d.Code, "-NONE") {
+				return Stored{}, nil
+			}
+			return st, nil
+		}
+	}
 	for _, tt := range []struct {
 		name string
 		h    http.Handler
@@ -553,6 +597,16 @@ func TestUserErrors(t *testing.T) {
 			"whsimtest: the WithProbe function failed, so effects cannot be judged (nothing is blamed on the receiver): asked about invoice CGFP-"},
 		{"probe holds the impossible", s, []Option{WithProbe(probeOne)}, "(a document never sent, asked first: the answer must be Count 0), it answered Count 1: does it look the document up by Document.Code?"},
 		{"probe without state", s, []Option{WithProbe(probeNoState), WithChecks("effects")}, `it answered Count 1 and State "": want whsimtest.Created, Audited or Voided`},
+		{"probe with negative lines", s, []Option{WithProbe(probeLines(Stored{Count: 1, State: Created, Lines: -1})), WithChecks("effects")},
+			`it answered Lines -1: want 0 or more (0: the document is held without lines), or LinesNotCounted: true when the probe does not count them`},
+		{"probe with negative lines for a document not held", s, []Option{WithProbe(func(_ context.Context, d Document) (Stored, error) {
+			if strings.HasSuffix(d.Code, "-NONE") {
+				return Stored{}, nil
+			}
+			return Stored{Lines: -1}, nil
+		}), WithChecks("effects")}, `it answered Lines -1: want 0 or more`},
+		{"probe with lines it does not count", s, []Option{WithProbe(probeLines(Stored{Count: 1, State: Created, Lines: 2, LinesNotCounted: true})), WithChecks("effects")},
+			`it answered Lines 2 and LinesNotCounted: true: a probe that does not count lines leaves Lines 0`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
