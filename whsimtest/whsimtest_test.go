@@ -236,11 +236,13 @@ func TestRequestIDTrapUnsigned(t *testing.T) {
 	}
 }
 
-// A check none of whose cases could be judged (every one inconclusive:
-// the calls they rest on were not accepted) is no pass: its subtest
-// skips, and so does the test when nothing of the run was judged, as it
-// does when go test -run selects only checks that cannot run. A check
-// with some case judged reads as it did.
+// A check none of whose cases was judged (every one inconclusive: the
+// calls they rest on were not accepted) is no pass: its subtest skips.
+// When nothing of the run was judged the test fails, as whsim check
+// --checks effects against the same receiver says "FAIL no case judged"
+// and exits 1: a skipped test reads "ok" in go test, and a CI job went
+// green on a run that verified nothing. Run's report says Failed. A
+// check with some case judged reads as it did.
 func TestNothingJudgedIsNoPass(t *testing.T) {
 	t.Parallel()
 	refusing := func(status int) http.Handler {
@@ -253,7 +255,7 @@ func TestNothingJudgedIsNoPass(t *testing.T) {
 		probe   ProbeFunc
 		checks  []string
 		skipped []string // check subtests skipped
-		test    bool     // the test skipped too
+		failed  bool     // the test failed: nothing judged
 	}{
 		{"every call answered 503, effects alone", refusing(http.StatusServiceUnavailable), empty.probe, []string{"effects"}, []string{"effects"}, true},
 		{"every call answered 401", refusing(http.StatusUnauthorized), empty.probe, []string{"rejects-malformed", "effects"}, []string{"rejects-malformed", "effects"}, true},
@@ -261,21 +263,22 @@ func TestNothingJudgedIsNoPass(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := record("TestShop", func(t tb) {
-				checkHandler(t, tc.h, []Option{WithChecks(tc.checks...), WithProbe(tc.probe), WithSettle(0)})
-			})
-			if r.didFail() {
-				t.Fatalf("failed:\n%s", r.said())
-			}
-			if r.skipped != tc.test || tc.test && !strings.Contains(r.skipMsg, "nothing judged") {
-				t.Errorf("the test skipped %v (%q), want %v:\n%s", r.skipped, r.skipMsg, tc.test, r.said())
+			opts := []Option{WithChecks(tc.checks...), WithProbe(tc.probe), WithSettle(0)}
+			r := record("TestShop", func(t tb) { checkHandler(t, tc.h, opts) })
+			const says = "whsimtest: nothing judged: every case of the checks that ran was inconclusive (the cases say why): a run that judged nothing has not passed, as whsim check says FAIL no case judged (exit 1)"
+			if r.skipped || r.didFail() != tc.failed || tc.failed && !slices.Contains(r.errs, says) {
+				t.Errorf("the test failed %v, skipped %v (%q), errors %q; want failed %v saying %q:\n%s", r.didFail(), r.skipped, r.skipMsg, r.errs, tc.failed, says, r.said())
 			}
 			for _, id := range tc.checks {
 				c := r.find(id)
 				want := slices.Contains(tc.skipped, id)
-				if c == nil || c.skipped != want || want && !strings.Contains(c.skipMsg, "inconclusive") {
+				if c == nil || c.skipped != want || want && !strings.Contains(c.skipMsg, "inconclusive") || c.failed {
 					t.Errorf("%s: skipped %v, want %v:\n%s", id, c != nil && c.skipped, want, r.said())
 				}
+			}
+			rep, err := Run(context.Background(), tc.h, opts...)
+			if err != nil || rep.Failed() != tc.failed || rep.Passed() || tc.failed && !slices.Contains(rep.Problems, says) {
+				t.Errorf("Run: %v, Failed() %v, Passed() %v, problems %q; want Failed() %v", err, rep.Failed(), rep.Passed(), rep.Problems, tc.failed)
 			}
 		})
 	}
