@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -81,10 +82,12 @@ type funcProbe struct {
 	// running counts the calls of f not yet returned, which the run waits
 	// for as for its handler's (one may ignore its context).
 	running *running
-	// noLines counts the answers holding a document with Lines 0, which
-	// the run's log explains: a probe written before LinesNotCounted, or
-	// one that forgot it, fails every document as stored without lines.
-	noLines atomic.Int64
+	// noLines holds the documents (kind/code) answered held with Lines
+	// 0, which the run's log explains: a probe written before
+	// LinesNotCounted, or one that forgot it, fails every document as
+	// stored without lines. A set, not a count: a document that does not
+	// match is asked again until the settle time is out.
+	noLines sync.Map
 }
 
 func (p *funcProbe) Ask(ctx context.Context, q probe.Question) (probe.Answer, error) {
@@ -131,7 +134,7 @@ func (p *funcProbe) Ask(ctx context.Context, q probe.Question) (probe.Answer, er
 			what, s.Count, s.State, Created, Audited, Voided)}
 	}
 	if s.Count > 0 && a.Lines == 0 {
-		p.noLines.Add(1)
+		p.noLines.Store(d.Kind+"/"+d.Code, true)
 	}
 	a.Raw = rawOf(a)
 	return a, nil
@@ -239,6 +242,14 @@ func (p *funcProbe) Command(q probe.Question) string {
 	d := documentOf(q)
 	return fmt.Sprintf("# then ask the WithProbe function: Document{Kind: %q, Code: %q, InvoiceCode: %q, Event: %q, RequestID: %q}",
 		d.Kind, d.Code, d.InvoiceCode, d.Event, d.RequestID)
+}
+
+// heldWithoutLines is how many documents the probe answered held with
+// Lines 0.
+func (p *funcProbe) heldWithoutLines() int {
+	n := 0
+	p.noLines.Range(func(any, any) bool { n++; return true })
+	return n
 }
 
 func documentOf(q probe.Question) Document {

@@ -465,7 +465,7 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 	// field at its zero value meets that on every document, which each
 	// failing case cannot tell apart from a store that lost the lines.
 	if fp != nil {
-		if n := fp.noLines.Load(); n > 0 {
+		if n := fp.heldWithoutLines(); n > 0 {
 			logf("whsimtest: effects: the %s answered Lines 0 for %d document(s) it holds, judged as held without their lines; "+
 				"if it does not count lines, it answers LinesNotCounted: true", probeName, n)
 		}

@@ -189,6 +189,34 @@ func TestProbeLinesZeroIsACount(t *testing.T) {
 	}
 }
 
+// The line counts documents, not answers: with a settle time each
+// document that does not match is asked again, and was counted again
+// (375 "documents" of a run that probed 170).
+func TestProbeLinesZeroCountsDocuments(t *testing.T) {
+	t.Parallel()
+	s := newShop(t, dropsLines, "")
+	var mu sync.Mutex
+	held := map[string]bool{}
+	counting := func(ctx context.Context, d Document) (Stored, error) {
+		st, err := s.probe(ctx, d)
+		if st.Count > 0 {
+			mu.Lock()
+			held[d.Kind+"/"+d.Code] = true
+			mu.Unlock()
+		}
+		return st, err
+	}
+	r := record("TestX", func(t tb) {
+		checkHandler(t, s, []Option{WithChecks("effects"), WithSettle(200 * time.Millisecond), WithProbe(counting)})
+	})
+	mu.Lock()
+	want := fmt.Sprintf("whsimtest: effects: the WithProbe function answered Lines 0 for %d document(s) it holds, ", len(held))
+	mu.Unlock()
+	if !slices.ContainsFunc(r.logs, func(l string) bool { return strings.HasPrefix(l, want) }) {
+		t.Errorf("logs:\n%s\nwant a line starting %q", strings.Join(r.logs, "\n"), want)
+	}
+}
+
 // A warning is a log line and no failure: the receiver that refuses the
 // sample shape makes the effects of its sample documents inconclusive.
 func TestWarningIsLogged(t *testing.T) {
