@@ -71,7 +71,7 @@ func TestCLIAndPackageAgree(t *testing.T) {
 	for _, tt := range []struct {
 		d      defect
 		secret string
-	}{{refusesSample, ""}, {storesAgain, ""}, {careful, testSecret}} {
+	}{{refusesSample, ""}, {storesAgain, ""}, {dropsLines, ""}, {careful, testSecret}} {
 		d, secret := tt.d, tt.secret
 		t.Run(strings.ReplaceAll(string(d)+" "+secret, " ", "-"), func(t *testing.T) {
 			t.Parallel()

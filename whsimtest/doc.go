@@ -20,7 +20,8 @@
 // A failing case is t.Error with the reason whsim check gives, the
 // receiver's answer in brackets; a warning is t.Log, and one that says
 // the case was inconclusive (not judged) is t.Skip, as is a check none of
-// whose cases was judged, and the test when nothing was; a check that cannot
+// whose cases was judged; a run that judged nothing fails the test, as
+// whsim check fails it (a skipped test reads "ok"); a check that cannot
 // run (effects without WithProbe, signature named in WithChecks beside
 // other checks without WithSecret) is t.Skip saying why. Without a secret
 // the signature check is no part of the battery and no subtest, as in

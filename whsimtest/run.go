@@ -44,7 +44,9 @@ type Result struct {
 	Reason string
 }
 
-// Failed reports whether a case failed or the run met a problem. A run
+// Failed reports whether a case failed or the run met a problem (a run
+// that judged nothing, every case inconclusive, is one, as whsim check
+// fails it). A run
 // that did not fail has not passed for that: a check it skipped judged
 // nothing. Ask Passed for that.
 func (r *Report) Failed() bool {

@@ -191,8 +191,10 @@ func battery(t tb, caller string, s *settings, client *http.Client, target *url.
 	defer cancel()
 	o.say(t, o.run(t, ctx, client, target, selected, mem))
 	// Every case inconclusive (the calls they rest on not accepted, and
-	// the check that judges those calls not run): each check subtest
-	// skips, and the test would read as passed with nothing judged.
+	// the check that judges those calls not run) is a problem of the run
+	// (nothing judged), which failed the test above. A selection that
+	// judged nothing otherwise (its checks had no case) skips: the test
+	// would read as passed with nothing judged.
 	if len(o.problems) == 0 && !slices.ContainsFunc(selected, o.judged) {
 		t.Skip(fmt.Sprintf("%s: nothing judged: every case of %s was inconclusive, or its check could not run (the cases say why): a run that judged nothing has not passed",
 			caller, strings.Join(selected, ", ")))
@@ -428,6 +430,12 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 	case sum.Interrupted != nil:
 		o.ended = "the run was interrupted"
 		o.problems = append(o.problems, "whsimtest: the run was interrupted after "+sum.Interrupted.After)
+	case sum.NothingJudged():
+		// As whsim check fails it: a skipped test reads "ok" in go test,
+		// and a CI job would go green on a run that verified nothing
+		// (every call refused, with WithChecks("effects")).
+		o.problems = append(o.problems, "whsimtest: nothing judged: every case of the checks that ran was inconclusive (the cases say why): "+
+			"a run that judged nothing has not passed, as whsim check says FAIL no case judged (exit 1)")
 	}
 	if sum.Unrouted != nil {
 		logf("whsimtest: every call got %d %s: %s", sum.Unrouted.Status, http.StatusText(sum.Unrouted.Status), ours(sum.Unrouted.Hint, pn))
@@ -450,6 +458,16 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 			logf("whsimtest: effects: %d documents probed; %s", e.Documents, probeWords.Replace(probe.NoneFound(e.Settle)))
 		case len(e.NoneHeldOf) > 0:
 			logf("whsimtest: effects: %d documents probed; %s", e.Documents, probeWords.Replace(probe.NoneFoundOf(e.NoneHeldOf[0], e.Settle)))
+		}
+	}
+	// Lines 0 fails a document as stored without its lines, as the CLI
+	// fails "lines":0; a probe that does not count lines and leaves the
+	// field at its zero value meets that on every document, which each
+	// failing case cannot tell apart from a store that lost the lines.
+	if fp != nil {
+		if n := fp.heldWithoutLines(); n > 0 {
+			logf("whsimtest: effects: the %s answered Lines 0 for %d document(s) it holds, judged as held without their lines; "+
+				"if it does not count lines, it answers LinesNotCounted: true", probeName, n)
 		}
 	}
 	return nil

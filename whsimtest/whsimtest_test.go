@@ -108,6 +108,15 @@ func TestDefectsFailOnlyWhereNamed(t *testing.T) {
 		// advises, is the same receiver, and is told so.
 		{dedupesOnRequestID, func(n string) bool { return strings.HasPrefix(n, "effects/") && namesRequestID(n) },
 			[]string{"de-duplicates on requestId (or on webhook-id, which each signed call carries the same), not on the document"}},
+		// It keeps each document without its lines, and its probe counts
+		// them: Lines 0 is 0 lines, as "lines":0 is for whsim check, which
+		// fails these cases too (TestCLIAndPackageAgree); it used to read
+		// as "not counted", and passed. Every document sent is judged on
+		// its lines but load's, whose lines are not followed.
+		{dropsLines, func(n string) bool {
+			return strings.HasPrefix(n, "effects/") && !strings.HasPrefix(n, "effects/under-load/")
+		},
+			[]string{"holds 0 lines of the", `"lines":0}`}},
 	} {
 		t.Run(strings.ReplaceAll(string(tt.d), " ", "-"), func(t *testing.T) {
 			t.Parallel()
@@ -151,6 +160,61 @@ func TestDefectsFailOnlyWhereNamed(t *testing.T) {
 // requestId, request-id, request_id.
 func namesRequestID(name string) bool {
 	return strings.Contains(strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(name)), "requestid")
+}
+
+// A probe answering Lines 0 for documents it holds is told, once, how a
+// probe that does not count lines says so; the same store with its probe
+// saying LinesNotCounted is judged on count and state alone, and passes.
+func TestProbeLinesZeroIsACount(t *testing.T) {
+	t.Parallel()
+	hint := "whsimtest: effects: the WithProbe function answered Lines 0 for "
+	r := checkShop(t, dropsLines, WithChecks("effects"))
+	if !r.failed || !slices.ContainsFunc(r.logs, func(l string) bool {
+		return strings.HasPrefix(l, hint) && strings.HasSuffix(l, "if it does not count lines, it answers LinesNotCounted: true")
+	}) {
+		t.Errorf("failed %v, logs:\n%s\nwant a line starting %q", r.failed, strings.Join(r.logs, "\n"), hint)
+	}
+	s := newShop(t, dropsLines, "")
+	uncounted := func(ctx context.Context, d Document) (Stored, error) {
+		st, err := s.probe(ctx, d)
+		st.Lines, st.LinesNotCounted = 0, true
+		return st, err
+	}
+	r = record("TestX", func(t tb) { checkHandler(t, s, []Option{WithChecks("effects"), WithSettle(0), WithProbe(uncounted)}) })
+	if f := r.failures(); len(f) > 0 || r.failed {
+		t.Errorf("not counting lines, failed %q\n%s", f, r.said())
+	}
+	if slices.ContainsFunc(r.logs, func(l string) bool { return strings.HasPrefix(l, hint) }) {
+		t.Errorf("said %q of a probe that does not count lines", hint)
+	}
+}
+
+// The line counts documents, not answers: with a settle time each
+// document that does not match is asked again, and was counted again
+// (375 "documents" of a run that probed 170).
+func TestProbeLinesZeroCountsDocuments(t *testing.T) {
+	t.Parallel()
+	s := newShop(t, dropsLines, "")
+	var mu sync.Mutex
+	held := map[string]bool{}
+	counting := func(ctx context.Context, d Document) (Stored, error) {
+		st, err := s.probe(ctx, d)
+		if st.Count > 0 {
+			mu.Lock()
+			held[d.Kind+"/"+d.Code] = true
+			mu.Unlock()
+		}
+		return st, err
+	}
+	r := record("TestX", func(t tb) {
+		checkHandler(t, s, []Option{WithChecks("effects"), WithSettle(200 * time.Millisecond), WithProbe(counting)})
+	})
+	mu.Lock()
+	want := fmt.Sprintf("whsimtest: effects: the WithProbe function answered Lines 0 for %d document(s) it holds, ", len(held))
+	mu.Unlock()
+	if !slices.ContainsFunc(r.logs, func(l string) bool { return strings.HasPrefix(l, want) }) {
+		t.Errorf("logs:\n%s\nwant a line starting %q", strings.Join(r.logs, "\n"), want)
+	}
 }
 
 // A warning is a log line and no failure: the receiver that refuses the
@@ -203,11 +267,13 @@ func TestRequestIDTrapUnsigned(t *testing.T) {
 	}
 }
 
-// A check none of whose cases could be judged (every one inconclusive:
-// the calls they rest on were not accepted) is no pass: its subtest
-// skips, and so does the test when nothing of the run was judged, as it
-// does when go test -run selects only checks that cannot run. A check
-// with some case judged reads as it did.
+// A check none of whose cases was judged (every one inconclusive: the
+// calls they rest on were not accepted) is no pass: its subtest skips.
+// When nothing of the run was judged the test fails, as whsim check
+// --checks effects against the same receiver says "FAIL no case judged"
+// and exits 1: a skipped test reads "ok" in go test, and a CI job went
+// green on a run that verified nothing. Run's report says Failed. A
+// check with some case judged reads as it did.
 func TestNothingJudgedIsNoPass(t *testing.T) {
 	t.Parallel()
 	refusing := func(status int) http.Handler {
@@ -220,7 +286,7 @@ func TestNothingJudgedIsNoPass(t *testing.T) {
 		probe   ProbeFunc
 		checks  []string
 		skipped []string // check subtests skipped
-		test    bool     // the test skipped too
+		failed  bool     // the test failed: nothing judged
 	}{
 		{"every call answered 503, effects alone", refusing(http.StatusServiceUnavailable), empty.probe, []string{"effects"}, []string{"effects"}, true},
 		{"every call answered 401", refusing(http.StatusUnauthorized), empty.probe, []string{"rejects-malformed", "effects"}, []string{"rejects-malformed", "effects"}, true},
@@ -228,21 +294,22 @@ func TestNothingJudgedIsNoPass(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := record("TestShop", func(t tb) {
-				checkHandler(t, tc.h, []Option{WithChecks(tc.checks...), WithProbe(tc.probe), WithSettle(0)})
-			})
-			if r.didFail() {
-				t.Fatalf("failed:\n%s", r.said())
-			}
-			if r.skipped != tc.test || tc.test && !strings.Contains(r.skipMsg, "nothing judged") {
-				t.Errorf("the test skipped %v (%q), want %v:\n%s", r.skipped, r.skipMsg, tc.test, r.said())
+			opts := []Option{WithChecks(tc.checks...), WithProbe(tc.probe), WithSettle(0)}
+			r := record("TestShop", func(t tb) { checkHandler(t, tc.h, opts) })
+			const says = "whsimtest: nothing judged: every case of the checks that ran was inconclusive (the cases say why): a run that judged nothing has not passed, as whsim check says FAIL no case judged (exit 1)"
+			if r.skipped || r.didFail() != tc.failed || tc.failed && !slices.Contains(r.errs, says) {
+				t.Errorf("the test failed %v, skipped %v (%q), errors %q; want failed %v saying %q:\n%s", r.didFail(), r.skipped, r.skipMsg, r.errs, tc.failed, says, r.said())
 			}
 			for _, id := range tc.checks {
 				c := r.find(id)
 				want := slices.Contains(tc.skipped, id)
-				if c == nil || c.skipped != want || want && !strings.Contains(c.skipMsg, "inconclusive") {
+				if c == nil || c.skipped != want || want && !strings.Contains(c.skipMsg, "inconclusive") || c.failed {
 					t.Errorf("%s: skipped %v, want %v:\n%s", id, c != nil && c.skipped, want, r.said())
 				}
+			}
+			rep, err := Run(context.Background(), tc.h, opts...)
+			if err != nil || rep.Failed() != tc.failed || rep.Passed() || tc.failed && !slices.Contains(rep.Problems, says) {
+				t.Errorf("Run: %v, Failed() %v, Passed() %v, problems %q; want Failed() %v", err, rep.Failed(), rep.Passed(), rep.Problems, tc.failed)
 			}
 		})
 	}
@@ -515,6 +582,17 @@ func TestUserErrors(t *testing.T) {
 		}
 		return Stored{Count: 1}, nil
 	}
+	// Lines as whsim check's probe answers "lines": a whole number from
+	// 0, or not said (LinesNotCounted); a count below 0 is the probe's
+	// bug, as "lines":-1 is for --probe-cmd, never "not counted".
+	probeLines := func(st Stored) ProbeFunc {
+		return func(_ context.Context, d Document) (Stored, error) {
+			if strings.HasSuffix(d.Code, "-NONE") {
+				return Stored{}, nil
+			}
+			return st, nil
+		}
+	}
 	for _, tt := range []struct {
 		name string
 		h    http.Handler
@@ -553,6 +631,16 @@ func TestUserErrors(t *testing.T) {
 			"whsimtest: the WithProbe function failed, so effects cannot be judged (nothing is blamed on the receiver): asked about invoice CGFP-"},
 		{"probe holds the impossible", s, []Option{WithProbe(probeOne)}, "(a document never sent, asked first: the answer must be Count 0), it answered Count 1: does it look the document up by Document.Code?"},
 		{"probe without state", s, []Option{WithProbe(probeNoState), WithChecks("effects")}, `it answered Count 1 and State "": want whsimtest.Created, Audited or Voided`},
+		{"probe with negative lines", s, []Option{WithProbe(probeLines(Stored{Count: 1, State: Created, Lines: -1})), WithChecks("effects")},
+			`it answered Lines -1: want 0 or more (0: the document is held without lines), or LinesNotCounted: true when the probe does not count them`},
+		{"probe with negative lines for a document not held", s, []Option{WithProbe(func(_ context.Context, d Document) (Stored, error) {
+			if strings.HasSuffix(d.Code, "-NONE") {
+				return Stored{}, nil
+			}
+			return Stored{Lines: -1}, nil
+		}), WithChecks("effects")}, `it answered Lines -1: want 0 or more`},
+		{"probe with lines it does not count", s, []Option{WithProbe(probeLines(Stored{Count: 1, State: Created, Lines: 2, LinesNotCounted: true})), WithChecks("effects")},
+			`it answered Lines 2 and LinesNotCounted: true: a probe that does not count lines leaves Lines 0`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

@@ -757,6 +757,7 @@ func (r *runner) load() error {
 		answered int
 		timedOut int
 		over     int             // answers with a body past attempt.MaxBodyRead
+		cut      int             // 2xx answers cut short before their declared length
 		first    attempt.Attempt // the first refused call's answer
 		seen     bool
 		failed   *attempt.Request // the first call that failed, refused or not answered
@@ -787,6 +788,11 @@ func (r *runner) load() error {
 		case a.Status != 0:
 			if a.Oversized {
 				bad.over++
+			}
+			if a.Truncated && is2xx(a.Status) {
+				// As result warns on one: the sender cannot tell it from a
+				// failure, and may send the call again.
+				bad.cut++
 			}
 			bad.answered++
 			bad.hist.Record(a.Latency)
@@ -876,8 +882,15 @@ func (r *runner) load() error {
 			redirects += n
 		}
 	}
-	if len(parts) == 0 && bad.over > 0 {
-		res.Verdict, res.Reason = Warn, fmt.Sprintf("%d of %d calls got 2xx but %s (%s)", bad.over, st.Sent, bodyOver, figures)
+	if len(parts) == 0 && (bad.over > 0 || bad.cut > 0) {
+		var warns []string
+		if bad.cut > 0 {
+			warns = append(warns, fmt.Sprintf("%d of %d calls got 2xx but the answer was cut short before its declared length (unexpected EOF): a sender may count the call failed and retry it", bad.cut, st.Sent))
+		}
+		if bad.over > 0 {
+			warns = append(warns, fmt.Sprintf("%d of %d calls got 2xx but %s", bad.over, st.Sent, bodyOver))
+		}
+		res.Verdict, res.Reason = Warn, fmt.Sprintf("%s (%s)", strings.Join(warns, "; "), figures)
 	} else if len(parts) > 0 && redirects == sumCounts(bad.byStatus) && len(bad.byError) == 0 {
 		// Redirected, not refused: accepts-valid judges that.
 		res.Verdict, res.Reason, res.Inconclusive = Warn, fmt.Sprintf("%s of %d calls: inconclusive, the ERP does not follow redirects (accepts-valid judges that)", strings.Join(parts, ", "), st.Sent), true

@@ -29,15 +29,20 @@ import (
 // storeDefects are the mistakes a receiver can make in what it stores,
 // one flag each; none set is the careful receiver.
 type storeDefects struct {
-	storesAgain    bool          // inserts every create, re-deliveries too
-	raceCopies     bool          // checks, then inserts, without a lock
-	neverVoids     bool          // answers 2xx to a void and does nothing
-	reviveVoided   bool          // a late create sets a voided document back to created
-	loseEarlyAudit bool          // answers 2xx to an audit of an unknown document and drops it
-	keepFewLines   bool          // keeps the first fewLines lines
-	dropBusy       bool          // answers 2xx and drops documents while busy
-	refuseEarly    bool          // 409 to an audit or void of an unknown document (careful too)
-	storeAfter     time.Duration // stores from a queue this long after answering (careful too)
+	storesAgain    bool // inserts every create, re-deliveries too
+	raceCopies     bool // checks, then inserts, without a lock
+	neverVoids     bool // answers 2xx to a void and does nothing
+	reviveVoided   bool // a late create sets a voided document back to created
+	loseEarlyAudit bool // answers 2xx to an audit of an unknown document and drops it
+	keepFewLines   bool // keeps the first fewLines lines
+	// appendsLines keeps each document once but inserts its lines with
+	// every delivery of its create (the header upserted, the lines
+	// inserted): a re-delivery adds them again.
+	appendsLines bool
+	extraLine    bool          // stores one line more than sent
+	dropBusy     bool          // answers 2xx and drops documents while busy
+	refuseEarly  bool          // 409 to an audit or void of an unknown document (careful too)
+	storeAfter   time.Duration // stores from a queue this long after answering (careful too)
 	// copiesAfter, with storeAfter, stores a delivery whose requestId it
 	// has seen before this long after answering it, not storeAfter:
 	// copies of a document land well after the first.
@@ -210,9 +215,12 @@ func (s *store) apply(ctx context.Context, j job) int {
 	if s.d.keepFewLines {
 		j.lines = min(j.lines, fewLines)
 	}
+	if s.d.extraLine {
+		j.lines++
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.seen[j.id] && !s.d.storesAgain && !s.d.raceCopies {
+	if s.seen[j.id] && !s.d.storesAgain && !s.d.raceCopies && !s.d.appendsLines {
 		return http.StatusOK
 	}
 	rows := s.rows[key]
@@ -233,6 +241,8 @@ func (s *store) apply(ctx context.Context, j job) int {
 		s.rows[key] = append(s.rows[key], &row{probe.StateCreated, j.lines, true})
 	case !follow && s.d.keysOnRequestID && len(rows) > 0 && rows[0].created:
 		s.rows[key] = append(rows, &row{probe.StateCreated, j.lines, true})
+	case !follow && s.d.appendsLines && len(rows) > 0 && rows[0].created:
+		rows[0].lines += j.lines
 	case !follow && len(rows) > 0:
 		// A stub an early audit or void left: the create fills it in and
 		// never takes its state back.
@@ -335,6 +345,14 @@ func TestEffects(t *testing.T) {
 		{"late create revives a void", storeDefects{reviveVoided: true}, 0, "the late create revived the voided document", "", 0},
 		{"loses an early audit", storeDefects{loseEarlyAudit: true}, 0, "an audit answered 200 before its create was lost", "", 0},
 		{"keeps the first lines", storeDefects{keepFewLines: true}, 0, "holds 20 lines of the 300 sent", "", 0},
+		// Held once, its lines once per delivery: "each document held
+		// once, whole" judged the re-delivered documents on their count
+		// alone, and this receiver passed.
+		// One line too many on every document, re-delivered ones too:
+		// no copy of the lines, whatever the deliveries.
+		{"stores a line too many", storeDefects{extraLine: true}, 0, "holds 3 lines of the 2 sent: it stored lines the document was not sent with", "", 0},
+		{"adds the lines again with each re-delivery", storeDefects{appendsLines: true}, 0,
+			"lines of the 2 sent, in one record of a document its calls delivered 4 times: its lines were stored again by a later call (the document kept once, its lines inserted with each)", "re-delivered/", 10},
 		{"drops documents while busy", storeDefects{dropBusy: true}, 0, "drops or doubles documents while busy", "", 0},
 		{"deletes a voided receipt", storeDefects{voidDeletes: true}, 0, "holds nothing for it after ABANDON_RECEIVABLE_DOC answered 200, though created/CREATE_RECEIVABLE_DOC/described is held: the ABANDON_RECEIVABLE_DOC removed the document instead of marking it voided", "", 0},
 		// The requestId trap: the same document under new requestIds.
@@ -404,6 +422,11 @@ func TestEffects(t *testing.T) {
 				if tt.d.raceCopies && strings.Contains(r.Case.Name, newRequestID+"-concurrent") &&
 					(!strings.Contains(r.Reason, "as it did when they shared one") || strings.Contains(r.Reason, "de-duplicates on requestId")) {
 					t.Errorf("%s: %q, want the race named, not the requestId trap", r.Case.Name, r.Reason)
+				}
+				// One line too many is no copy of the lines, on a document
+				// delivered once or eight times.
+				if tt.d.extraLine && (!strings.Contains(r.Reason, "it stored lines the document was not sent with") || strings.Contains(r.Reason, "its lines were stored again")) {
+					t.Errorf("%s: %q, want lines not sent named, not lines stored again", r.Case.Name, r.Reason)
 				}
 				for _, want := range []string{"calls: 1. ", "the probe answered "} {
 					if !strings.Contains(r.Reason, want) {

@@ -150,6 +150,9 @@ func rerunEffects(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, 
 	}
 	if want.lines >= 0 {
 		wantText += fmt.Sprintf(", %d lines", want.lines)
+		if want.lines == 1 {
+			wantText = strings.TrimSuffix(wantText, "s") // "1 line"
+		}
 	}
 	raw := a.Raw
 	if raw == "" {

@@ -515,6 +515,37 @@ func TestTruncatedAnswer(t *testing.T) {
 	}
 }
 
+// Under load the same answers warn too, counted: the load check passed
+// 300 calls whose every answer was cut short (a receiver that closes
+// mid-answer), while accepts-valid warned on each of the same answers.
+func TestTruncatedAnswerUnderLoad(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		c, buf, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		_, _ = buf.WriteString("HTTP/1.1 200 OK\r\nContent-Length: 100\r\nConnection: close\r\n\r\n{\"ok\":")
+		_ = buf.Flush()
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Signer = nil
+	cfg.Checks = []string{Load}
+	sum, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sum.Checks[Load]; got.Warn != 1 || got.Pass != 0 || got.Inconclusive != 0 || len(results) != 1 {
+		t.Fatalf("load %+v, want a warning", *got)
+	}
+	const says = "64 of 64 calls got 2xx but the answer was cut short before its declared length (unexpected EOF): a sender may count the call failed and retry it ("
+	if !strings.HasPrefix(results[0].Reason, says) {
+		t.Errorf("reason %q, want it to start %q", results[0].Reason, says)
+	}
+}
+
 // A receiver that keeps its data, checked twice with the same seed: the
 // second run sends the same documents under fresh ids, and passes too.
 // With the ids fixed, a receiver that refuses ids it has seen (409) is

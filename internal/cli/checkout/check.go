@@ -345,7 +345,14 @@ func (s CheckSummary) appendVerdict(b []byte, st *term.Style) []byte {
 	if len(failed) > 0 {
 		b = st.Fail.Append(b, "FAIL")
 		b = fmt.Appendf(b, " %d of %d checks failed: %s", len(failed), len(sum.Order), strings.Join(failed, ", "))
-		return append(appendSkipped(b, sum, skipped), '\n')
+		b = appendSkipped(b, sum, skipped)
+		if unjudged := s.unjudged(); unjudged != "" {
+			// Named as when nothing failed: else a check whose every
+			// case was not judged (the calls it rests on refused) reads
+			// as passed beside the ones named failed.
+			b = append(b, "; "+unjudged...)
+		}
+		return append(b, '\n')
 	}
 	if sum.NothingJudged() {
 		// No case passed, failed or warned on a verdict: the run

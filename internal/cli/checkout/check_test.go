@@ -174,6 +174,15 @@ func TestCheckSummaryText(t *testing.T) {
 			s.Checks["effects"] = &check.Tally{Skipped: "needs a probe"}
 			s.Checks["load"].Fail = 1
 		}), "\ncheck                   pass  warn  fail\naccepts-valid              2     0     0\nload                       1     0     1  <f>FAILED</>\neffects                    0     0     0  <d>skipped</>\n\n<f>FAIL</> 1 of 3 checks failed: load; effects skipped: storage not verified (--probe)\n"},
+		// A failure beside cases not judged: the line names them, as it
+		// does when nothing failed, or a check none of whose cases was
+		// judged (every call it rests on refused) reads as passed beside
+		// the failed ones; whsimtest skips it, JUnit counts them skipped.
+		{"failed beside cases not judged", checkSum(func(s *check.Summary) {
+			s.Checks["accepts-valid"].Fail = 1
+			s.Checks["load"] = &check.Tally{Warn: 1, Inconclusive: 1}
+		}), "\ncheck                   pass  warn  fail\naccepts-valid              2     0     1  <f>FAILED</>\nload                       0     1     0\n\n" +
+			"<f>FAIL</> 1 of 2 checks failed: accepts-valid; 1 case not judged (inconclusive): load 1\n"},
 		{"probe found nothing", checkSum(func(s *check.Summary) { s.Effects = &check.EffectsStats{Documents: 3, NoneHeld: true} }),
 			strings.TrimSuffix(table, "\n") + "\neffects: 3 documents probed; the probe found none of them (settle 0s): if the receiver holds them, it stores them more than 0s after answering (a longer --settle waits for them), or the probe asks about other numbers than it keeps ({code} is data.code of an invoice, 收款单编号 of a receipt) or another database\n\n<ok>ok</> every check passed (0 warnings)\n"},
 		{"probe found no receipt", checkSum(func(s *check.Summary) {
