@@ -26,7 +26,8 @@ import (
 //     never goes back: a late create leaves an audit or a void);
 //   - stores: every create adds a record (re-deliveries stored twice);
 //   - reqid: a create with a requestId it has not seen adds a record, one
-//     it has seen is answered 200 and dropped (de-duplicating on requestId).
+//     it has seen is answered 200 and dropped (de-duplicating on requestId);
+//   - stores500: as stores, then answers 500 (stored, yet refused).
 //
 // Later events (audit, void) update the document's state in every mode.
 //
@@ -35,7 +36,7 @@ import (
 // SIGTERM stops it.
 func docRecv() int {
 	if len(os.Args) != 4 {
-		fmt.Fprintln(os.Stderr, "usage: docrecv careful|stores|reqid <readyfile> <logfile>")
+		fmt.Fprintln(os.Stderr, "usage: docrecv careful|stores|stores500|reqid <readyfile> <logfile>")
 		return 2
 	}
 	mode, ready, logName := os.Args[1], os.Args[2], os.Args[3]
@@ -106,7 +107,7 @@ func docRecv() int {
 			add := d.count == 0
 			creates := strings.HasPrefix(event, "CREATE_")
 			switch mode {
-			case "stores":
+			case "stores", "stores500":
 				add = add || creates
 			case "reqid":
 				add = add || creates && !ids[env.RequestID]
@@ -118,6 +119,9 @@ func docRecv() int {
 			if st := states[event]; rank[st] > rank[d.state] {
 				d.state = st
 			}
+		}
+		if mode == "stores500" && key != "" {
+			status = http.StatusInternalServerError
 		}
 		fmt.Fprintf(logf, "%s %d %d\n", env.RequestID, len(body), status)
 		mu.Unlock()

@@ -236,10 +236,11 @@ type Verdict struct {
 // (a *probe.Error names it).
 func (d *Documents) Judge(ctx context.Context, p probe.Probe, settle time.Duration) (Verdict, error) {
 	var v Verdict
-	var asked []*Doc
+	var asked, refused []*Doc
 	for _, doc := range d.order {
 		if doc.Want == "" {
 			v.Unjudged++
+			refused = append(refused, doc)
 			continue
 		}
 		asked = append(asked, doc)
@@ -264,8 +265,36 @@ func (d *Documents) Judge(ctx context.Context, p probe.Probe, settle time.Durati
 		doc.Held = doc.holds(a)
 		return doc.Held, nil
 	}
-	if err := probe.Settle(ctx, len(asked), deadline, ask); err != nil {
+	// A document the receiver acknowledged no call of has no state it
+	// must be in (it may hold it or not), but more than one record of it
+	// is wrong whatever it answered: a receiver that stores a call and
+	// then refuses it (500 after the insert) is sent it again, and keeps
+	// each copy. Each is asked once, beside the others.
+	askRefused := func(ctx context.Context, doc *Doc) (bool, error) {
+		a, err := p.Ask(ctx, doc.Q)
+		var ue *probe.UnsafeError
+		if errors.As(err, &ue) {
+			return true, nil // not asked: it stays unjudged
+		}
+		if err != nil {
+			return false, err
+		}
+		doc.asks++
+		doc.Answer = a
+		return true, nil
+	}
+	if err := probe.Settle(ctx, len(asked)+len(refused), deadline, func(ctx context.Context, i int) (bool, error) {
+		if i < len(asked) {
+			return ask(ctx, i)
+		}
+		return askRefused(ctx, refused[i-len(asked)])
+	}); err != nil {
 		return v, err
+	}
+	for _, doc := range refused {
+		if doc.asks > 0 && doc.Answer.Count > 1 {
+			asked = append(asked, doc) // judged: the probe's sanity below covers its kind
+		}
 	}
 	// A receiver that held some document only when asked again stores
 	// after it answers: a copy or a later event of a document it held
@@ -276,7 +305,7 @@ func (d *Documents) Judge(ctx context.Context, p probe.Probe, settle time.Durati
 	if slices.ContainsFunc(asked, func(doc *Doc) bool { return doc.asks > 1 }) {
 		var again []int
 		for i, doc := range asked {
-			if doc.Held && doc.Unsafe == nil && doc.Calls > 1 {
+			if doc.Held && doc.Unsafe == nil && doc.Calls > 1 && doc.Want != "" {
 				again = append(again, i)
 			}
 		}
@@ -331,6 +360,10 @@ func (d *Documents) Judge(ctx context.Context, p probe.Probe, settle time.Durati
 	}
 	for _, doc := range d.order {
 		switch {
+		case doc.Want == "" && doc.asks > 0 && doc.Answer.Count > 1:
+			v.Broke = append(v.Broke, doc)
+			v.Asked++
+			v.Unjudged--
 		case doc.Want == "" || doc.Unsafe != nil:
 		case doc.Held:
 			v.Held++
@@ -359,6 +392,13 @@ func neverSent(q probe.Question) probe.Question {
 func (doc *Doc) Defect() string {
 	a := doc.Answer
 	switch {
+	case doc.Want == "":
+		calls, stored := "calls", "calls"
+		if doc.Calls == 1 {
+			calls, stored = "call", "the call"
+		}
+		return fmt.Sprintf("holds %d records of it, want at most 1: it acknowledged none of its %d %s, and stored %s it refused (a sender sends a refused call again)",
+			a.Count, doc.Calls, calls, stored)
 	case a.Count == 0:
 		return "holds nothing for it, though it acknowledged its " + doc.Want + " event"
 	case a.Count > 1:

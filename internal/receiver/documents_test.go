@@ -394,3 +394,47 @@ func TestDocumentsJudgeLateCopies(t *testing.T) {
 		t.Errorf("verdict %+v, want SKD-A broken, held twice", v)
 	}
 }
+
+// A document the receiver refused every call of is not judged on its
+// state, but two records of it are wrong whatever it answered: a receiver
+// that inserts, then answers 500, is sent the call again and keeps each
+// copy. One record, or none, stays unjudged.
+func TestDocumentsJudgeRefusedButStored(t *testing.T) {
+	t.Parallel()
+	d := NewDocuments()
+	d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptA, 200, nil))
+	for range 3 {
+		d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptB, 500, nil)) // stored each time, refused
+	}
+	d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptD, 500, nil)) // stored once, refused
+	d.Observe(docCall("CREATE_PURCHASE_ORDER_INVOICE", invoiceC, 500, nil))
+	p := fakeProbe{
+		"SKD-A": {Count: 1, State: "created", Lines: -1},
+		"SKD-B": {Count: 3, State: "created", Lines: -1},
+		"SKD-D": {Count: 1, State: "created", Lines: -1},
+	}
+	v, err := d.Judge(context.Background(), p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Asked != 2 || v.Held != 1 || v.Unjudged != 2 || len(v.Broke) != 1 {
+		t.Fatalf("verdict %+v, want 2 asked (A held, B broke), D and C unjudged", v)
+	}
+	b := v.Broke[0]
+	want := "holds 3 records of it, want at most 1: it acknowledged none of its 3 calls, and stored calls it refused (a sender sends a refused call again)"
+	if b.Name() != "receipt SKD-B" || b.Defect() != want {
+		t.Errorf("broke %s: %q, want %q", b.Name(), b.Defect(), want)
+	}
+
+	// Only refused documents, and a probe that answers of every document
+	// (count 2 of each): the probe's error, not two documents broke.
+	d = NewDocuments()
+	d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptB, 500, nil))
+	d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptD, 500, nil))
+	all := &probe.Cmd{Run: `echo '{"count":2,"state":"created"}'`, Timeout: time.Minute}
+	v, err = d.Judge(context.Background(), all, 0)
+	var pe *probe.Error
+	if !errors.As(err, &pe) || !strings.Contains(pe.Reason, "a document never sent, it answered") {
+		t.Errorf("verdict %+v, err %v; want the probe's error", v, err)
+	}
+}

@@ -31,6 +31,8 @@ member) and in the summary; the record of what the sender sent is unchanged.
 --probe or --probe-cmd (check's probe contract) then asks at the stop about
 each document that passed through: held once, in the state of its last
 acknowledged event? Those that broke are named with their faults (exit 1).
+A document the receiver acknowledged no call of is not judged, unless it
+holds more than one record of it (it stored calls it refused): that broke.
 When the receiver held one only when asked again (it stores after
 answering), each of more than one call is asked once more as --settle runs
 out, and judged on that answer: a copy stored late counts.
