@@ -21,8 +21,18 @@ import (
 // documents are counted, not followed (and not judged).
 const maxDocuments = 100_000
 
+// FollowedDocuments says, for a summary, how far Documents follows.
+const FollowedDocuments = "100,000, or 64 MiB of their numbers and requestIds"
+
 // maxDocFaults bounds the faults kept per document for its reason.
 const maxDocFaults = 8
+
+// maxDocBytes bounds the bytes of document numbers and requestIds a
+// Documents keeps: a sender writing numbers or ids of a megabyte (a
+// body may hold them) would otherwise grow listen by that much a
+// document, up to maxDocuments of them. Past it, new documents are
+// counted, not followed, as past maxDocuments.
+const maxDocBytes = 64 << 20
 
 // Documents follows the documents whose calls pass through listen
 // --forward-to, to judge at the end whether the receiver holds each once,
@@ -32,8 +42,12 @@ type Documents struct {
 	docs  map[docKey]*Doc
 	order []*Doc
 	// Untracked counts calls whose document could not be told (no known
-	// event, not JSON, no document number) or came past maxDocuments.
+	// event, not JSON, no document number) or came past maxDocuments or
+	// maxDocBytes.
 	Untracked int
+	// kept is the bytes of numbers and requestIds the documents hold, at
+	// most keepBytes (maxDocBytes).
+	kept, keepBytes int
 }
 
 type docKey struct {
@@ -67,7 +81,9 @@ type Doc struct {
 }
 
 // NewDocuments returns a Documents that has seen no call.
-func NewDocuments() *Documents { return &Documents{docs: map[docKey]*Doc{}} }
+func NewDocuments() *Documents {
+	return &Documents{docs: map[docKey]*Doc{}, keepBytes: maxDocBytes}
+}
 
 // Observe takes one call that passed through.
 func (d *Documents) Observe(c *Call) {
@@ -83,18 +99,26 @@ func (d *Documents) Observe(c *Call) {
 	}
 	doc := d.docs[key]
 	if doc == nil {
-		if len(d.order) >= maxDocuments {
+		id := reqid.Read(c.Content)
+		size := len(key.code) + len(invo) + len(id)
+		if len(d.order) >= maxDocuments || d.kept+size > d.keepBytes {
 			d.Untracked++
 			return
 		}
-		doc = &Doc{Q: probe.Question{Kind: e.Kind, Code: key.code, InvoiceCode: invo, Event: e.Name, RequestID: reqid.Read(c.Content)}}
+		d.kept += size
+		doc = &Doc{Q: probe.Question{Kind: e.Kind, Code: key.code, InvoiceCode: invo, Event: e.Name, RequestID: id}}
 		d.docs[key] = doc
 		d.order = append(d.order, doc)
 	}
 	doc.Calls++
 	if spec.StateAfter(e) == spec.DocCreated && !strings.HasPrefix(doc.Q.Event, "CREATE_") {
-		// The question names the call that created the document.
-		doc.Q.Event, doc.Q.RequestID = e.Name, reqid.Read(c.Content)
+		// The question names the call that created the document; past
+		// maxDocBytes it keeps the earlier call's requestId.
+		doc.Q.Event = e.Name
+		if id := reqid.Read(c.Content); d.kept+len(id)-len(doc.Q.RequestID) <= d.keepBytes {
+			d.kept += len(id) - len(doc.Q.RequestID)
+			doc.Q.RequestID = id
+		}
 	}
 	switch st := spec.StateAfter(e); {
 	case acknowledged(c):

@@ -438,3 +438,31 @@ func TestDocumentsJudgeRefusedButStored(t *testing.T) {
 		t.Errorf("verdict %+v, err %v; want the probe's error", v, err)
 	}
 }
+
+// Document numbers and requestIds are the sender's, and may be as long as
+// a body: the documents followed keep at most keepBytes of them, and a
+// document past that is counted not followed, as one past maxDocuments.
+func TestDocumentsKeepBoundedBytes(t *testing.T) {
+	t.Parallel()
+	d := NewDocuments()
+	d.keepBytes = 10_000
+	long := strings.Repeat("x", 3000)
+	for i := range 5 {
+		body := fmt.Sprintf(`{"requestId":"r-%d","data":{"收款单":{"收款单编号":"SKD-%d-%s"}}}`, i, i, long)
+		d.Observe(docCall("CREATE_RECEIVABLE_DOC", body, 200, nil))
+	}
+	d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptA, 200, nil)) // short: still fits
+	if len(d.Docs()) != 4 || d.Untracked != 2 || d.kept > d.keepBytes {
+		t.Errorf("followed %d, untracked %d, kept %d of %d; want 4 followed (3 long, A), 2 untracked", len(d.Docs()), d.Untracked, d.kept, d.keepBytes)
+	}
+	if got := d.Docs()[3].Q.Code; got != "SKD-A" {
+		t.Errorf("the fourth document followed is %.20q, want SKD-A", got)
+	}
+}
+
+// FollowedDocuments, which listen's summary prints, says the bounds.
+func TestFollowedDocumentsSaysTheBounds(t *testing.T) {
+	if maxDocuments != 100_000 || maxDocBytes != 64<<20 || FollowedDocuments != "100,000, or 64 MiB of their numbers and requestIds" {
+		t.Errorf("FollowedDocuments %q for %d documents and %d bytes", FollowedDocuments, maxDocuments, maxDocBytes)
+	}
+}

@@ -86,7 +86,8 @@ func writeExactlyOnce(w io.Writer, pal term.Style, p probe.Probe, docs *receiver
 			n, term.Plural(n, "document", "documents"), u.Risk(), u.Name, u.Value, u.What, remedy)
 	}
 	if docs.Untracked > 0 {
-		fmt.Fprintf(w, "  not followed: %d %s with no known event or document number\n", docs.Untracked, term.Plural(docs.Untracked, "call", "calls"))
+		fmt.Fprintf(w, "  not followed: %d %s with no known event or document number, or past the documents listen follows (%s)\n",
+			docs.Untracked, term.Plural(docs.Untracked, "call", "calls"), receiver.FollowedDocuments)
 	}
 }
 
