@@ -505,10 +505,12 @@ func TestInspectorDrawsTableValuesInOrderAfterABidiControl(t *testing.T) {
 })()`
 	}
 	var tables, row string
+	var titles []string
 	if err := chromedp.Run(ctx,
 		chromedp.Navigate(l.page()),
 		chromedp.WaitVisible(`#rows tr[data-id="1"]`, chromedp.ByQuery),
 		chromedp.Evaluate(order(`#rows tr[data-id="1"] td.rid`), &row),
+		chromedp.Evaluate(`[...document.querySelectorAll('#rows tr[data-id="1"] td[title]')].map(td => td.title)`, &titles),
 		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`.detail[data-id="1"] table.kv`, chromedp.ByQuery),
 		chromedp.Evaluate(order(`.detail[data-id="1"] table.kv td`), &tables),
@@ -519,5 +521,17 @@ func TestInspectorDrawsTableValuesInOrderAfterABidiControl(t *testing.T) {
 	// 12345 there).
 	if tables != "ltr,ltr" || row != "ltr" {
 		t.Errorf("after a U+202E, 12345 is drawn %q in the tables and %q in the list's row, want ltr everywhere", tables, row)
+	}
+	// A cell's tooltip is text too: the requestId's shows the escape, not
+	// the control that would draw it backwards on hover.
+	rid := false
+	for _, tt := range titles {
+		if strings.ContainsRune(tt, '\u202e') {
+			t.Errorf("a tooltip of the list's row holds U+202E: %q", tt)
+		}
+		rid = rid || tt == `r\u202e12345`
+	}
+	if !rid {
+		t.Errorf("no tooltip of the list's row is the requestId with its escape, r\\u202e12345: %q", titles)
 	}
 }

@@ -51,6 +51,13 @@ function shown(s) {
     : p);
 }
 
+// escaped is s for a tooltip (a title attribute): plain text, with the
+// characters shown draws as escapes written as those escapes, so that
+// hovering a cell does not draw its value backwards.
+function escaped(s) {
+  return String(s ?? "").replace(BIDI_OR_INVISIBLE, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
+}
+
 // WHOLE_STATUS is a status filter the API takes: a code (500) or a class (5xx).
 const WHOLE_STATUS = /^[0-9]([0-9]{2}|xx)$/i;
 
@@ -138,10 +145,10 @@ function row(c) {
     el("td", { class: "num" }, c.id),
     el("td", { class: "time" }, time(c.receivedAt)),
     el("td", {}, c.method),
-    el("td", { class: "path", title: c.path }, shown(c.path)),
-    el("td", { class: "event", title: c.event }, shown(c.event || "-")),
+    el("td", { class: "path", title: escaped(c.path) }, shown(c.path)),
+    el("td", { class: "event", title: escaped(c.event) }, shown(c.event || "-")),
     // The mark goes first: the cell cuts a long requestId short.
-    el("td", { class: "rid", title: c.requestId },
+    el("td", { class: "rid", title: escaped(c.requestId) },
       c.repeatOf ? el("span", { class: "dup", title: "requestId seen before, in call #" + c.repeatOf }, "↻ #" + c.repeatOf + " ") : null,
       shown(c.requestId || "-")),
     // A record too large to read back is listed as what listen knew of it.
