@@ -22,7 +22,9 @@ import (
 const maxDocuments = 100_000
 
 // FollowedDocuments says, for a summary, how far Documents follows.
-const FollowedDocuments = "100,000, or 64 MiB of their numbers and requestIds"
+func FollowedDocuments() string {
+	return fmt.Sprintf("%d,%03d, or %d MiB of their numbers and requestIds", maxDocuments/1000, maxDocuments%1000, maxDocBytes>>20)
+}
 
 // maxDocFaults bounds the faults kept per document for its reason.
 const maxDocFaults = 8
@@ -271,14 +273,22 @@ func (d *Documents) Judge(ctx context.Context, p probe.Probe, settle time.Durati
 	}
 	v.Asked = len(asked)
 	deadline := time.Now().Add(settle)
-	ask := func(ctx context.Context, i int) (bool, error) {
-		doc := asked[i]
+	// A document the receiver acknowledged no call of (refused) has no
+	// state it must be in (it may hold it or not), but more than one record
+	// of it is wrong whatever it answered: a receiver that stores a call
+	// and then refuses it (500 after the insert) is sent it again, and
+	// keeps each copy. Each is asked once, beside the others; its answer
+	// is all that is kept, and a number the probe will not take leaves it
+	// unjudged rather than unasked.
+	ask := func(ctx context.Context, doc *Doc) (bool, error) {
 		a, err := p.Ask(ctx, doc.Q)
 		var ue *probe.UnsafeError
 		if errors.As(err, &ue) {
 			// The sender's values, not the probe's fault: this document
 			// alone goes unjudged.
-			doc.Unsafe = ue
+			if doc.Want != "" {
+				doc.Unsafe = ue
+			}
 			return true, nil
 		}
 		if err != nil {
@@ -286,33 +296,14 @@ func (d *Documents) Judge(ctx context.Context, p probe.Probe, settle time.Durati
 		}
 		doc.asks++
 		doc.Answer = a
+		if doc.Want == "" {
+			return true, nil
+		}
 		doc.Held = doc.holds(a)
 		return doc.Held, nil
 	}
-	// A document the receiver acknowledged no call of has no state it
-	// must be in (it may hold it or not), but more than one record of it
-	// is wrong whatever it answered: a receiver that stores a call and
-	// then refuses it (500 after the insert) is sent it again, and keeps
-	// each copy. Each is asked once, beside the others.
-	askRefused := func(ctx context.Context, doc *Doc) (bool, error) {
-		a, err := p.Ask(ctx, doc.Q)
-		var ue *probe.UnsafeError
-		if errors.As(err, &ue) {
-			return true, nil // not asked: it stays unjudged
-		}
-		if err != nil {
-			return false, err
-		}
-		doc.asks++
-		doc.Answer = a
-		return true, nil
-	}
-	if err := probe.Settle(ctx, len(asked)+len(refused), deadline, func(ctx context.Context, i int) (bool, error) {
-		if i < len(asked) {
-			return ask(ctx, i)
-		}
-		return askRefused(ctx, refused[i-len(asked)])
-	}); err != nil {
+	all := append(slices.Clip(asked), refused...)
+	if err := probe.Settle(ctx, len(all), deadline, func(ctx context.Context, i int) (bool, error) { return ask(ctx, all[i]) }); err != nil {
 		return v, err
 	}
 	for _, doc := range refused {
@@ -342,7 +333,7 @@ func (d *Documents) Judge(ctx context.Context, p probe.Probe, settle time.Durati
 			case <-t.C:
 			}
 			err := probe.Settle(ctx, len(again), time.Time{}, func(ctx context.Context, i int) (bool, error) {
-				_, err := ask(ctx, again[i])
+				_, err := ask(ctx, asked[again[i]])
 				return true, err
 			})
 			if err != nil {

@@ -460,9 +460,10 @@ func TestDocumentsKeepBoundedBytes(t *testing.T) {
 	}
 }
 
-// FollowedDocuments, which listen's summary prints, says the bounds.
+// FollowedDocuments, which listen's summary prints, is written from the
+// bounds themselves.
 func TestFollowedDocumentsSaysTheBounds(t *testing.T) {
-	if maxDocuments != 100_000 || maxDocBytes != 64<<20 || FollowedDocuments != "100,000, or 64 MiB of their numbers and requestIds" {
-		t.Errorf("FollowedDocuments %q for %d documents and %d bytes", FollowedDocuments, maxDocuments, maxDocBytes)
+	if got, want := FollowedDocuments(), "100,000, or 64 MiB of their numbers and requestIds"; got != want {
+		t.Errorf("FollowedDocuments() = %q, want %q", got, want)
 	}
 }

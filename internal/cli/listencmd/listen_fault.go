@@ -87,7 +87,7 @@ func writeExactlyOnce(w io.Writer, pal term.Style, p probe.Probe, docs *receiver
 	}
 	if docs.Untracked > 0 {
 		fmt.Fprintf(w, "  not followed: %d %s with no known event or document number, or past the documents listen follows (%s)\n",
-			docs.Untracked, term.Plural(docs.Untracked, "call", "calls"), receiver.FollowedDocuments)
+			docs.Untracked, term.Plural(docs.Untracked, "call", "calls"), receiver.FollowedDocuments())
 	}
 }
 
