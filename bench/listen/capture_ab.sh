@@ -9,6 +9,8 @@
 # counted.
 #   bench/listen/capture_ab.sh [<git ref>]      default main
 #   BASE_BIN=/path/to/whsim bench/listen/capture_ab.sh   a binary already built
+#   B_BIN=/path/to/whsim bench/listen/capture_ab.sh <ref>  B is that binary, not
+#     the working tree's (a scratch build of an idea, measured uncommitted)
 # Run it under the shared lock: flock /tmp/whsim-bench.lock bench/listen/capture_ab.sh
 # DURATION=5s CONNS=16 ROUNDS=3 override.
 set -euo pipefail
@@ -32,7 +34,11 @@ else
   (cd "$tmp/a-src" && go build -o "$tmp/a" ./cmd/whsim)
   label=$(git rev-parse --short "$ref^{commit}")
 fi
-go build -o "$tmp/b" ./cmd/whsim
+if [ -n "${B_BIN:-}" ]; then
+  cp "$B_BIN" "$tmp/b"; blabel=$B_BIN
+else
+  go build -o "$tmp/b" ./cmd/whsim; blabel="working tree"
+fi
 go build -o "$tmp/tool" ./bench/listen/tool
 "$tmp/b" generate --event "$event" --seed 1 --output ndjson >"$tmp/body.json"
 export BODY_FILE="$tmp/body.json"
@@ -41,7 +47,7 @@ wait_ready() { for _ in $(seq 100); do [ -s "$1" ] && return; sleep 0.05; done; 
 rps() { awk '/^Requests\/sec:/ {print $2}' "$1"; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
-echo "A = $label, B = working tree; wrk -t2 -c$conns -d$dur; listen --capture; $(nproc) cores"
+echo "A = $label, B = $blabel; wrk -t2 -c$conns -d$dur; listen --capture; $(nproc) cores"
 lost=0
 for r in $(seq "$rounds"); do
   order="a b"; [ $((r % 2)) -eq 0 ] && order="b a"
