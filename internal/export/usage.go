@@ -22,8 +22,13 @@ import (
 // redirects"), as send counts it. r's flags (-timeout, -insecure,
 // -root-certs) follow, so vegeta reaches the receiver as send would.
 func VegetaUsage(w io.Writer, n int, ids, file string, r Reach) error {
+	// Targets in no file (a pipe, a terminal) must be saved before the
+	// commands run: said, or they run a targets.json an earlier export
+	// left, another URL's.
+	saved := ""
 	if file == "" {
 		file = "targets.json"
+		saved = " They went to stdout, not to a file: save them as targets.json (> targets.json) first."
 	}
 	targets := pathWord(file)
 	// vegeta cycles through its targets, and -rate K/Ds for D seconds
@@ -34,9 +39,9 @@ func VegetaUsage(w io.Writer, n int, ids, file string, r Reach) error {
 		ids = "each its own requestId"
 	}
 	reach := r.vegetaFlags()
-	_, err := fmt.Fprintf(w, `%d vegeta targets, %s. Run them, each once (vegeta cycles through the targets; -rate K/Ds for D seconds sends K):
+	_, err := fmt.Fprintf(w, `%d vegeta targets, %s.%s Run them, each once (vegeta cycles through the targets; -rate K/Ds for D seconds sends K):
   vegeta attack -format json -targets %s -rate %s -duration %ds -redirects 0%s | tee results.bin | vegeta report
-`, n, ids, targets, vegetaRate(n, secs), secs, reach)
+`, n, ids, saved, targets, vegetaRate(n, secs), secs, reach)
 	if err != nil || n < 2 {
 		return err
 	}

@@ -91,6 +91,25 @@ func TestVegetaUsageFileLikeAnOption(t *testing.T) {
 	}
 }
 
+// Targets written to a pipe or a terminal are in no file: the commands
+// name targets.json, the name the help's examples write to, and said
+// nothing of it, so that a targets.json of an earlier export (another
+// URL, other requestIds) was what they ran. They say to save them there
+// first; targets saved in a file are named and nothing is said.
+func TestVegetaUsageSaysTheTargetsAreInNoFile(t *testing.T) {
+	t.Parallel()
+	const save = "went to stdout, not to a file: save them as targets.json (> targets.json) first"
+	for file, want := range map[string]bool{"": true, "targets.json": false, "t.json": false} {
+		var b bytes.Buffer
+		if err := VegetaUsage(&b, 4, "", file, Reach{Timeout: time.Second}); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(b.String(), save); got != want {
+			t.Errorf("file %q: says %q: %v, want %v:\n%s", file, save, got, want, b.String())
+		}
+	}
+}
+
 // The vegeta commands printed send each target exactly once, on one
 // machine and on two, at 100/s at the most: vegeta cycles through its
 // targets, and -rate K/Ds -duration Ds makes K calls, so a command over
