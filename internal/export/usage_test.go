@@ -10,7 +10,9 @@ import (
 )
 
 // The commands printed name the files written, the TestRun's names and the
-// secret's variable, never the secret.
+// secret's variable, never the secret; and say to set that variable
+// first: run as printed without it, the script refused to start, and a
+// WEBHOOK_SECRET left from another project signed with that.
 func TestK6Usage(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
@@ -20,7 +22,7 @@ func TestK6Usage(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"wrote out: 8 calls, k6 makes them 200/s for 1m0s (about 12000; past the 8, the same documents again under fresh requestIds). Run them:\n",
+		"wrote out: 8 calls, k6 makes them 200/s for 1m0s (about 12000; past the 8, the same documents again under fresh requestIds). Run them (set WEBHOOK_SECRET to --secret's value first: the commands read it from there):\n",
 		"  k6 run -e WEBHOOK_SECRET=\"$WEBHOOK_SECRET\" out/script.js\n",
 		"On Kubernetes (k6-operator, 3 pods):\n  kubectl create configmap hooks --from-file=out/script.js --from-file=out/data.json\n",
 		"  kubectl create secret generic hooks-secret --from-literal=secret=\"$WEBHOOK_SECRET\"\n  kubectl apply -f out/testrun.yaml\n",
