@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -62,6 +63,23 @@ func TestHelpExamplesQuoteGlobs(t *testing.T) {
 	} {
 		if got := unquotedGlob(line); got != want {
 			t.Errorf("unquotedGlob(%q) = %d, want %d", line, got, want)
+		}
+	}
+}
+
+// TestHelpProseKeepsCommandsWhole: a command line in a help's prose is
+// not broken where its flags start. send's help wrapped its relay,
+// "tail -f calls.ndjson | jq ... | whsim send" then "--file - passes on
+// ...": pasted, the shell ran a whsim send without --file (to its own
+// receiver) and then a command named --file. A line ending in a command
+// (whsim, whsim send, ...) or a pipe, whose next starts with a flag, is
+// such a break.
+func TestHelpProseKeepsCommandsWhole(t *testing.T) {
+	broken := regexp.MustCompile(`(?m)(\bwhsim(?: [a-z0-9]+)*|\|)[ \t]*\n[ \t]*-`)
+	root := newRootCmd(cmdutil.NewApp(cmdutil.Streams{In: strings.NewReader("")}, Build{}, time.Now), "")
+	for _, c := range append(liveCommands(t), root) {
+		if m := broken.FindStringIndex(c.Long); m != nil {
+			t.Errorf("%s: its help breaks a command over two lines: %q", c.CommandPath(), c.Long[max(0, m[0]-60):min(len(c.Long), m[1]+20)])
 		}
 	}
 }
