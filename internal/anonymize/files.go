@@ -56,7 +56,7 @@ func NewTarget(path string, inputs []string) (target, error) {
 		if _, err := os.Stat(dir); err == nil {
 			return target{}, &TargetError{Path: path, Msg: dir + " is not a directory"}
 		}
-		return target{}, &TargetError{Path: path, Msg: fmt.Sprintf("no directory %s (whsim makes none for a file: mkdir -p %s first)", dir, shellcmd.Word(dir))}
+		return target{}, &TargetError{Path: path, Msg: fmt.Sprintf("no directory %s (whsim makes none for a file: mkdir -p %s first)", dir, shellcmd.Path(dir))}
 	}
 	return target{Path: path}, nil
 }

@@ -14,16 +14,34 @@ import (
 
 // PayloadsError says a file given as a capture holds plain payloads, and
 // what to do with them instead.
-type PayloadsError struct{ Name string }
+type PayloadsError struct {
+	Name string
+	// Send is the command that sends them, when the caller knows where
+	// (replay's --url, whose calls "whsim send --file" alone sent to
+	// whsim's own receiver instead), and Before what to do before running
+	// it; "" is whsim send --file Arg().
+	Send, Before string
+}
+
+// Arg is the file as send --file's argument, as printed: one word that
+// is no option, stdin as - ("<stdin>" was a redirect from a file "stdin").
+func (e *PayloadsError) Arg() string {
+	if e.Name == ctxio.InputName("-") {
+		return "-"
+	}
+	return shellcmd.Path(e.Name)
+}
 
 func (e *PayloadsError) Error() string {
-	// The command runs as printed: the file as one word that is no
-	// option, stdin as - ("<stdin>" was a redirect from a file "stdin").
-	arg := shellcmd.Path(e.Name)
-	if e.Name == ctxio.InputName("-") {
-		arg = "-"
+	send := e.Send
+	if send == "" {
+		send = "whsim send --file " + e.Arg()
 	}
-	return fmt.Sprintf("%s holds payloads, not captures: send them with whsim send --file %s", e.Name, arg)
+	before := ""
+	if e.Before != "" {
+		before = " (" + e.Before + ")"
+	}
+	return fmt.Sprintf("%s holds payloads, not captures: send them%s with %s", e.Name, before, send)
 }
 
 // Input is a capture file to replay and the name messages give it.

@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -61,6 +64,80 @@ func TestHelpExamplesQuoteGlobs(t *testing.T) {
 		if got := unquotedGlob(line); got != want {
 			t.Errorf("unquotedGlob(%q) = %d, want %d", line, got, want)
 		}
+	}
+}
+
+// TestHelpProseKeepsCommandsWhole: a command line in a help's prose is
+// not broken where its flags start. send's help wrapped its relay,
+// "tail -f calls.ndjson | jq ... | whsim send" then "--file - passes on
+// ...": pasted, the shell ran a whsim send without --file (to its own
+// receiver) and then a command named --file. A line ending in a command
+// (whsim, whsim send, ...) or a pipe, whose next starts with a flag, is
+// such a break.
+func TestHelpProseKeepsCommandsWhole(t *testing.T) {
+	broken := regexp.MustCompile(`(?m)(\bwhsim(?: [a-z0-9]+)*|\|)[ \t]*\n[ \t]*-`)
+	root := newRootCmd(cmdutil.NewApp(cmdutil.Streams{In: strings.NewReader("")}, Build{}, time.Now), "")
+	for _, c := range append(liveCommands(t), root) {
+		if m := broken.FindStringIndex(c.Long); m != nil {
+			t.Errorf("%s: its help breaks a command over two lines: %q", c.CommandPath(), c.Long[max(0, m[0]-60):min(len(c.Long), m[1]+20)])
+		}
+	}
+}
+
+// TestDocsQuoteURLGlobs: no command line of the README's and the docs'
+// shell blocks (sh, bash, console after its prompt) holds a URL with a ?,
+// * or [ outside quotes. concepts.md's inspector recipe "curl ...
+// http://127.0.0.1:4040/api/stream?event=..." stopped in zsh (macOS's
+// shell) at "no matches found", as the help's examples did (above). A
+// glob in a word that is no URL (manpages/*.1) is meant as one.
+func TestDocsQuoteURLGlobs(t *testing.T) {
+	files, err := filepath.Glob("../../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range append(files, "../../README.md") {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lang, in := "", false
+		for i, line := range strings.Split(string(b), "\n") {
+			if fence, ok := strings.CutPrefix(strings.TrimSpace(line), "```"); ok {
+				lang, in = fence, !in
+				continue
+			}
+			cmd := strings.TrimSpace(line)
+			switch {
+			case !in:
+				continue
+			case lang == "console":
+				// "$ whsim ...", "machine-1$ k6 run ...": the prompt's.
+				_, after, ok := strings.Cut(cmd, "$ ")
+				if !ok || strings.ContainsAny(cmd[:len(cmd)-len(after)-2], " '\"") {
+					continue
+				}
+				cmd = after
+			case lang != "sh" && lang != "bash":
+				continue
+			}
+			n++
+			for rest, off := cmd, 0; ; {
+				at := unquotedGlob(rest)
+				if at < 0 {
+					break
+				}
+				at += off
+				start := strings.LastIndexAny(cmd[:at], " \t") + 1
+				if strings.Contains(cmd[start:at], "://") {
+					t.Errorf("%s:%d: %q: a URL's %q unquoted at byte %d", f, i+1, cmd, cmd[at], at)
+				}
+				rest, off = cmd[at+1:], at+1
+			}
+		}
+	}
+	if n < 50 {
+		t.Errorf("%d shell command lines in the docs, want the README's and docs/'s (50 or more)", n)
 	}
 }
 

@@ -191,6 +191,13 @@ func ParseTarget(s string) (*url.URL, error) {
 	if _, err := url.ParseQuery(u.RawQuery); err != nil {
 		return nil, &TargetError{s, "bad query: " + err.Error()}
 	}
+	// net/url takes a space in the query (a control byte it refuses) and
+	// net/http writes the query into the request line as it is, where a
+	// space ends the target: the receiver's server answers 400, which
+	// would read as the receiver's failure. The path's is escaped.
+	if strings.Contains(u.RawQuery, " ") {
+		return nil, &TargetError{s, "the query holds a space, which no request line can carry: write it %20"}
+	}
 	u.Fragment = ""
 	return u, nil
 }

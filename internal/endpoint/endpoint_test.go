@@ -114,6 +114,13 @@ func TestParseTarget(t *testing.T) {
 		"127.0.0.1:3000/hook":      `"127.0.0.1:3000/hook": no scheme (did you mean http://127.0.0.1:3000/hook?)`,
 		"localhost/hook":           `"localhost/hook": no scheme (did you mean http://localhost/hook?)`,
 		"[::1]:3000/hook":          `"[::1]:3000/hook": no scheme (did you mean http://[::1]:3000/hook?)`,
+		// A space in the query went into the request line as it was, where
+		// it ends the target: the receiver's server answered 400 to every
+		// call, which send and check counted as the receiver's failure.
+		"http://h/x?a=b c":     `"http://h/x?a=b c": the query holds a space, which no request line can carry: write it %20`,
+		"http://h/x?a=b%20c":   "http://h/x?a=b%20c",
+		"http://h/x y?a=b+c":   "http://h/x%20y?a=b+c",
+		"http://h/x?a=中&b='1'": "http://h/x?a=中&b='1'",
 	} {
 		if got := parsedAs(ParseTarget, in); got != want {
 			t.Errorf("ParseTarget(%q) = %s, want %s", in, got, want)

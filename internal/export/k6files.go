@@ -136,6 +136,12 @@ func WriteK6(ctx context.Context, dir string, calls []Call, ko k6Options, tr tes
 	}...)
 	for i, f := range files {
 		files[i].Perm = 0o644
+		if filepath.Base(f.Path) == dataFile {
+			// Every call's headers and URL as they go, -H Authorization
+			// and a ?token= included: kept from other users, as a
+			// capture is.
+			files[i].Perm = 0o600
+		}
 		files[i].Write = buffered(f.Write)
 	}
 	return cm.n, atomicfile.WriteAll(files)

@@ -140,6 +140,15 @@ func TestWriteK6(t *testing.T) {
 			t.Errorf("%s differs from what its writer makes", name)
 		}
 	}
+	// The data holds every call's headers and URL as they go, -H
+	// Authorization and a ?token= included: created 0600, as a capture
+	// is, not readable by every user of the machine. The script and the
+	// manifest hold none and stay 0644.
+	for name, want := range map[string]os.FileMode{dataFile: 0o600, scriptFile: 0o644, TestRunFile: 0o644} {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v (%v), want %v", name, fi.Mode().Perm(), err, want)
+		}
+	}
 
 	// With a CA file its copy is written beside the script, byte for byte.
 	ca := filepath.Join(t.TempDir(), "dev.pem")

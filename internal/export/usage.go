@@ -22,8 +22,13 @@ import (
 // redirects"), as send counts it. r's flags (-timeout, -insecure,
 // -root-certs) follow, so vegeta reaches the receiver as send would.
 func VegetaUsage(w io.Writer, n int, ids, file string, r Reach) error {
+	// Targets in no file (a pipe, a terminal) must be saved before the
+	// commands run: said, or they run a targets.json an earlier export
+	// left, another URL's.
+	saved := ""
 	if file == "" {
 		file = "targets.json"
+		saved = " They went to stdout, not to a file: save them as targets.json (> targets.json) first."
 	}
 	targets := pathWord(file)
 	// vegeta cycles through its targets, and -rate K/Ds for D seconds
@@ -34,9 +39,9 @@ func VegetaUsage(w io.Writer, n int, ids, file string, r Reach) error {
 		ids = "each its own requestId"
 	}
 	reach := r.vegetaFlags()
-	_, err := fmt.Fprintf(w, `%d vegeta targets, %s. Run them, each once (vegeta cycles through the targets; -rate K/Ds for D seconds sends K):
+	_, err := fmt.Fprintf(w, `%d vegeta targets, %s.%s Run them, each once (vegeta cycles through the targets; -rate K/Ds for D seconds sends K):
   vegeta attack -format json -targets %s -rate %s -duration %ds -redirects 0%s | tee results.bin | vegeta report
-`, n, ids, targets, vegetaRate(n, secs), secs, reach)
+`, n, ids, saved, targets, vegetaRate(n, secs), secs, reach)
 	if err != nil || n < 2 {
 		return err
 	}
@@ -64,9 +69,13 @@ func vegetaRate(k, secs int) string {
 func K6Usage(w io.Writer, dir, testRun string, ko k6Options, tr testRunOptions) error {
 	// Every path and name is quoted: --out may hold a space or a $(...).
 	script := pathWord(filepath.Join(dir, tr.Script))
-	env := ""
+	env, first := "", ""
 	if ko.Sign {
 		env = " -e " + secretEnv + "=\"$" + secretEnv + "\""
+		// As check names the variables its commands read: unset, the
+		// script refuses to start; set by another project, it signs
+		// with another secret.
+		first = " (set " + secretEnv + " to --secret's value first: the commands read it from there)"
 	}
 	// k6 has no option for a CA: Go's TLS reads SSL_CERT_FILE (on Linux
 	// and the BSDs) in place of the system's roots.
@@ -92,12 +101,12 @@ func K6Usage(w io.Writer, dir, testRun string, ko k6Options, tr testRunOptions) 
 				strconv.FormatFloat(ko.Rate, 'f', -1, 64), ko.Duration, ko.Iterations(), ko.Calls, again)
 		}
 	}
-	fmt.Fprintf(w, `wrote %s: %d calls, k6 makes them %s. Run them:
+	fmt.Fprintf(w, `wrote %s: %d calls, k6 makes them %s. Run them%s:
   %sk6 run%s %s
 On two machines, each its own execution segment (every call once between them):
   machine 1: %sk6 run%s --execution-segment 0:1/2 --execution-segment-sequence 0,1/2,1 %s
   machine 2: %sk6 run%s --execution-segment 1/2:1 --execution-segment-sequence 0,1/2,1 %s
-`, shellcmd.Word(dir), ko.Calls, makes, trust, env, script, trust, env, script, trust, env, script)
+`, shellcmd.Word(dir), ko.Calls, makes, first, trust, env, script, trust, env, script, trust, env, script)
 	if over := tr.overConfigMap(); over != "" {
 		// A command that cannot run is not printed.
 		_, err := fmt.Fprintf(w, "On Kubernetes (k6-operator): %s.\n", strings.ReplaceAll(over, "\n", " "))

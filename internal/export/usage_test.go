@@ -10,7 +10,9 @@ import (
 )
 
 // The commands printed name the files written, the TestRun's names and the
-// secret's variable, never the secret.
+// secret's variable, never the secret; and say to set that variable
+// first: run as printed without it, the script refused to start, and a
+// WEBHOOK_SECRET left from another project signed with that.
 func TestK6Usage(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
@@ -20,7 +22,7 @@ func TestK6Usage(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"wrote out: 8 calls, k6 makes them 200/s for 1m0s (about 12000; past the 8, the same documents again under fresh requestIds). Run them:\n",
+		"wrote out: 8 calls, k6 makes them 200/s for 1m0s (about 12000; past the 8, the same documents again under fresh requestIds). Run them (set WEBHOOK_SECRET to --secret's value first: the commands read it from there):\n",
 		"  k6 run -e WEBHOOK_SECRET=\"$WEBHOOK_SECRET\" out/script.js\n",
 		"On Kubernetes (k6-operator, 3 pods):\n  kubectl create configmap hooks --from-file=out/script.js --from-file=out/data.json\n",
 		"  kubectl create secret generic hooks-secret --from-literal=secret=\"$WEBHOOK_SECRET\"\n  kubectl apply -f out/testrun.yaml\n",
@@ -87,6 +89,25 @@ func TestVegetaUsageFileLikeAnOption(t *testing.T) {
 	for _, want := range []string{"-targets ./-t.json -rate 4/s", "split -n r/2 -d ./-t.json part-\n"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("missing %q in\n%s", want, b.String())
+		}
+	}
+}
+
+// Targets written to a pipe or a terminal are in no file: the commands
+// name targets.json, the name the help's examples write to, and said
+// nothing of it, so that a targets.json of an earlier export (another
+// URL, other requestIds) was what they ran. They say to save them there
+// first; targets saved in a file are named and nothing is said.
+func TestVegetaUsageSaysTheTargetsAreInNoFile(t *testing.T) {
+	t.Parallel()
+	const save = "went to stdout, not to a file: save them as targets.json (> targets.json) first"
+	for file, want := range map[string]bool{"": true, "targets.json": false, "t.json": false} {
+		var b bytes.Buffer
+		if err := VegetaUsage(&b, 4, "", file, Reach{Timeout: time.Second}); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(b.String(), save); got != want {
+			t.Errorf("file %q: says %q: %v, want %v:\n%s", file, save, got, want, b.String())
 		}
 	}
 }

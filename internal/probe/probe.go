@@ -411,6 +411,12 @@ func ParseURL(tmpl string, client *http.Client, header http.Header) (*httpProbe,
 		return nil, errors.New("want an http:// or https:// URL")
 	case u.Host == "":
 		return nil, errors.New("no host")
+	case strings.Contains(tmpl, " "):
+		// net/http writes a query's space into the request line as it is,
+		// where it ends the target (a 400 that read as the probe's
+		// failure), and curl refuses a URL with one: the "ask again"
+		// command would not run.
+		return nil, errors.New("a space, which no request line can carry: write it %20")
 	case !slices.ContainsFunc(p.parts, func(t tmplPart) bool { return t.name == "code" || t.name == "invoiceCode" || t.name == "requestId" }):
 		return nil, errors.New("no {code}: the probe would ask the same of every document")
 	}

@@ -127,6 +127,13 @@ func TestParseProbeURL(t *testing.T) {
 		{"http://{code}.debug.internal/x", "", "{code} in the host"},
 		{"http://h:{code}/", "", "{code} in the host"},
 		{"http://{requestId}@h/{code}", "", "{requestId} in the host"},
+		// A space in the template's query went into the request line as
+		// it was: the debug endpoint's server answered 400, which read as
+		// the probe's failure. One in the path made the "ask again" curl
+		// that curl refuses.
+		{"http://h/d?code={code}&x=a b", "", "a space, which no request line can carry: write it %20"},
+		{"http://h/d b/{code}", "", "a space, which no request line can carry: write it %20"},
+		{"http://h/d%20b/{code}?x=a+b", "http://h/d%20b/SKD-ABC-0001?x=a+b", ""},
 	}
 	for _, tt := range tests {
 		p, err := ParseURL(tt.tmpl, http.DefaultClient, nil)

@@ -37,6 +37,10 @@ type Replayer struct {
 	// Reopen, when set, opens input i afresh, or returns nil when it
 	// cannot (stdin): Left reads what a replay cut short left with it.
 	Reopen func(i int) (io.ReadCloser, error)
+	// Payloads, when set, is given an input found to hold payloads (a
+	// pipe, looked into as the replay reaches it) before the replay ends
+	// with it: the command saying where to send them is the caller's.
+	Payloads func(*capture.PayloadsError)
 
 	i   int
 	seq int
@@ -66,6 +70,9 @@ func (s *Replayer) Next() []*attempt.Request {
 			// Cached for a file OpenInputs looked into; a pipe is looked
 			// into now.
 			if err := capture.CheckInput(in.Name, rd); err != nil {
+				if pe, ok := errors.AsType[*capture.PayloadsError](err); ok && s.Payloads != nil {
+					s.Payloads(pe)
+				}
 				s.err = err
 				return nil
 			}

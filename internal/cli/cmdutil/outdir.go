@@ -27,7 +27,7 @@ func FileDir(flag, path string) error {
 	case err == nil:
 		return fmt.Errorf("%s %s: %s is not a directory", flag, path, dir)
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s %s: no directory %s (whsim makes none for a file: mkdir -p %s first)", flag, path, dir, shellcmd.Word(dir))
+		return fmt.Errorf("%s %s: no directory %s (whsim makes none for a file: mkdir -p %s first)", flag, path, dir, shellcmd.Path(dir))
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {

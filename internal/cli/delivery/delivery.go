@@ -24,6 +24,7 @@ import (
 	"github.com/whsim/whsim/internal/cli/sendout"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/load"
+	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/threshold"
@@ -249,4 +250,38 @@ func (d *Flags) MaxConcurrencyNeed() cmdutil.Need {
 // SecretNeed is send's and replay's: a secret alone signs nothing.
 func SecretNeed(signScheme, secret string, what string) cmdutil.Need {
 	return cmdutil.Need{Flag: "--secret", Needs: "--sign standard", Without: signScheme == "" && secret != "", Why: what}
+}
+
+// Elsewhere is a whsim command line that sends other calls where this
+// run sends them, printed for a user to run instead (send's hint to
+// replay a capture, replay's to send payloads): command ("replay
+// ./x.ndjson") with the run's --url, its -H headers, --sign with the
+// secret as the variable secretVar, and its TLS flags; each credential a
+// variable the shell fills in (shellcmd.Whsim's Vars), never shown. The
+// hints named the file alone, so that replay's sent the payloads to
+// whsim's own receiver, not the user's. before says which variables to
+// set first, "" when none; both are "" without --url.
+func (d *Flags) Elsewhere(command string, headers []string, signScheme, secretVar string) (cmd, before string) {
+	if d.URL == "" {
+		return "", ""
+	}
+	header, err := endpoint.ParseHeaders(headers)
+	if err != nil {
+		header = nil // refused before any input is read
+	}
+	var tail []string
+	if signScheme != "" {
+		tail = append(tail, "--sign "+shellcmd.Word(signScheme), `--secret "$`+secretVar+`"`)
+	}
+	if d.Insecure {
+		tail = append(tail, "--insecure")
+	}
+	if d.CACert != "" {
+		tail = append(tail, "--cacert "+shellcmd.Path(d.CACert))
+	}
+	cmd = (&shellcmd.Whsim{Command: command, URL: d.URL, Header: header, Vars: true, Tail: strings.Join(tail, " ")}).String()
+	if names, n := shellcmd.VarsNamed([]string{cmd}); n > 0 {
+		before = fmt.Sprintf("set %s first: the command reads the run's credentials from %s", names, term.Plural(n, "it", "them"))
+	}
+	return cmd, before
 }

@@ -95,10 +95,10 @@ func TestVegetaUsageCountsTheTargetsTheFileHeld(t *testing.T) {
 }
 
 // Written anywhere else (a buffer, a pipe), the commands keep the name
-// the help's examples write to.
+// the help's examples write to, and say to save the targets there.
 func TestVegetaUsageWithoutAFile(t *testing.T) {
 	code, _, stderr := clitest.Run(t, "export", "vegeta", "--url", "http://127.0.0.1:9/hook", "--count", "2")
-	if code != 0 || !strings.Contains(stderr, "-targets targets.json -rate 8/s") {
+	if code != 0 || !strings.Contains(stderr, "-targets targets.json -rate 8/s") || !strings.Contains(stderr, "save them as targets.json (> targets.json) first") {
 		t.Errorf("exit %d, stderr:\n%s", code, stderr)
 	}
 }

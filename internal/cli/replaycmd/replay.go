@@ -5,6 +5,7 @@ package replaycmd
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -153,6 +154,13 @@ func (o *replayOptions) validate(a *cmdutil.App) error {
 	)
 }
 
+// sendThem has the error about a file of payloads print the send command
+// that sends them where this replay was to: its --url, headers, signing
+// and TLS flags.
+func (o *replayOptions) sendThem(pe *capture.PayloadsError) {
+	pe.Send, pe.Before = o.Elsewhere("send --file "+pe.Arg(), o.Headers, o.Sign, "WHSIM_REPLAY_SECRET")
+}
+
 // replayRun is one replay: the captures, read in order, and the console
 // and deliverer that send them again.
 type replayRun struct {
@@ -186,6 +194,9 @@ func (o *replayOptions) build(ctx context.Context, a *cmdutil.App) (*replayRun, 
 	}
 	ins, closeAll, err := capture.OpenInputs(ctx, o.Files, a.Streams.In)
 	if err != nil {
+		if pe, ok := errors.AsType[*capture.PayloadsError](err); ok {
+			o.sendThem(pe)
+		}
 		return nil, cmp.Or(ctx.Err(), cmdutil.UsageErr(err))
 	}
 	r := &replayRun{opts: o, close: closeAll}
@@ -212,7 +223,7 @@ func (o *replayOptions) build(ctx context.Context, a *cmdutil.App) (*replayRun, 
 	if signer != nil && signer.Weak() {
 		r.con.Warn("--secret: the key is shorter than the %d bytes Standard Webhooks asks; strict receivers may refuse it", sign.GoodKeyBytes)
 	}
-	r.src = &replay.Replayer{Inputs: ins, Events: only, Warn: r.con.Warn, Signed: signer != nil, Header: header}
+	r.src = &replay.Replayer{Inputs: ins, Events: only, Warn: r.con.Warn, Signed: signer != nil, Header: header, Payloads: o.sendThem}
 	if o.NewRequestID {
 		r.src.IDs = reqid.NewIDs(o.Seed)
 	}

@@ -50,12 +50,15 @@ without the blank space (spaces, line breaks) around it, which is no part
 of a JSON value (a file's last newline is not sent). A stream (- for stdin from a
 pipe or a terminal, a FIFO) is read as it comes: each line is sent once it
 arrives, so a relay goes out as it comes, in the memory of one payload
-(and the hashes that tell repeats among the last 65,536 calls):
-tail -f calls.ndjson | jq --unbuffered -c '.body | fromjson' | whsim send
---file - passes on each call listen captures. Its total is not known
-ahead: no progress percentage, each delivery is printed even on a terminal,
-and Ctrl-C counts nothing as not started. A line that cannot be sent ends
-the run there, after the summary of those before it (exit 2). --count
+(and the hashes that tell repeats among the last 65,536 calls). This passes
+on each call listen captures:
+
+  tail -f calls.ndjson | jq --unbuffered -c '.body | fromjson' | whsim send --file -
+
+Its total is not known ahead: no progress percentage, each delivery is
+printed even on a terminal, and Ctrl-C counts nothing as not started. A
+line that cannot be sent ends the run there, after the summary of those
+before it (exit 2). --count
 above 1, --duration without --count, --shuffle, --duplicate and --rate need
 every payload first: with them the stream is read to its end before the
 first call (a stream without end is never sent; --rate would count a line

@@ -25,8 +25,11 @@ type payloadSource struct {
 }
 
 // openPayloads opens the input name ("-": stdin) and reads as far as
-// needed to tell what it holds. The error names the input.
-func openPayloads(ctx context.Context, name string, stdin io.Reader) (*payloadSource, error) {
+// needed to tell what it holds. The error names the input; of captures,
+// it says to replay them with replay, the replay command that sends them
+// where this send was to (given the file as its argument), and what to
+// do before running it.
+func openPayloads(ctx context.Context, name string, stdin io.Reader, replay func(arg string) (cmd, before string)) (*payloadSource, error) {
 	r, err := ctxio.OpenInput(ctx, name, stdin)
 	if err != nil {
 		return nil, err
@@ -41,7 +44,14 @@ func openPayloads(ctx context.Context, name string, stdin io.Reader) (*payloadSo
 		if name == "" || name == "-" {
 			arg = "-"
 		}
-		err = fmt.Errorf("%s holds capture records, not payloads: replay them with whsim replay %s --url <url>", shown, arg)
+		cmd, before := replay(arg)
+		if cmd == "" { // a send to its own receiver: replay has none
+			cmd = "whsim replay " + arg + " --url <url>"
+		}
+		if before != "" {
+			before = " (" + before + ")"
+		}
+		err = fmt.Errorf("%s holds capture records, not payloads: replay them%s with %s", shown, before, cmd)
 	} else if err != nil {
 		err = input.Named(shown, err)
 	}
@@ -76,8 +86,8 @@ func (s *payloadSource) close() { s.r.Close() }
 
 // readPayloads reads every payload of the input name ("-": stdin). The
 // error names the input.
-func readPayloads(ctx context.Context, name string, stdin io.Reader) ([]load.Payload, error) {
-	src, err := openPayloads(ctx, name, stdin)
+func readPayloads(ctx context.Context, name string, stdin io.Reader, replay func(arg string) (cmd, before string)) ([]load.Payload, error) {
+	src, err := openPayloads(ctx, name, stdin, replay)
 	if err != nil {
 		return nil, err
 	}

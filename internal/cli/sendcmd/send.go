@@ -483,7 +483,7 @@ func (r *sendRun) openStream(ctx context.Context, header http.Header) error {
 		return err
 	}
 	readCtx, stopReading := context.WithCancel(ctx)
-	src, err := openPayloads(readCtx, o.File, a.Streams.In)
+	src, err := openPayloads(readCtx, o.File, a.Streams.In, o.replayThem)
 	if err != nil {
 		stopReading()
 		if ctx.Err() != nil {
@@ -552,6 +552,13 @@ func (opts *sendOptions) fileEvents() ([]spec.Event, error) {
 	return events, nil
 }
 
+// replayThem is the replay command that sends the captures of --file
+// (arg, as printed) where this send was to: its --url, headers, signing
+// and TLS flags; "" without --url.
+func (opts *sendOptions) replayThem(arg string) (cmd, before string) {
+	return opts.Elsewhere("replay "+arg, opts.Headers, opts.Sign, "WHSIM_SEND_SECRET")
+}
+
 // fileLanes reads the payloads of --file (input.Reader: a document, an
 // array, NDJSON) and sends each byte for byte (load.FileLanes), under
 // --event or the event each payload's number names.
@@ -560,7 +567,7 @@ func (opts *sendOptions) fileLanes(ctx context.Context, a *cmdutil.App, header h
 		return nil, err
 	}
 	name := ctxio.InputName(opts.File)
-	payloads, err := readPayloads(ctx, opts.File, a.Streams.In)
+	payloads, err := readPayloads(ctx, opts.File, a.Streams.In, opts.replayThem)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
