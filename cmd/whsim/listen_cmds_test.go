@@ -20,6 +20,22 @@ import (
 
 // waitFile waits up to ten seconds for a file to appear, as a script waits
 // for `listen --ready-file`: waitfile url.txt
+// freePort sets an environment variable to a loopback port nobody listens
+// on at the time: freeport PORT. A script that must name listen's port in
+// another flag (the self-forward refusal) uses it rather than a fixed
+// number, which a concurrent test or another program may hold: the bind
+// then fails first and the script reads another error.
+func freePort(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: freeport <variable>")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	port := l.Addr().(*net.TCPAddr).Port
+	ts.Check(l.Close())
+	ts.Setenv(args[0], strconv.Itoa(port))
+}
+
 func waitFile(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: waitfile <file>")

@@ -61,6 +61,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"exits":        exits,
 			"waitfile":     waitFile,
+			"freeport":     freePort,
 			"envfile":      envFile,
 			"bodies":       captureBodies,
 			"post":         httpPost,
