@@ -109,6 +109,7 @@ func runValidate(ctx context.Context, a *cmdutil.App, opts *validateOptions) err
 	if err := opts.validate(); err != nil {
 		return err
 	}
+	defer tuneRuntime()()
 	r, err := opts.build(ctx, a)
 	if err != nil {
 		return err
