@@ -90,6 +90,9 @@ func (fs *files) open(ctx context.Context, i int) (r io.Reader, close func(), er
 // nil, is called before stdin is read (a person at a terminal is then
 // told). event is the query event plain payloads were sent with, "" to let
 // the body decide. An error is an input that cannot be read, named.
+// fn is called from one goroutine, in input order, and must not keep the
+// case past its return: the result it holds is reused for a later payload
+// (a report converts each case as it is told it).
 //
 // An input that held nothing (empty, blank, []) while others held payloads
 // is a failed case of its own (empty-input), after the others: one empty

@@ -133,6 +133,10 @@ func (v *Validator) checkInput(ctx context.Context, r io.Reader, in source, fn f
 		}
 		return kind, v.checkParallel(ctx, cancel, rd, kind, in, bt, fn)
 	}
+	// One result serves every payload: fn is done with it when it returns
+	// (see CheckFiles), and a fresh one each was a page fault every 56
+	// payloads.
+	res := new(result)
 	for {
 		it, err := rd.Next()
 		if err == io.EOF {
@@ -141,13 +145,13 @@ func (v *Validator) checkInput(ctx context.Context, r io.Reader, in source, fn f
 		if err != nil {
 			return kind, err
 		}
-		r := &result{}
+		*res = result{}
 		if it.Long {
-			v.judgeLong(rd, kind, it, r)
+			v.judgeLong(rd, kind, it, res)
 		} else {
-			v.judge(kind, it, in.event, r)
+			v.judge(kind, it, in.event, res)
 		}
-		if err := fn(r); err != nil {
+		if err := fn(res); err != nil {
 			return kind, err
 		}
 	}

@@ -449,3 +449,46 @@ func TestCheckInputOnManyWorkersStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The results handed to fn are reused once fn is done with them, on every
+// CPU and one by one: a fresh result for each payload of a 32 MB capture
+// cost some 280 page faults (docs/performance.md). The reports stay those
+// of TestCheckInputOnDefaultBatching.
+func TestCheckInputReusesResults(t *testing.T) {
+	t.Parallel()
+	v := mustNew(t, Options{Strict: true})
+	lines := capturetest.FixtureLines(t)
+	var sb strings.Builder
+	for i := 0; sb.Len() < 12<<20; i++ { // two dozen 512 KiB batches
+		sb.Write(lines[i%len(lines)])
+		sb.WriteByte('\n')
+	}
+	for _, tc := range []struct {
+		name string
+		bt   batching
+		most func(n int) int // the distinct results allowed for n payloads
+	}{
+		{"one-by-one", batching{workers: 1}, func(int) int { return 1 }},
+		// Two MiB in flight is four batches held, and a few more filled
+		// or on their way back (the reader makes a batch when none is
+		// free yet): half the two dozen.
+		{"every-cpu", func() batching { bt := defaultBatching(); bt.workers = 3; return bt }(), func(n int) int { return n / 2 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			seen := map[*result]bool{}
+			n := 0
+			_, err := v.checkInput(context.Background(), strings.NewReader(sb.String()), source{name: "captures.ndjson", batching: &tc.bt},
+				func(r *result) error {
+					seen[r] = true
+					n++
+					return nil
+				})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(seen) > tc.most(n) {
+				t.Errorf("%d payloads were handed %d distinct results, want at most %d", n, len(seen), tc.most(n))
+			}
+		})
+	}
+}
