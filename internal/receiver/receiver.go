@@ -432,6 +432,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			Remote:  req.RemoteAddr,
 			Method:  req.Method,
 			Path:    req.URL.Path,
+			RawPath: req.URL.RawPath, // "" unless the sender escaped the path otherwise than Go: no allocation
 			Query:   req.URL.RawQuery,
 			Headers: req.Header,
 		},
@@ -865,7 +866,7 @@ func (r *Receiver) protocolFindings(c *Call) []validate.Finding {
 		add(ruleContentType, "content type "+strconv.Quote(ct)+", the spec sends application/json")
 	}
 	if r.cfg.Path != "" && rec.Path != r.cfg.Path {
-		add(rulePath, "path "+strconv.Quote(rec.Path)+", listening on "+strconv.Quote(r.cfg.Path)+" (answered 404)")
+		add(rulePath, "path "+strconv.Quote(rec.ShownPath())+", listening on "+strconv.Quote(r.cfg.Path)+" (answered 404)")
 	}
 	if !c.HasEvent {
 		add(validate.RuleQueryEvent, "query has "+spec.NoEvent(rec.Query)+" (want one of "+eventList()+")")
