@@ -104,7 +104,7 @@ type (
 // whsim masks them; the NDJSON export keeps them for replay.
 func entryOf(c *call, origin string) harEntry {
 	r := c.Record
-	u := origin + escapedPath(r.Path)
+	u := origin + r.URLPath() // the sender's escapes as written: "/a%2Fb" is not "/a/b"
 	if r.Query != "" {
 		u += "?" + urlQuery(termsafe.MaskQuery(r.Query))
 	}
