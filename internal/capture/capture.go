@@ -5,6 +5,7 @@ package capture
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -268,6 +269,16 @@ func (r *Record) TargetPath() string {
 		return r.RawPath
 	}
 	return (&url.URL{Path: r.Path}).EscapedPath()
+}
+
+// SetURLPath sets Path and RawPath to the path a client sends for u
+// (its EscapedPath, "/" for none), as listen would record it.
+func (r *Record) SetURLPath(u *url.URL) {
+	sent := cmp.Or(u.EscapedPath(), "/")
+	r.Path, r.RawPath = cmp.Or(u.Path, "/"), ""
+	if sent != (&url.URL{Path: r.Path}).EscapedPath() {
+		r.RawPath = sent
+	}
 }
 
 // ShownPath is the path as people read it: decoded, unless the sender

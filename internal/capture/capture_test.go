@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"reflect"
 	"strings"
 	"testing"
@@ -434,6 +435,33 @@ func TestRecordPathForms(t *testing.T) {
 		}
 		if got := r.URLPath(); got != tc.inURL {
 			t.Errorf("%q %q: URLPath %q, want %q", tc.path, tc.raw, got, tc.inURL)
+		}
+	}
+}
+
+// SetURLPath records the path a client sends for a URL as listen records
+// it: check --save-cases wrote the escaped path where the decoded one
+// belongs, and "/hook%20x" read back as a path with a '%' in it.
+func TestSetURLPath(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ url, path, raw string }{
+		{"http://h", "/", ""},
+		{"http://h/hook", "/hook", ""},
+		{"http://h/hook%20x", "/hook x", ""},
+		{"http://h/a%2Fb", "/a/b", "/a%2Fb"},
+		{"http://h/%41", "/A", "/%41"},
+	} {
+		u, err := url.Parse(tc.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r Record
+		r.SetURLPath(u)
+		if r.Path != tc.path || r.RawPath != tc.raw {
+			t.Errorf("%s: %q %q, want %q %q", tc.url, r.Path, r.RawPath, tc.path, tc.raw)
+		}
+		if r.TargetPath() != u.EscapedPath() && u.EscapedPath() != "" {
+			t.Errorf("%s: TargetPath %q, the client sent %q", tc.url, r.TargetPath(), u.EscapedPath())
 		}
 	}
 }
