@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -590,7 +591,22 @@ func (a *anonymizer) parts(p *pass, rec *capture.Record) {
 		a.scanBody(p, body)
 	}
 	rec.Remote = p.remote(rec.Remote)
-	rec.Path = p.path(rec.Path)
+	if rec.RawPath != "" {
+		// The path as sent: anonymized as written, escapes kept where
+		// nothing in them changed ("/a%2Fb" stays one segment), and the
+		// decoded path made of it, so the two still name one path.
+		raw := p.path(rec.RawPath)
+		if d, err := url.PathUnescape(raw); err == nil {
+			rec.Path, rec.RawPath = d, raw
+			if raw == (&url.URL{Path: d}).EscapedPath() {
+				rec.RawPath = ""
+			}
+		} else {
+			rec.Path, rec.RawPath = p.path(rec.Path), ""
+		}
+	} else {
+		rec.Path = p.path(rec.Path)
+	}
 	rec.Query = p.query(rec.Query)
 	a.headers(p, rec.Headers)
 	if r := rec.Response; r != nil {

@@ -5,6 +5,7 @@ package capture
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -12,7 +13,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -42,9 +45,11 @@ const (
 
 // Record is one captured call. Field order is the order on disk.
 //
-// Path, Query and Headers hold the bytes as received (Path decoded). On
-// disk a path or a query that is not valid UTF-8 is base64, marked by
-// PathEncoding or QueryEncoding, and so are the values of a
+// Path, Query and Headers hold the bytes as received (Path decoded, with
+// RawPath the form the sender wrote it in when that is not Path escaped as
+// Go escapes it). On disk a path or a query that is not valid UTF-8 is
+// base64, marked by PathEncoding (which covers RawPath too) or
+// QueryEncoding, and so are the values of a
 // header with a value that is not, marked in HeaderEncodings: Append sets
 // the markers in the line, Reader.Next decodes and clears them, so in memory
 // they are empty.
@@ -56,8 +61,16 @@ type Record struct {
 	// Proto is the protocol the call came in as net/http names it
 	// (HTTP/1.0, HTTP/2.0 for h2c), only when it was not HTTP/1.1: ""
 	// is HTTP/1.1, as every record written before the member says.
-	Proto           string            `json:"proto,omitempty"`
-	Path            string            `json:"path"`
+	Proto string `json:"proto,omitempty"`
+	Path  string `json:"path"`
+	// RawPath is the path as the request line wrote it, only when that is
+	// not Path escaped as url.URL escapes it (net/http's RawPath): "/a%2Fb"
+	// for Path "/a/b", "/%41" for "/A". Those are other resources to a
+	// receiver that routes on the raw path, and a replay of Path alone
+	// would send another call. "" (nearly every call, and every record
+	// written before the member) is Path escaped; older readers read Path
+	// as they always did. See Record.Target.
+	RawPath         string            `json:"rawPath,omitempty"`
 	PathEncoding    string            `json:"pathEncoding,omitempty"`
 	Query           string            `json:"query"`
 	QueryEncoding   string            `json:"queryEncoding,omitempty"`
@@ -247,6 +260,73 @@ func (r *Record) bodyChecked() bool {
 	return len(r.Body) == len(r.checkedBody) && unsafe.StringData(r.Body) == unsafe.StringData(r.checkedBody)
 }
 
+// TargetPath is the path as the sender's request line wrote it: RawPath,
+// or else Path escaped as url.URL escapes it, which is what the sender
+// wrote when net/http kept no RawPath. A record written before RawPath
+// existed gives what it gave then.
+func (r *Record) TargetPath() string {
+	if r.RawPath != "" {
+		return r.RawPath
+	}
+	return (&url.URL{Path: r.Path}).EscapedPath()
+}
+
+// SetURLPath sets Path and RawPath to the path a client sends for u
+// (its EscapedPath, "/" for none), as listen would record it.
+func (r *Record) SetURLPath(u *url.URL) {
+	sent := cmp.Or(u.EscapedPath(), "/")
+	r.Path, r.RawPath = cmp.Or(u.Path, "/"), ""
+	if sent != (&url.URL{Path: r.Path}).EscapedPath() {
+		r.RawPath = sent
+	}
+}
+
+// ShownPath is the path as people read it: decoded, unless the sender
+// wrote it otherwise than Go escapes it (RawPath), where decoding would
+// lose what tells it apart: "/a%2Fb" is not "/a/b", "/%41" not "/A".
+func (r *Record) ShownPath() string {
+	if r.RawPath != "" {
+		return r.RawPath
+	}
+	return r.Path
+}
+
+// URLPath is TargetPath as it goes in a URL: the bytes a URL cannot hold
+// (a space, '#', '"', a byte above 0x7f that a sender wrote raw) as %XX,
+// every escape the sender wrote kept as written.
+func (r *Record) URLPath() string {
+	p := r.TargetPath()
+	i := 0
+	for i < len(p) && urlPathByte(p[i]) {
+		i++
+	}
+	if i == len(p) {
+		return p
+	}
+	const hex = "0123456789ABCDEF"
+	b := make([]byte, 0, len(p)+8)
+	b = append(b, p[:i]...)
+	for ; i < len(p); i++ {
+		if c := p[i]; urlPathByte(c) {
+			b = append(b, c)
+		} else {
+			b = append(b, '%', hex[c>>4], hex[c&15])
+		}
+	}
+	return string(b)
+}
+
+// urlPathByte says whether c may stand in a URL's path as it is (RFC
+// 3986's pchar and '/'); '%' is one: net/http took the sender's escapes
+// as valid, or refused the call.
+func urlPathByte(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	return strings.IndexByte("-._~!$&'()*+,;=:@/%", c) >= 0
+}
+
 // RequestBody returns the request body byte for byte.
 func (r *Record) RequestBody() ([]byte, error) { return DecodeBody(r.Body, r.BodyEncoding) }
 
@@ -264,7 +344,7 @@ func onDisk(r *Record) *Record {
 		d.Response = nil
 		r = &d
 	}
-	pathOK, queryOK := utf8.ValidString(r.Path), utf8.ValidString(r.Query)
+	pathOK, queryOK := utf8.ValidString(r.Path) && utf8.ValidString(r.RawPath), utf8.ValidString(r.Query)
 	var bad []string
 	for k, vs := range r.Headers {
 		for _, v := range vs {
@@ -280,6 +360,9 @@ func onDisk(r *Record) *Record {
 	d := *r
 	if !pathOK {
 		d.Path, d.PathEncoding = base64.StdEncoding.EncodeToString([]byte(r.Path)), Base64
+		if r.RawPath != "" {
+			d.RawPath = base64.StdEncoding.EncodeToString([]byte(r.RawPath))
+		}
 	}
 	if !queryOK {
 		d.Query, d.QueryEncoding = base64.StdEncoding.EncodeToString([]byte(r.Query)), Base64
@@ -314,7 +397,18 @@ func (r *Record) fromDisk() error {
 		if err != nil {
 			return fmt.Errorf("path: %w", err)
 		}
-		r.Path, r.PathEncoding = string(p), ""
+		raw, err := DecodeBody(r.RawPath, r.PathEncoding)
+		if err != nil {
+			return fmt.Errorf("rawPath: %w", err)
+		}
+		r.Path, r.RawPath, r.PathEncoding = string(p), string(raw), ""
+	}
+	if r.RawPath != "" {
+		// A rawPath that is not path as sent (a hand-edited record) would
+		// have whsim send one path and an older reader, or jq, show another.
+		if d, err := url.PathUnescape(r.RawPath); err != nil || d != r.Path {
+			return fmt.Errorf("rawPath %q is not path %q as sent (escaped): the record names two paths", r.RawPath, r.Path)
+		}
 	}
 	if r.QueryEncoding != "" {
 		q, err := DecodeBody(r.Query, r.QueryEncoding)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"reflect"
 	"strings"
 	"testing"
@@ -366,6 +367,101 @@ func TestRecordRoundTripsAPathThatIsNotUTF8(t *testing.T) {
 		}
 		if got.Path != path || got.PathEncoding != "" {
 			t.Errorf("read back path %q (encoding %q), want %q", got.Path, got.PathEncoding, path)
+		}
+	}
+}
+
+// The path as the sender wrote it (rawPath) round-trips beside the decoded
+// one, in base64 with it when either is not UTF-8; a record without it
+// reads as before; one whose rawPath is not its path as sent is refused.
+// Listen recorded /a%2Fb as "/a/b" alone, and every reader named another
+// resource.
+func TestRecordKeepsThePathAsSent(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ path, raw, line string }{
+		{"/a/b", "/a%2Fb", `"path":"/a/b","rawPath":"/a%2Fb","query"`},
+		{"/A", "/%41", `"path":"/A","rawPath":"/%41","query"`},
+		{"/h\xff/k", "/h%ff%2Fk", `"path":"L2j/L2s=","rawPath":"L2glZmYlMkZr","pathEncoding":"base64","query"`},
+		{"/h\xff", "/h\xff", `"pathEncoding":"base64"`},
+		{"/收款", "", `"path":"/收款","query"`},
+	} {
+		rec := &Record{Time: time.Unix(1, 0).UTC(), Method: "POST", Path: tc.path, RawPath: tc.raw, Headers: http.Header{}}
+		line, err := Append(nil, rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(line, []byte(tc.line)) {
+			t.Errorf("%q %q: line %s, want it to hold %s", tc.path, tc.raw, line, tc.line)
+		}
+		got, err := NewReader(bytes.NewReader(line)).Next()
+		if err != nil {
+			t.Fatalf("%q: %v", tc.raw, err)
+		}
+		if got.Path != tc.path || got.RawPath != tc.raw || got.PathEncoding != "" {
+			t.Errorf("read back %q %q (encoding %q), want %q %q", got.Path, got.RawPath, got.PathEncoding, tc.path, tc.raw)
+		}
+	}
+	for _, tc := range []struct{ members, want string }{
+		{`"path":"/hook","rawPath":"/x%2Fy"`, `rawPath "/x%2Fy" is not path "/hook" as sent`},
+		{`"path":"/a/b","rawPath":"/a%2"`, `rawPath "/a%2" is not path "/a/b" as sent`},
+		{`"path":"L2E=","rawPath":"not base64!","pathEncoding":"base64"`, `rawPath: `},
+	} {
+		line := `{"capture":1,"time":"2026-11-01T10:00:00Z","remote":"x","method":"POST",` + tc.members + `,"query":"","headers":{},"body":"","bodyEncoding":"utf8"}`
+		if _, err := Decode([]byte(line)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error with %q", tc.members, err, tc.want)
+		}
+	}
+}
+
+// TargetPath is what the sender's request line held, ShownPath what
+// people read, URLPath what a URL can hold of it, escapes kept.
+func TestRecordPathForms(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ path, raw, target, shown, inURL string }{
+		{"/hook", "", "/hook", "/hook", "/hook"},
+		{"/a b/收", "", "/a%20b/%E6%94%B6", "/a b/收", "/a%20b/%E6%94%B6"},
+		{"/a/b", "/a%2Fb", "/a%2Fb", "/a%2Fb", "/a%2Fb"},
+		{"/收/x/y", "/收/x%2fy", "/收/x%2fy", "/收/x%2fy", "/%E6%94%B6/x%2fy"},
+		{"/p#q", "/p#q", "/p#q", "/p#q", "/p%23q"},
+		{"/./a//b", "", "/./a//b", "/./a//b", "/./a//b"},
+		{"/a;v=1", "", "/a;v=1", "/a;v=1", "/a;v=1"},
+	} {
+		r := &Record{Path: tc.path, RawPath: tc.raw}
+		if got := r.TargetPath(); got != tc.target {
+			t.Errorf("%q %q: TargetPath %q, want %q", tc.path, tc.raw, got, tc.target)
+		}
+		if got := r.ShownPath(); got != tc.shown {
+			t.Errorf("%q %q: ShownPath %q, want %q", tc.path, tc.raw, got, tc.shown)
+		}
+		if got := r.URLPath(); got != tc.inURL {
+			t.Errorf("%q %q: URLPath %q, want %q", tc.path, tc.raw, got, tc.inURL)
+		}
+	}
+}
+
+// SetURLPath records the path a client sends for a URL as listen records
+// it: check --save-cases wrote the escaped path where the decoded one
+// belongs, and "/hook%20x" read back as a path with a '%' in it.
+func TestSetURLPath(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ url, path, raw string }{
+		{"http://h", "/", ""},
+		{"http://h/hook", "/hook", ""},
+		{"http://h/hook%20x", "/hook x", ""},
+		{"http://h/a%2Fb", "/a/b", "/a%2Fb"},
+		{"http://h/%41", "/A", "/%41"},
+	} {
+		u, err := url.Parse(tc.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r Record
+		r.SetURLPath(u)
+		if r.Path != tc.path || r.RawPath != tc.raw {
+			t.Errorf("%s: %q %q, want %q %q", tc.url, r.Path, r.RawPath, tc.path, tc.raw)
+		}
+		if r.TargetPath() != u.EscapedPath() && u.EscapedPath() != "" {
+			t.Errorf("%s: TargetPath %q, the client sent %q", tc.url, r.TargetPath(), u.EscapedPath())
 		}
 	}
 }

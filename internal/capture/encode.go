@@ -32,6 +32,10 @@ func appendRecord(b []byte, r *Record) ([]byte, bool) {
 	}
 	b = append(b, `,"path":`...)
 	b = jsonstr.Append(b, r.Path)
+	if r.RawPath != "" {
+		b = append(b, `,"rawPath":`...)
+		b = jsonstr.Append(b, r.RawPath)
+	}
 	if r.PathEncoding != "" {
 		b = append(b, `,"pathEncoding":`...)
 		b = jsonstr.Append(b, r.PathEncoding)

@@ -56,6 +56,9 @@ func FuzzAppendMatchesJSON(f *testing.F) {
 				r.Fault.Deliveries = []Delivery{{Bytes: len(body), Status: status, LatencyMS: lat}, {RequestID: hk, Error: ferr, LatencyMS: lat}}
 			}
 		}
+		if nanos%3 == 0 {
+			r.RawPath = hv // omitted when "", as encoding/json omits it
+		}
 		if status%5 == 0 {
 			r.BodyOverLimit = int64(status) // omitted at 0, as encoding/json omits it
 		}

@@ -63,7 +63,7 @@ var (
 		{name: "deliveries", elems: deliveryObj},
 	}}
 	recordObj = &recordObject{name: "the record", members: []recordMember{
-		{name: "capture"}, {name: "time"}, {name: "remote"}, {name: "method"}, {name: "proto"}, {name: "path"}, {name: "pathEncoding"},
+		{name: "capture"}, {name: "time"}, {name: "remote"}, {name: "method"}, {name: "proto"}, {name: "path"}, {name: "rawPath"}, {name: "pathEncoding"},
 		{name: "query"}, {name: "queryEncoding"}, {name: "headers", obj: headerMap},
 		{name: "headerEncodings", obj: encodingMap}, {name: "body"}, {name: "bodyEncoding"},
 		{name: "bodyOverLimit"}, {name: "response", obj: responseObj}, {name: "unanswered", obj: unansweredObj}, {name: "forward", obj: forwardObj}, {name: "fault", obj: faultObj},

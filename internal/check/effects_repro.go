@@ -214,10 +214,8 @@ func (r *runner) replayCall(sc sentCall, file string) (string, *savedBody) {
 		n++ // the retry is the same call again, signed afresh
 	}
 	rec := &capture.Record{Time: time.Unix(0, 0).UTC(), Remote: "whsim check", Method: http.MethodPost,
-		Path: r.cfg.Target.EscapedPath(), Query: sc.req.Query, Headers: sc.req.Header}
-	if rec.Path == "" {
-		rec.Path = "/"
-	}
+		Query: sc.req.Query, Headers: sc.req.Header}
+	rec.SetURLPath(r.cfg.Target) // path decoded, as listen records it; the escapes check sent in rawPath
 	rec.SetBody(sc.req.Body)
 	var recs []byte
 	var err error

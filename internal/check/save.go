@@ -142,12 +142,10 @@ func (r *Reporter) records(c *Case, s sent, at time.Time, mask bool) ([]byte, er
 		h = shellcmd.Masked(h, r.Header)
 	}
 	rec := &capture.Record{
-		Time: at.UTC(), Remote: "whsim check", Method: http.MethodPost, Path: r.Target.EscapedPath(),
+		Time: at.UTC(), Remote: "whsim check", Method: http.MethodPost,
 		Query: c.Query, Headers: h,
 	}
-	if rec.Path == "" {
-		rec.Path = "/"
-	}
+	rec.SetURLPath(r.Target) // path decoded, as listen records it; the escapes check sent in rawPath
 	rec.SetBody(c.Body)
 	var b []byte
 	for range max(c.Copies, 1) {

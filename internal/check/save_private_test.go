@@ -364,3 +364,36 @@ func TestRerunProbeSanity(t *testing.T) {
 		t.Errorf("%d calls sent and outcomes %v before the probe was found wrong, want none", n, got)
 	}
 }
+
+// A saved case records the path check sent as listen records a call's:
+// decoded in "path", the escapes the URL had in "rawPath". It wrote the
+// escaped path where the decoded one belongs: a --url ending /hook%20x was
+// saved as the path "/hook%20x", which every reader took for a path with a
+// '%' in it (the inspector's curl asked for /hook%2520x).
+func TestSavedCaseRecordsThePathAsListenDoes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ url, path, raw, target string }{
+		{"http://127.0.0.1:9/hook%20x", "/hook x", "", "/hook%20x"},
+		{"http://127.0.0.1:9/a%2Fb", "/a/b", "/a%2Fb", "/a%2Fb"},
+		{"http://127.0.0.1:9", "/", "", "/"},
+	} {
+		dir := t.TempDir()
+		target, _ := url.Parse(tc.url)
+		rep := &Reporter{Out: &sink{}, Target: target, SaveDir: dir}
+		rep.Result(Result{Case: &Case{Check: rejectsMalformed, Name: "not-json", Query: "businessType=E", Body: []byte("x")}, Verdict: Fail, Status: 200})
+		if err := rep.Finish(&Summary{Checks: map[string]*Tally{}}); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, rejectsMalformed, "not-json.ndjson"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := capture.Decode(bytes.TrimSpace(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Path != tc.path || rec.RawPath != tc.raw || rec.TargetPath() != tc.target {
+			t.Errorf("%s: saved path %q rawPath %q (sent as %q), want %q %q (%q)", tc.url, rec.Path, rec.RawPath, rec.TargetPath(), tc.path, tc.raw, tc.target)
+		}
+	}
+}

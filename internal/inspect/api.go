@@ -273,7 +273,7 @@ func appendSummary(b []byte, c *call) []byte {
 	b = append(b, `","method":`...)
 	b = jsonstr.Append(b, c.Record.Method)
 	b = append(b, `,"path":`...)
-	b = jsonstr.Append(b, c.Record.Path)
+	b = jsonstr.Append(b, c.Record.ShownPath())
 	b = append(b, `,"event":`...)
 	b = jsonstr.Append(b, c.Event)
 	b = append(b, `,"requestId":`...)
@@ -301,7 +301,7 @@ func appendSummary(b []byte, c *call) []byte {
 
 func summarize(c *call) summary {
 	return summary{
-		ID: c.ID, ReceivedAt: c.Record.Time, Method: c.Record.Method, Path: c.Record.Path,
+		ID: c.ID, ReceivedAt: c.Record.Time, Method: c.Record.Method, Path: c.Record.ShownPath(),
 		Event: c.Event, RequestID: c.RequestID, Size: c.Size, Status: c.Status(),
 		Verdict: c.Verdict, Findings: c.FindingCount, Flags: len(c.Flags), RepeatOf: c.RepeatOf,
 		TooLarge: c.tooLarge != "", Unanswered: c.Record.Unanswered != nil,
@@ -520,7 +520,7 @@ var sentByClient = []string{
 // UTF-8 text, or large, is sent from the call's file.
 func (h *handler) commands(c *call, file string) (curl, send string) {
 	r := c.Record
-	u := h.opts.Origin + escapedPath(r.Path)
+	u := h.opts.Origin + r.URLPath()
 	if r.Query != "" {
 		u += "?" + r.Query
 	}
@@ -540,18 +540,26 @@ func (h *handler) commands(c *call, file string) (curl, send string) {
 	}
 	cc := shellcmd.Curl{Method: r.Method, URL: u, Header: curlHdr, Body: c.body, NoBody: c.Size == 0,
 		BodyFile: file, MaxInline: 64 << 10}
-	if strings.Contains(r.Query, "#") {
+	if target := r.TargetPath(); strings.Contains(r.Query, "#") || target != r.URLPath() {
 		// curl takes a '#' in its URL for a fragment's start and sends the
-		// query cut there: the request line's target goes as received
-		// (credentials in it masked, as in the URL), the URL names the
-		// server and path.
-		cc.URL = h.opts.Origin + escapedPath(r.Path)
-		cc.Flags = append(cc.Flags, "--request-target", escapedPath(r.Path)+"?"+termsafe.MaskQuery(r.Query))
+		// query cut there, and a URL cannot hold a path's byte the sender
+		// wrote raw (a '#', a space, a byte above 0x7f): the request line's
+		// target goes as received (credentials in it masked, as in the
+		// URL), the URL names the server and path.
+		cc.URL = h.opts.Origin + r.URLPath()
+		if r.Query != "" {
+			target += "?" + termsafe.MaskQuery(r.Query)
+		}
+		cc.Flags = append(cc.Flags, "--request-target", target)
+	} else if dotSegment(target) {
+		// curl squashes "/./" and "/../" as a browser does, and would ask
+		// for another path than the call's.
+		cc.Flags = append(cc.Flags, "--path-as-is")
 	}
 	if c.Size > cc.MaxInline {
 		cc.MaxInline = -1 // by the call's size: a body shed from memory is no shorter
 	}
-	su := h.opts.Origin + escapedPath(r.Path)
+	su := h.opts.Origin + r.URLPath()
 	if q := withoutBusinessType(r.Query); q != "" {
 		su += "?" + q
 	}
@@ -634,11 +642,15 @@ func withoutBusinessType(query string) string {
 	return strings.ReplaceAll(strings.Join(kept, "&"), "#", "%23")
 }
 
-// escapedPath is a record's path, which listen keeps decoded, as it goes
-// in a URL again: a space, "?", "#" or "%" in it is escaped, so the URL
-// reaches the path the call reached.
-func escapedPath(path string) string {
-	return (&url.URL{Path: path}).EscapedPath()
+// dotSegment says whether a path has a "." or ".." segment, which curl
+// (and a browser, and Go's url.ResolveReference) removes.
+func dotSegment(path string) bool {
+	for seg := range strings.SplitSeq(path, "/") {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -2,13 +2,17 @@ package inspect
 
 import (
 	"bytes"
+	"cmp"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // The page's "copy as curl", run as printed by sh with the real curl,
@@ -129,5 +133,59 @@ func TestCopyAsCurlOfAHead(t *testing.T) {
 	}
 	if m := <-methods; m != http.MethodHead {
 		t.Errorf("%s: sent %s", curl, m)
+	}
+}
+
+// The copied curl asks for the path the call came to, as its sender wrote
+// it: listen kept /hooks/a%2Fb decoded, and the command asked for
+// /hooks/a/b, another resource to a receiver that routes on the raw path;
+// curl squashes "/./" and "/../" unless told not to, and a URL cannot
+// hold a byte the sender wrote raw. The HAR's url and the send command
+// name the path as sent too.
+func TestCopyAsCurlSendsThePathAsSent(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed (scripts/install-tools.sh curl): the copied command is run as a user pastes it")
+	}
+	targets := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		targets <- r.RequestURI
+	}))
+	defer srv.Close()
+	for _, tc := range []struct {
+		path, raw string
+		inURL     string // the HAR's and the send command's path
+	}{
+		{"/hooks/a/b", "/hooks/a%2Fb", "/hooks/a%2Fb"},
+		{"/hooks/A", "/hooks/%41", "/hooks/%41"},
+		{"/hooks/./x/../y", "", "/hooks/./x/../y"},
+		{"//hooks//z", "", "//hooks//z"},
+		{"/hooks/p;v=1", "", "/hooks/p;v=1"},
+		{"/hooks/é", "/hooks/é", "/hooks/%C3%A9"},
+		{"/hooks/\xe9", "/hooks/\xe9", "/hooks/%E9"},
+		{"/hooks/p#q", "/hooks/p#q", "/hooks/p%23q"},
+		{"/hooks/a b", "", "/hooks/a%20b"},
+	} {
+		rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{}`), 200)
+		rec.Path, rec.RawPath = tc.path, tc.raw
+		s := NewStore(10)
+		c := s.Add(rec, nil)
+		h := newHandler(Options{Token: testToken, Store: s, Origin: srv.URL})
+		curl, send := h.commands(c, "call-1.json")
+		out, err := exec.Command("sh", "-c", curl+" -sS -o /dev/null").CombinedOutput()
+		if err != nil {
+			t.Fatalf("%q: %s: %v\n%s", tc.raw, curl, err, out)
+		}
+		if got, want := <-targets, rec.TargetPath()+"?"+rec.Query; got != want {
+			t.Errorf("%q %q: %s\nasked for %q, want %q", tc.path, tc.raw, curl, got, want)
+		}
+		if !strings.Contains(send, "'"+srv.URL+tc.inURL+"'") && !strings.Contains(send, " "+srv.URL+tc.inURL+" ") {
+			t.Errorf("%q %q: send command %s, want its URL's path %s", tc.path, tc.raw, send, tc.inURL)
+		}
+		if want := cmp.Or(tc.raw, tc.path); summarize(c).Path != want || !bytes.Contains(appendSummary(nil, c), []byte(`"path":`+strconv.Quote(want))) && utf8.ValidString(want) {
+			t.Errorf("%q %q: the list's path %q, want %q", tc.path, tc.raw, summarize(c).Path, want)
+		}
+		if u := entryOf(c, srv.URL).Request.URL; u != srv.URL+tc.inURL+"?"+rec.Query {
+			t.Errorf("%q %q: HAR url %s, want the path %s", tc.path, tc.raw, u, tc.inURL)
+		}
 	}
 }

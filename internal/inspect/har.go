@@ -104,7 +104,7 @@ type (
 // whsim masks them; the NDJSON export keeps them for replay.
 func entryOf(c *call, origin string) harEntry {
 	r := c.Record
-	u := origin + escapedPath(r.Path)
+	u := origin + r.URLPath() // the sender's escapes as written: "/a%2Fb" is not "/a/b"
 	if r.Query != "" {
 		u += "?" + urlQuery(termsafe.MaskQuery(r.Query))
 	}
@@ -241,8 +241,9 @@ func harHeaders(h http.Header) []harNameValue {
 }
 
 // urlQuery is a raw query as a URL may hold it: each byte a URL cannot
-// (a space, a control, a quote, non-ASCII, a byte that is not UTF-8) as
-// %XX, as a browser's URL has it, the rest as the sender sent it. JSON
+// (a space, a control, a quote, non-ASCII, a byte that is not UTF-8, and
+// a '#', which would end the query there and start a fragment) as %XX,
+// as a browser's URL has it, the rest as the sender sent it. JSON
 // has no room for a byte that is not UTF-8 (it became U+FFFD, sent on
 // as %EF%BF%BD by a reader that replays the URL).
 func urlQuery(q string) string {
@@ -250,7 +251,7 @@ func urlQuery(q string) string {
 	var b strings.Builder
 	for i := 0; i < len(q); i++ {
 		c := q[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"<>\\^`{|}", c) >= 0 {
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"#<>\\^`{|}", c) >= 0 {
 			if b.Len() == 0 {
 				b.WriteString(q[:i])
 			}

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -478,5 +479,27 @@ func TestDetailDecodesACompressedAnswer(t *testing.T) {
 	get(t, srv.URL+"/api/calls/2", &d)
 	if d.Response.Decoded != "" || d.Response.Content != "" {
 		t.Errorf("a plain answer: %+v, want no decoded content", d.Response)
+	}
+}
+
+// A '#' in a captured query (a raw sender wrote it in its request line,
+// and listen records it as a byte of the query) is written %23 in the
+// HAR's url: left as it was, every reader took the rest of the query for
+// a fragment, and sent the call without it (ref=ab, no x=1).
+func TestHARURLKeepsAQueryWithAHash(t *testing.T) {
+	t.Parallel()
+	rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{}`), 200)
+	rec.Query = "businessType=CREATE_RECEIVABLE_DOC&ref=ab#cd&x=1"
+	s := NewStore(10)
+	c := s.Add(rec, nil)
+	u, err := url.Parse(entryOf(c, "http://127.0.0.1:3000").Request.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Fragment != "" || u.RawQuery != "businessType=CREATE_RECEIVABLE_DOC&ref=ab%23cd&x=1" {
+		t.Errorf("url %s: query %q, fragment %q; want the whole query, no fragment", u, u.RawQuery, u.Fragment)
+	}
+	if q := u.Query(); q.Get("ref") != "ab#cd" || q.Get("x") != "1" {
+		t.Errorf("url %s reads as %v, want ref=ab#cd and x=1", u, q)
 	}
 }

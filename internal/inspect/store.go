@@ -762,7 +762,7 @@ func (f filter) match(c *call) bool {
 	if f.Mask != nil {
 		query = termsafe.MaskQuery(query)
 	}
-	if has(c.RequestID) || has(c.Record.Path) || has(query) || containsFold(c.content, q) {
+	if has(c.RequestID) || has(c.Record.Path) || has(c.Record.RawPath) || has(query) || containsFold(c.content, q) {
 		return true
 	}
 	// As the page shows them: the query's parameters and the body's

@@ -180,6 +180,7 @@ func (c *Call) Verdict() string { return validate.Verdict(c.Findings) }
 // Receiver is the handler. Close it after the server has shut down.
 type Receiver struct {
 	cfg    Config
+	path   pathMatch // cfg.Path
 	resp   *responder
 	budget *semaphore.Weighted
 	// captureLost reports the first capture failure once.
@@ -229,6 +230,7 @@ func New(cfg Config) *Receiver {
 	}
 	r := &Receiver{
 		cfg:      cfg,
+		path:     newPathMatch(cfg.Path),
 		resp:     newResponder(&cfg),
 		budget:   semaphore.NewWeighted(cfg.BodyBudget),
 		queue:    make(chan *Call, cfg.Queue),
@@ -432,6 +434,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			Remote:  req.RemoteAddr,
 			Method:  req.Method,
 			Path:    req.URL.Path,
+			RawPath: req.URL.RawPath, // "" unless the sender escaped the path otherwise than Go: no allocation
 			Query:   req.URL.RawQuery,
 			Headers: req.Header,
 		},
@@ -490,7 +493,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		ans = plain(http.StatusRequestEntityTooLarge)
 	case c.BodyErr != nil:
 		ans = bodyErrAnswer(c.BodyErr)
-	case r.cfg.Path != "" && req.URL.Path != r.cfg.Path:
+	case !r.path.on(req.URL.Path, req.URL.RawPath):
 		ans = plain(http.StatusNotFound)
 	case r.cfg.ForwardTo != nil && hopsOf(req.Header) >= maxForwardHops:
 		ans = plain(http.StatusLoopDetected)
@@ -864,8 +867,8 @@ func (r *Receiver) protocolFindings(c *Call) []validate.Finding {
 		}
 		add(ruleContentType, "content type "+strconv.Quote(ct)+", the spec sends application/json")
 	}
-	if r.cfg.Path != "" && rec.Path != r.cfg.Path {
-		add(rulePath, "path "+strconv.Quote(rec.Path)+", listening on "+strconv.Quote(r.cfg.Path)+" (answered 404)")
+	if !r.path.on(rec.Path, rec.RawPath) {
+		add(rulePath, "path "+strconv.Quote(rec.ShownPath())+", listening on "+strconv.Quote(r.cfg.Path)+" (answered 404)")
 	}
 	if !c.HasEvent {
 		add(validate.RuleQueryEvent, "query has "+spec.NoEvent(rec.Query)+" (want one of "+eventList()+")")

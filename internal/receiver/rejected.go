@@ -962,7 +962,8 @@ func (r *Receiver) Rejected(rj *Rejection) {
 	}
 	if rj.Method != "" || rj.Target != "" {
 		// Read from an HTTP/2 HEADERS frame: Head is binary frames.
-		rec.Method, rec.Path, rec.Query = rj.Method, targetPath(rj.Target), ""
+		rec.Method, rec.Query = rj.Method, ""
+		rec.Path, rec.RawPath = targetPath(rj.Target)
 		rec.Proto = "HTTP/2.0"
 		if _, q, ok := strings.Cut(rj.Target, "?"); ok {
 			rec.Query = q
@@ -971,7 +972,9 @@ func (r *Receiver) Rejected(rj *Rejection) {
 			rec.Headers = rj.Header
 		}
 	} else {
-		rec.Method, rec.Path, rec.Query = requestLine(rj.Head)
+		var target string
+		rec.Method, target, rec.Query = requestLine(rj.Head)
+		rec.Path, rec.RawPath = targetPath(target)
 		if why := diagnose(rj.Head, rj.HeadBytes > int64(len(rj.Head))); why != "" && !strings.Contains(rec.Rejected.Reason, why) {
 			rec.Rejected.Reason += " (" + why + ")"
 		}
@@ -1004,34 +1007,41 @@ func (r *Receiver) Rejected(rj *Rejection) {
 	r.enqueue(c)
 }
 
-// requestLine makes out the method, path and query of a head's request
-// line, as far as it reads as one ("" for what does not).
-func requestLine(head []byte) (method, path, query string) {
+// requestLine makes out the method, request target and query of a head's
+// request line, as far as it reads as one ("" for what does not).
+func requestLine(head []byte) (method, target, query string) {
 	line, _, _ := bytes.Cut(head, []byte("\n"))
 	line = bytes.TrimSuffix(line, []byte("\r"))
 	m, rest, ok := bytes.Cut(line, []byte(" "))
 	if !ok || !token(m) {
 		return "", "", ""
 	}
-	target, _, _ := bytes.Cut(rest, []byte(" "))
-	if len(target) == 0 || target[0] != '/' {
+	t, _, _ := bytes.Cut(rest, []byte(" "))
+	if len(t) == 0 || t[0] != '/' {
 		return string(m), "", ""
 	}
-	_, q, _ := bytes.Cut(target, []byte("?"))
-	return string(m), targetPath(string(target)), string(q)
+	_, q, _ := bytes.Cut(t, []byte("?"))
+	return string(m), string(t), string(q)
 }
 
-// targetPath is the path of a request target ("/hook?x=1"), decoded as a
-// record holds a path; "" for a target that is no path ("*").
-func targetPath(target string) string {
+// targetPath is the path of a request target ("/hook?x=1") as a record
+// holds it, decoded and, when the sender escaped it otherwise than Go
+// does, as written (rawPath, as net/http's URL.RawPath); "" for a target
+// that is no path ("*"). A path whose escapes do not decode is kept as
+// written.
+func targetPath(target string) (path, raw string) {
 	if target == "" || target[0] != '/' {
-		return ""
+		return "", ""
 	}
 	p, _, _ := strings.Cut(target, "?")
-	if u, err := url.PathUnescape(p); err == nil {
-		return u
+	u, err := url.PathUnescape(p)
+	if err != nil {
+		return p, ""
 	}
-	return p
+	if p != (&url.URL{Path: u}).EscapedPath() {
+		return u, p
+	}
+	return u, ""
 }
 
 // token reports whether b is an HTTP token (RFC 9110 §5.6.2).

@@ -917,3 +917,26 @@ func TestRequestBehindAClosingOneIsACall(t *testing.T) {
 		})
 	}
 }
+
+// A request the server refused is recorded with its path as listen
+// records a call's: decoded, and as the sender wrote it (rawPath) where
+// that is not Go's escaping. It was decoded alone, /a%2Fb/%41 shown as
+// /a/b/A.
+func TestRejectedRequestKeepsThePathAsSent(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ target, path, raw string }{
+		{"/a%2Fb/%41?x=1", "/a/b/A", "/a%2Fb/%41"},
+		{"/a%20b", "/a b", ""},
+		{"/hook", "/hook", ""},
+	} {
+		addr, obs, _, stop := serveRaw(t, DefaultLimits)
+		sendRaw(t, addr, []byte("POST "+tc.target+" HTTP/1.1\r\nHost: x\r\nExpect: later\r\nContent-Length: 2\r\n\r\n{}"))
+		stop()
+		if len(obs.calls) != 1 || obs.calls[0].Record.Rejected == nil {
+			t.Fatalf("%s: observed %d calls, want the one refused", tc.target, len(obs.calls))
+		}
+		if rec := obs.calls[0].Record; rec.Path != tc.path || rec.RawPath != tc.raw {
+			t.Errorf("%s: recorded path %q rawPath %q, want %q %q", tc.target, rec.Path, rec.RawPath, tc.path, tc.raw)
+		}
+	}
+}

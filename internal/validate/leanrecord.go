@@ -49,7 +49,7 @@ const (
 	leanFault
 	leanDeliveries // an array of Delivery
 	leanVersion    // the record's "capture": capture.Version
-	leanEncoding   // queryEncoding: absent, null or ""
+	leanEncoding   // queryEncoding, rawPath: absent, null or "" (else the slow path reads it)
 )
 
 type leanMember struct {
@@ -61,7 +61,7 @@ type leanMember struct {
 var (
 	leanRecordMembers = []leanMember{
 		{"capture", leanVersion}, {"time", leanTime}, {"remote", leanString}, {"method", leanString},
-		{"proto", leanString}, {"path", leanString}, {"pathEncoding", leanEncoding}, {"query", leanString}, {"queryEncoding", leanEncoding},
+		{"proto", leanString}, {"path", leanString}, {"rawPath", leanEncoding}, {"pathEncoding", leanEncoding}, {"query", leanString}, {"queryEncoding", leanEncoding},
 		{"headers", leanHeader}, {"headerEncodings", leanStringMap}, {"body", leanString},
 		{"bodyEncoding", leanString}, {"bodyOverLimit", leanOverLimit}, {"response", leanResponse},
 		{"unanswered", leanUnanswered}, {"forward", leanForward}, {"rejected", leanRejected},

@@ -18,7 +18,7 @@ import (
 func (o *listenOptions) registerServerFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&o.Addr, "addr", "127.0.0.1:8080", "address to listen on (:0 picks a free port; a bare :port listens on every interface)")
-	f.StringVar(&o.Receiver.Path, "path", "", "only this path takes calls; others are answered 404, recorded and flagged (default: any path)")
+	f.StringVar(&o.Receiver.Path, "path", "", "only this path takes calls, matched as Go's ServeMux matches, each segment unescaped (/%41 is /A, /a%2Fb is not /a/b); others are answered 404, recorded and flagged (default: any path)")
 	f.StringVar(&o.Receiver.MaxBody, "max-body", "10MiB", "largest body accepted; larger ones are answered 413 (e.g. 512KiB, 10MB)")
 	f.StringVar(&o.ReadyFile, "ready-file", "", "write the URL to this file once listening (removed when listen stops), for scripts and whsim ready to wait on")
 }

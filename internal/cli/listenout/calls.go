@@ -193,7 +193,7 @@ func (p *CallPrinter) printText(c *receiver.Call, ev, verdict string, status int
 // requestId and size, or that the HTTP server refused it unread.
 func (p *CallPrinter) appendRequest(b []byte, c *receiver.Call, ev string) []byte {
 	r := c.Record
-	method, path := r.Method, r.Path
+	method, path := r.Method, r.ShownPath() // "/a%2Fb" is not "/a/b"
 	if r.Rejected != nil {
 		// What could be made out of a head the server refused.
 		method, path = cmp.Or(method, "-"), cmp.Or(path, "-")
@@ -290,8 +290,9 @@ type callJSON struct {
 	Remote    string            `json:"remote"`
 	Method    string            `json:"method"`
 	Path      string            `json:"path"`
-	Query     string            `json:"query"` // credentials masked, as the headers'
-	Event     *string           `json:"event"` // null: the query has no businessType
+	RawPath   string            `json:"rawPath,omitempty"` // as the capture record's: the path as sent, when not Path escaped as Go escapes it
+	Query     string            `json:"query"`             // credentials masked, as the headers'
+	Event     *string           `json:"event"`             // null: the query has no businessType
 	RequestID *string           `json:"requestId"`
 	Size      int               `json:"size"`
 	Headers   map[string]string `json:"headers"` // secrets masked, values joined with ", "
@@ -329,7 +330,7 @@ type forwardJSON struct {
 func (p *CallPrinter) printJSON(c *receiver.Call, verdict string, status int, flags []CallFlag) {
 	r := c.Record
 	o := callJSON{
-		Seq: c.Seq, Time: r.Time, Remote: r.Remote, Method: r.Method, Path: r.Path, Query: termsafe.MaskQuery(r.Query),
+		Seq: c.Seq, Time: r.Time, Remote: r.Remote, Method: r.Method, Path: r.Path, RawPath: r.RawPath, Query: termsafe.MaskQuery(r.Query),
 		Size: len(c.Body), Headers: map[string]string{}, Status: status, Unanswered: c.Unanswered,
 		Recorded: c.CaptureErr == nil, Verdict: verdict, Findings: c.Findings, Flags: flags,
 	}
