@@ -105,7 +105,7 @@ func (a *anonymizer) payload(p *pass, body []byte) ([]byte, []replaced, error) {
 			x.Old, x.number = string(body[t.s:t.e]), true
 			x.New = a.numberStandIn(x.Old, a.r.Replace(code, x.Old))
 		} else if x.Old = t.content(body); x.Old != "" {
-			x.New = a.r.Replace(c, x.Old)
+			x.New = a.r.replaceCased(c, x.Old)
 		} else {
 			return
 		}

@@ -121,6 +121,50 @@ func (r *replacer) Replace(c class, v string) string {
 	return s
 }
 
+// replaceCased is Replace, but a tax id written in lower case
+// (91310115ma1fl3xk9d: a system that lower-cases what it stores) is the
+// id in capitals, as GB 32100 writes it: one stand-in wherever it
+// stands, in whatever case, and a valid code. Drawn from the lower-case
+// form it kept that form's shape only (29073648ie7xu1rz0p: no region, no
+// check characters) and differed from the same id's stand-in in a text.
+// The stand-in is written in the case of the original (caseLike).
+func (r *replacer) replaceCased(c class, v string) string {
+	if c != TaxID || !alnum(v) || !strings.ContainsFunc(v, func(r rune) bool { return r >= 'a' && r <= 'z' }) {
+		return r.Replace(c, v)
+	}
+	return caseLike(v, r.Replace(c, strings.ToUpper(v)))
+}
+
+// caseLike writes standIn, an id drawn for orig in capitals, in orig's
+// case: a letter where orig has a letter in that letter's case, any other
+// letter in the case most of orig's letters are in. A lower-case id that
+// came back in capitals told a reader which ids had been replaced, and a
+// receiver that compares them as stored found no match.
+func caseLike(orig, standIn string) string {
+	lo, up := 0, 0
+	for i := 0; i < len(orig); i++ {
+		switch c := orig[i]; {
+		case c >= 'a' && c <= 'z':
+			lo++
+		case c >= 'A' && c <= 'Z':
+			up++
+		}
+	}
+	if lo == 0 || len(orig) != len(standIn) {
+		return standIn
+	}
+	b := []byte(standIn)
+	for i, c := range b {
+		if c < 'A' || c > 'Z' {
+			continue
+		}
+		if o := orig[i]; o >= 'a' && o <= 'z' || !isLetter(o) && lo >= up {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
 // settle draws again every stand-in that is itself a value the run
 // replaced. Replace avoids the values met before it, but a value met after
 // (a later record's staff code YG6220, the stand-in of an earlier one's)

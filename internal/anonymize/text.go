@@ -201,19 +201,21 @@ func (p *pass) between(s string) string {
 					}
 				}
 			}
-			if run := s[i+pre : j]; !word && !d.isStandIn(run) {
+			// A stand-in written in lower case (caseLike) is one too.
+			if run := s[i+pre : j]; !word && !d.isStandIn(run) && !d.isStandIn(strings.ToUpper(run)) {
 				if c := identifierClass(strings.ToUpper(run)); c != "" {
 					if pre > 0 {
 						grow(i)
 						b = append(b, s[i:i+pre]...)
 						i += pre
 					}
+					orig := run
 					run = strings.ToUpper(run)
 					if p.check {
 						p.leak(string(c), run)
 					} else {
 						grow(i)
-						b = append(b, p.a.r.Replace(c, run)...)
+						b = append(b, caseLike(orig, p.a.r.Replace(c, run))...)
 						p.counts[c]++
 						i = j
 						continue
