@@ -87,8 +87,13 @@ func (a *anonymizer) payload(p *pass, body []byte) ([]byte, []replaced, error) {
 	// First the identifying fields, so that the dictionary holds them all
 	// before any text of the document is searched.
 	var repl []replaced
+	banks := bankObjects{}
+	look := mayHoldBankObject(body)
 	err := a.walk(p, body, func(t *token) {
 		if t.kind == keyToken {
+			if look {
+				banks.see(t)
+			}
 			return
 		}
 		c := a.fieldClass(p, t.path)
@@ -144,6 +149,9 @@ func (a *anonymizer) payload(p *pass, body []byte) ([]byte, []replaced, error) {
 			x.Old = t.view(body)
 			x.New = p.labelled(lastKey(t.path), x.Old, p.str)
 		}
+		if banks[t.obj] && x.New == x.Old && t.kind != keyToken {
+			x.New = p.bankObjectValue(lastKey(t.path), x.Old, x.number)
+		}
 		if x.New != x.Old {
 			x.Old, x.Path = strings.Clone(x.Old), shownPath(t.path)
 			write(x)
@@ -187,6 +195,16 @@ func (a *anonymizer) fieldClass(p *pass, path []byte) class {
 func (a *anonymizer) scanPayload(p *pass, out []byte, lines bool) error {
 	lc := jsonlex.LineCounter{B: out}
 	line := p.line
+	banks := bankObjects{}
+	if mayHoldBankObject(out) {
+		if err := a.walk(p, out, func(t *token) {
+			if t.kind == keyToken {
+				banks.see(t)
+			}
+		}); err != nil {
+			return err
+		}
+	}
 	return a.walk(p, out, func(t *token) {
 		if lines {
 			l, _ := lc.At(t.s)
@@ -199,6 +217,13 @@ func (a *anonymizer) scanPayload(p *pass, out []byte, lines bool) error {
 			p.str(t.view(out))
 		default:
 			p.labelled(lastKey(t.path), t.view(out), p.str)
+		}
+		switch {
+		case !banks[t.obj]:
+		case t.kind == numberToken:
+			p.bankObjectValue(lastKey(t.path), string(out[t.s:t.e]), true)
+		case t.kind == stringToken:
+			p.bankObjectValue(lastKey(t.path), t.view(out), false)
 		}
 	})
 }
@@ -280,6 +305,7 @@ type token struct {
 	kind tokenKind
 	path []byte
 	s, e int
+	obj  int // where the innermost object holding it starts
 }
 
 // content is the value of a string or key token.
@@ -312,6 +338,10 @@ func (a *anonymizer) walk(p *pass, b []byte, visit func(t *token)) error {
 		p.tick(1)
 		switch k := l.Peek(); k {
 		case jsonlex.Object:
+			// The object's values know it by where it starts (bankobject.go).
+			outer := t.obj
+			t.obj = l.Pos()
+			defer func() { t.obj = outer }()
 			if !l.Enter() {
 				return
 			}

@@ -1,0 +1,134 @@
+package anonymize
+
+import (
+	"bytes"
+	"strings"
+)
+
+// A sender often writes a bank account as an object of its own, its number
+// under a key that says nothing ({"bank":{"name":"中国工商银行杭州分行",
+// "no":"1202…"}}, {"开户行":{"号码":…}}, {"account":{"id":…}}): the
+// account's label is the object, its own key or its other keys (bank,
+// bankName, 开户行, 账户, account), not the number's key. In such an
+// object a value under a generic key (no, number, id, 号码, accountId) that
+// is an account as one after its label in text is (accountAfter: 9 to 30
+// digits, in groups too; a JSON number of as many) is replaced as an
+// account is. Other keys there (a bank's code, an amount, a date, a
+// document's serial number) keep their values: only the key that names
+// nothing is read as the object's account, so that nothing else in a
+// payment record is taken for one.
+
+// bankObjects are the objects, by where they start, whose own key or one
+// of whose keys says they are a bank's or an account's.
+type bankObjects map[int]bool
+
+// see marks the object holding the key token t when the key, or the key
+// the object stands under, says bank or account.
+func (b bankObjects) see(t *token) {
+	path := t.path
+	i := bytes.LastIndexByte(path, '.')
+	key := path[i+1:]
+	parent := []byte(nil)
+	if i > 0 {
+		parent = bytes.TrimRight(path[:i], "[]")
+		parent = parent[bytes.LastIndexByte(parent, '.')+1:]
+	}
+	if bankContextKey(string(key)) || bankContextKey(string(parent)) {
+		b[t.obj] = true
+	}
+}
+
+// mayHoldBankObject is a quick look for a key bankContextKey could
+// accept, so that a payload without one is walked no more.
+func mayHoldBankObject(b []byte) bool {
+	for _, w := range [...]string{"bank", "Bank", "BANK", "ccount", "CCOUNT", "cct", "CCT", "开户", "银行", "账户", "帐户", "账号", "帐号"} {
+		if bytes.Contains(b, []byte(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+// bankContextKey reports whether an object's key, or the key it stands
+// under, says the object is a bank's or an account's: it holds bank
+// (bankName, openingBank, banks), account or acct as a word (not
+// accounting or accountant), 开户 (开户行, 开户银行), 银行, 账户, 帐户,
+// 账号 or 帐号.
+func bankContextKey(k string) bool {
+	if k == "" {
+		return false
+	}
+	for _, w := range [...]string{"开户", "银行", "账户", "帐户", "账号", "帐号"} {
+		if strings.Contains(k, w) {
+			return true
+		}
+	}
+	l := strings.ToLower(k)
+	if strings.Contains(l, "bank") {
+		return true
+	}
+	for _, w := range [...]string{"account", "acct"} {
+		for i := 0; ; {
+			j := strings.Index(l[i:], w)
+			if j < 0 {
+				break
+			}
+			e := i + j + len(w)
+			if !strings.HasPrefix(l[e:], "ing") && !strings.HasPrefix(l[e:], "ant") {
+				return true
+			}
+			i = e
+		}
+	}
+	return false
+}
+
+// bankGenericKeys are the keys, folded, under which a bank object holds its
+// account: names that say nothing of their own.
+var bankGenericKeys = [...]string{"no", "nr", "num", "number", "id", "value", "accountid", "acctid", "bankno", "banknum", "banknumber",
+	"号码", "号", "账号", "帐号", "卡号"}
+
+// bankGenericKey reports whether name is one of bankGenericKeys.
+func bankGenericKey(name string) bool {
+	if name == "" {
+		return false
+	}
+	l := strings.ToLower(strings.NewReplacer("_", "", "-", "", " ", "").Replace(name))
+	for _, g := range bankGenericKeys {
+		if l == g {
+			return true
+		}
+	}
+	return false
+}
+
+// bankObjectValue returns v, a value under name in a bank object, with the
+// account it is replaced (see above), or v. In a check it returns v and
+// records the account as a leak.
+func (p *pass) bankObjectValue(name, v string, number bool) string {
+	if !bankGenericKey(name) || p.a.r.dict.isStandIn(v) {
+		return v
+	}
+	if number {
+		if !allDigits(v) || len(v) < 9 || len(v) > 30 || v[0] == '0' {
+			return v
+		}
+		c := bankAccount
+		if bankCardLike(v) {
+			c = bankCard
+		}
+		if p.check {
+			p.leak(string(c), v)
+			return v
+		}
+		p.counts[c]++
+		return p.a.numberStandIn(v, p.a.r.Replace(c, v))
+	}
+	start, end, folded := accountAfter(v, 0, accountFill)
+	if start != 0 || end != len(v) {
+		return v
+	}
+	w := &claimed{p: p, s: v, rest: func(s string) string { return s }}
+	claimAccounts(w, start, end, folded)
+	return w.text()
+}
