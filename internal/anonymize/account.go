@@ -222,7 +222,7 @@ func accountAfter(s string, i int, fill string) (start, end int, folded string) 
 	}
 	start = i
 	var d []byte
-	lastGroup := 0
+	lastGroup, groups, fours := 0, 1, true
 	for i < len(s) {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if c, _, ok := foldRune(r); ok && isDigit(c) {
@@ -235,7 +235,9 @@ func accountAfter(s string, i int, fill string) (start, end int, folded string) 
 		if (r == ' ' || r == '-' || r == '－') && lastGroup >= 3 {
 			if r2, _ := utf8.DecodeRuneInString(s[i+n:]); i+n < len(s) {
 				if c, _, ok := foldRune(r2); ok && isDigit(c) {
+					fours = fours && lastGroup == 4
 					lastGroup = 0
+					groups++
 					i += n
 					continue
 				}
@@ -244,7 +246,12 @@ func accountAfter(s string, i int, fill string) (start, end int, folded string) 
 		break
 	}
 	end = i
-	if len(d) < 9 || len(d) > 30 || lastGroup < 3 {
+	// Banks print an account in groups of four, and the last group is
+	// what is left (1202 0202 0900 0123 45): one or two digits there
+	// after two groups of four or more. Read as groups of three or more
+	// alone, an 18-digit account so printed was kept after its label.
+	shortTail := lastGroup > 0 && groups >= 3 && fours
+	if len(d) < 9 || len(d) > 30 || lastGroup < 3 && !shortTail {
 		return -1, -1, ""
 	}
 	// A letter or a decimal point after it: a code or an amount. A full
