@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/whsim/whsim/internal/taxid"
@@ -249,7 +250,10 @@ func (p *pass) between(s string) string {
 // kept, digit for digit.
 func (p *pass) number(v string) string {
 	d := p.a.r.dict
-	if !allDigits(v) || d.isStandIn(v) {
+	if !allDigits(v) {
+		return p.mobileNumber(v)
+	}
+	if d.isStandIn(v) {
 		return v
 	}
 	if e := d.m[v]; e != nil && e.orig && len(v) >= minDigitsEcho {
@@ -257,7 +261,13 @@ func (p *pass) number(v string) string {
 			p.leak(string(e.class)+" (replaced elsewhere)", v)
 			return v
 		}
-		p.counts[Echo]++
+		// A mobile met as a number in the first reading is counted as
+		// the mobile it is, not as an echo of itself.
+		if c := identifierClass(v); c == e.class {
+			p.counts[c]++
+		} else {
+			p.counts[Echo]++
+		}
 		return p.a.numberStandIn(v, e.new)
 	}
 	if c := identifierClass(v); c != "" {
@@ -269,6 +279,83 @@ func (p *pass) number(v string) string {
 		return p.a.numberStandIn(v, p.a.r.Replace(c, v))
 	}
 	return v
+}
+
+// mobileNumber returns the stand-in of a JSON number with a fraction or
+// an exponent whose value is a mobile (1.3812345678E10, 13812345678.0: a
+// sender that keeps phones as doubles), written in the same form: its
+// digits are the stand-in's, its point and exponent where they were (a
+// fraction longer where the original had trailing zeros the exponent
+// filled in: 1.38123456E10 is 13812345600). Any other number is kept.
+func (p *pass) mobileNumber(v string) string {
+	intPart, frac, exp, ok := splitNumber(v)
+	if !ok {
+		return v
+	}
+	m, shift, ok := integerValue(intPart+frac, len(frac), exp)
+	if !ok || identifierClass(m) != mobile || p.a.r.dict.isStandIn(m) {
+		return v
+	}
+	if p.check {
+		p.leak(string(mobile), v)
+		return v
+	}
+	s := p.a.r.Replace(mobile, m)
+	if len(s) != len(m) {
+		return v
+	}
+	lead := len(intPart+frac) - len(strings.TrimLeft(intPart+frac, "0"))
+	digits := (intPart + frac)[:lead] + s + strings.Repeat("0", max(0, -shift))
+	if len(intPart) > len(digits) {
+		return v
+	}
+	n := digits[:len(intPart)]
+	if rest := digits[len(intPart):]; rest != "" || strings.Contains(v, ".") {
+		n += "." + rest
+	}
+	p.counts[mobile]++
+	return n + v[len(v)-len(exp):]
+}
+
+// splitNumber splits a JSON number without a sign into its integer
+// digits, its fraction's digits and its exponent as written (e+10, E10,
+// ""); ok is false for a negative number.
+func splitNumber(v string) (intPart, frac, exp string, ok bool) {
+	if v == "" || v[0] == '-' {
+		return "", "", "", false
+	}
+	if i := strings.IndexAny(v, "eE"); i >= 0 {
+		v, exp = v[:i], v[i:]
+	}
+	intPart, frac, _ = strings.Cut(v, ".")
+	return intPart, frac, exp, allDigits(intPart) && allDigits(frac)
+}
+
+// integerValue returns the digits of the integer a number's digits d with
+// fracLen of them after the point and the exponent exp stand for (no
+// leading zeros), and how many zeros the exponent adds (negative: how many
+// of d's last digits are zeros after the point); ok is false when it is
+// no integer, or longer than any identifier.
+func integerValue(d string, fracLen int, exp string) (string, int, bool) {
+	e := 0
+	if exp != "" {
+		n, err := strconv.Atoi(strings.TrimPrefix(exp[1:], "+"))
+		if err != nil || n > 40 || n < -40 {
+			return "", 0, false
+		}
+		e = n
+	}
+	shift := e - fracLen
+	if shift >= 0 {
+		d += strings.Repeat("0", shift)
+	} else {
+		if -shift > len(d) || strings.TrimLeft(d[len(d)+shift:], "0") != "" {
+			return "", 0, false
+		}
+		d = d[:len(d)+shift]
+	}
+	d = strings.TrimLeft(d, "0")
+	return d, shift, d != "" && len(d) <= 30
 }
 
 func (p *pass) leak(kind, text string) {
