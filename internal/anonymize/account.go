@@ -379,7 +379,7 @@ func reversedPrefix(rev []byte, l string) bool {
 // rest of v (all of it, when name labels none) is searched by rest. In a
 // check it returns v and records the account as a leak.
 func (p *pass) labelled(name, v string, rest func(string) string) string {
-	if c := p.a.r.dict.keyClass(name, v); c != "" {
+	if c := p.a.r.dict.keyClass(name, v, p.obj); c != "" {
 		// A company's or a person's name under a name so named, whole
 		// (keyclass.go): a query parameter's, a header's, an element's.
 		w := &claimed{p: p, s: v, rest: rest}

@@ -18,24 +18,60 @@ import (
 // nothing is read as the object's account, so that nothing else in a
 // payment record is taken for one.
 
-// bankObjects are the objects, by where they start, whose own key or one
-// of whose keys says they are a bank's or an account's.
-type bankObjects map[int]bool
+// objKind says what an object's keys, or the key it stands under, tell
+// of the values in it: a bank's or an account's (bankObject, above), the
+// goods' (goodsObject) or a company's (companyObject, keyclass.go).
+type objKind uint8
 
-// see marks the object holding the key token t when the key, or the key
-// the object stands under, says bank or account.
-func (b bankObjects) see(t *token) {
+const (
+	bankObject objKind = 1 << iota
+	goodsObject
+	companyObject
+)
+
+// objectKinds are the objects, by where they start, whose own key or one
+// of whose keys tells what they are.
+type objectKinds map[int]objKind
+
+// see marks the object holding the key token t with what the key, or the
+// key the object stands under, says it is.
+func (b objectKinds) see(t *token) {
 	path := t.path
 	i := bytes.LastIndexByte(path, '.')
-	key := path[i+1:]
-	parent := []byte(nil)
+	key := string(path[i+1:])
+	parent := ""
 	if i > 0 {
-		parent = bytes.TrimRight(path[:i], "[]")
-		parent = parent[bytes.LastIndexByte(parent, '.')+1:]
+		pp := bytes.TrimRight(path[:i], "[]")
+		parent = string(pp[bytes.LastIndexByte(pp, '.')+1:])
 	}
-	if bankContextKey(string(key)) || bankContextKey(string(parent)) {
-		b[t.obj] = true
+	k := b[t.obj]
+	if bankContextKey(key) || bankContextKey(parent) {
+		k |= bankObject
 	}
+	if goodsSiblingKey(key) || goodsParentKey(parent) {
+		k |= goodsObject
+	}
+	if companySiblingKey(key) || companyParentKey(parent) {
+		k |= companyObject
+	}
+	if k != 0 {
+		b[t.obj] = k
+	}
+}
+
+// objectKindsOf walks b for the kinds of its objects, or returns nil when
+// b's bytes hold no key that could tell one.
+func (a *anonymizer) objectKindsOf(p *pass, b []byte) (objectKinds, error) {
+	if !mayHoldBankObject(b) && !mayHoldNamedObject(b) {
+		return nil, nil
+	}
+	kinds := objectKinds{}
+	err := a.walk(p, b, func(t *token) {
+		if t.kind == keyToken {
+			kinds.see(t)
+		}
+	})
+	return kinds, err
 }
 
 // mayHoldBankObject is a quick look for a key bankContextKey could

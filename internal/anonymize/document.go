@@ -87,20 +87,21 @@ func (a *anonymizer) payload(p *pass, body []byte) ([]byte, []replaced, error) {
 	// First the identifying fields, so that the dictionary holds them all
 	// before any text of the document is searched.
 	var repl []replaced
-	banks := bankObjects{}
-	look := mayHoldBankObject(body)
-	err := a.walk(p, body, func(t *token) {
+	// What an object's keys tell of its values, before any is read: a
+	// value may come before the key that tells (bankobject.go).
+	kinds, err := a.objectKindsOf(p, body)
+	if err != nil {
+		return body, nil, err
+	}
+	err = a.walk(p, body, func(t *token) {
 		if t.kind == keyToken {
-			if look {
-				banks.see(t)
-			}
 			return
 		}
 		c := a.fieldClass(p, t.path)
 		if c == "" && t.kind == stringToken {
 			// A field the spec does not have, named for a company, or a
 			// name of someone.
-			c = a.r.dict.keyClass(lastKey(t.path), t.view(body))
+			c = a.r.dict.keyClass(lastKey(t.path), t.view(body), kinds[t.obj])
 		}
 		if c == "" {
 			return
@@ -147,9 +148,11 @@ func (a *anonymizer) payload(p *pass, body []byte) ([]byte, []replaced, error) {
 			x.New = p.str(x.Old)
 		} else {
 			x.Old = t.view(body)
+			p.obj = kinds[t.obj]
 			x.New = p.labelled(lastKey(t.path), x.Old, p.str)
+			p.obj = 0
 		}
-		if banks[t.obj] && x.New == x.Old && t.kind != keyToken {
+		if kinds[t.obj]&bankObject != 0 && x.New == x.Old && t.kind != keyToken {
 			x.New = p.bankObjectValue(lastKey(t.path), x.Old, x.number)
 		}
 		if x.New != x.Old {
@@ -195,15 +198,9 @@ func (a *anonymizer) fieldClass(p *pass, path []byte) class {
 func (a *anonymizer) scanPayload(p *pass, out []byte, lines bool) error {
 	lc := jsonlex.LineCounter{B: out}
 	line := p.line
-	banks := bankObjects{}
-	if mayHoldBankObject(out) {
-		if err := a.walk(p, out, func(t *token) {
-			if t.kind == keyToken {
-				banks.see(t)
-			}
-		}); err != nil {
-			return err
-		}
+	kinds, err := a.objectKindsOf(p, out)
+	if err != nil {
+		return err
 	}
 	return a.walk(p, out, func(t *token) {
 		if lines {
@@ -216,10 +213,12 @@ func (a *anonymizer) scanPayload(p *pass, out []byte, lines bool) error {
 		case keyToken:
 			p.str(t.view(out))
 		default:
+			p.obj = kinds[t.obj]
 			p.labelled(lastKey(t.path), t.view(out), p.str)
+			p.obj = 0
 		}
 		switch {
-		case !banks[t.obj]:
+		case kinds[t.obj]&bankObject == 0:
 		case t.kind == numberToken:
 			p.bankObjectValue(lastKey(t.path), string(out[t.s:t.e]), true)
 		case t.kind == stringToken:

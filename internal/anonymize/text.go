@@ -27,6 +27,9 @@ type pass struct {
 	leaks  []Leak
 	seen   map[string]bool // leaks already reported on this line
 	ticks  int
+	// obj is what the object holding the value labelled reads says of
+	// it (objKind): set around that call only.
+	obj objKind
 }
 
 // stop carries a cancelled context out of a traversal to its recover.
