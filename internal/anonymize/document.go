@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/whsim/whsim/internal/jsonlex"
@@ -125,10 +128,11 @@ func (a *anonymizer) payload(p *pass, body []byte) ([]byte, []replaced, error) {
 	var all []replaced
 	write := func(x replaced) {
 		out = append(out, body[at:x.Start]...)
-		if x.number {
+		switch {
+		case x.number:
 			out = append(out, x.New...)
-		} else {
-			out = jsonstr.Append(out, x.New)
+		default:
+			out = appendLike(out, body[x.Start:x.End], x.New)
 		}
 		at = x.End
 		all = append(all, x)
@@ -423,4 +427,64 @@ func walkStrings(b []byte, fn func(path string, start, end int, v string)) error
 			fn(string(t.path), t.s, t.e, t.content(b))
 		}
 	})
+}
+
+// appendLike appends s as a JSON string written as orig, the string it
+// replaces, was: where orig wrote a character beyond ASCII as a \u escape
+// (a sender of ASCII alone: Python's json.dumps, Jackson's
+// ESCAPE_NON_ASCII), every such character of s is escaped too, its hex in
+// the case of orig's; else as jsonstr.Append writes it. Written as UTF-8,
+// the stand-ins of such a body were the only bytes beyond ASCII in it.
+func appendLike(out, orig []byte, s string) []byte {
+	esc, upper, cased := false, false, false
+	for i := bytes.Index(orig, []byte(`\u`)); i >= 0 && i+6 <= len(orig); {
+		h := orig[i+2 : i+6]
+		if v, err := strconv.ParseUint(string(h), 16, 16); err == nil && v >= utf8.RuneSelf {
+			esc = true
+			// The case of the first escape's hex letters (\u8054 has none).
+			if !cased && bytes.ContainsAny(h, "ABCDEFabcdef") {
+				upper, cased = bytes.ContainsAny(h, "ABCDEF"), true
+			}
+		}
+		j := bytes.Index(orig[i+2:], []byte(`\u`))
+		if j < 0 {
+			break
+		}
+		i += 2 + j
+	}
+	if !esc {
+		return jsonstr.Append(out, s)
+	}
+	hex := "0123456789abcdef"
+	if upper {
+		hex = "0123456789ABCDEF"
+	}
+	u := func(r rune) {
+		out = append(out, '\\', 'u', hex[r>>12&15], hex[r>>8&15], hex[r>>4&15], hex[r&15])
+	}
+	var ascii strings.Builder
+	flush := func() {
+		if ascii.Len() > 0 {
+			b := jsonstr.Append(nil, ascii.String())
+			out = append(out, b[1:len(b)-1]...)
+			ascii.Reset()
+		}
+	}
+	out = append(out, '"')
+	for _, r := range s {
+		if r < utf8.RuneSelf {
+			ascii.WriteRune(r)
+			continue
+		}
+		flush()
+		if r > 0xffff {
+			r1, r2 := utf16.EncodeRune(r)
+			u(r1)
+			u(r2)
+			continue
+		}
+		u(r)
+	}
+	flush()
+	return append(out, '"')
 }
