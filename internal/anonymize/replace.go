@@ -328,7 +328,8 @@ func digitalInvoiceNumber(f *fake.Faker, v string) (string, bool) {
 }
 
 // datedNumber keeps the prefix and the date of an ERP document number
-// written PREFIX+yyyyMMdd+sequence (SKD202603180001: domain notes §5) and
+// written PREFIX+yyyyMMdd+sequence (SKD202603180001: domain notes §5), or
+// the year and month of one written PREFIX+yyyyMM+four digits, and
 // draws another sequence; ok is false for any other value. The date is
 // the document's, which the payload's dates keep anyway; drawn like any
 // other digits it became no date (SKD598158530565), and a receiver that
@@ -337,6 +338,14 @@ func datedNumber(f *fake.Faker, v string) (string, bool) {
 	i := 0
 	for i < len(v) && isLetter(v[i]) {
 		i++
+	}
+	// Kingdee's PREFIX+yyyyMM+four-digit sequence (XSDD2026030020,
+	// domain notes §5) keeps its year and month: ten digits exactly, so
+	// that no yyyyMMdd number is read so.
+	if i >= 2 && len(v)-i == 10 && allDigits(v[i:]) {
+		if ym := v[i : i+6]; ym >= "200001" && ym < "210000" && ym[4:] >= "01" && ym[4:] <= "12" {
+			return v[:i+6] + sameShape(f, v[i+6:], false), true
+		}
 	}
 	// Two letters at least (AR, SKD, CGDD), then the date and a sequence
 	// of four digits at least, digits only.
