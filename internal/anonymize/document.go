@@ -150,8 +150,7 @@ func (a *anonymizer) payload(p *pass, body []byte) ([]byte, []replaced, error) {
 		} else if t.kind == keyToken {
 			x.Old = t.view(body)
 			x.New = p.str(x.Old)
-		} else {
-			x.Old = t.view(body)
+		} else if x.Old = t.view(body); !a.nested(p, t.path, x.Old, &x.New) {
 			p.obj = kinds[t.obj]
 			x.New = p.labelled(lastKey(t.path), x.Old, p.str)
 			p.obj = 0
@@ -217,9 +216,11 @@ func (a *anonymizer) scanPayload(p *pass, out []byte, lines bool) error {
 		case keyToken:
 			p.str(t.view(out))
 		default:
-			p.obj = kinds[t.obj]
-			p.labelled(lastKey(t.path), t.view(out), p.str)
-			p.obj = 0
+			if v := t.view(out); !a.nested(p, t.path, v, nil) {
+				p.obj = kinds[t.obj]
+				p.labelled(lastKey(t.path), v, p.str)
+				p.obj = 0
+			}
 		}
 		switch {
 		case kinds[t.obj]&bankObject == 0:
@@ -335,7 +336,7 @@ func (t *token) view(b []byte) string {
 func (a *anonymizer) walk(p *pass, b []byte, visit func(t *token)) error {
 	var l jsonlex.Lexer
 	l.Reset(b)
-	t := &token{path: make([]byte, 0, 64)}
+	t := &token{path: append(make([]byte, 0, 64), p.prefix...)}
 	var value func()
 	value = func() {
 		p.tick(1)
@@ -487,4 +488,51 @@ func appendLike(out, orig []byte, s string) []byte {
 	}
 	flush()
 	return append(out, '"')
+}
+
+// A string can hold a JSON document of its own: a HAR file's postData.text
+// and content.text (the inspector's export for sharing), or a sender that
+// writes data as a string ("data":"{\"staffName\":…}"). Searched as text,
+// its fields said nothing: a staffName, a staffCode or a document's code
+// there, with no role or shape of its own, was kept, and --check passed
+// the file. Such a string is anonymized as a payload of its own, its paths
+// under the string's (a payload's data written as a string), or from the
+// root when it is an envelope of its own (businessType, requestId: a
+// HAR's request body), and written back as a string.
+
+// maxNested bounds how deep strings of JSON in strings are read.
+const maxNested = 4
+
+// nested anonymizes v, the value of a string at path, as a payload of its
+// own when it is a JSON object or array, and reports whether it was one;
+// the result goes to *out, or with out nil v is scanned as the check scans
+// a payload.
+func (a *anonymizer) nested(p *pass, path []byte, v string, out *string) bool {
+	t := strings.TrimSpace(v)
+	if len(t) < 2 || p.depth >= maxNested || !(t[0] == '{' && t[len(t)-1] == '}' || t[0] == '[' && t[len(t)-1] == ']') {
+		return false
+	}
+	b := []byte(v)
+	prefix := append([]byte(nil), path...)
+	if bytes.Contains(b, []byte(`"businessType"`)) || bytes.Contains(b, []byte(`"requestId"`)) {
+		prefix = nil
+	}
+	outer := p.prefix
+	p.prefix = prefix
+	p.depth++
+	defer func() { p.prefix, p.depth = outer, p.depth-1 }()
+	if out == nil {
+		return a.scanPayload(p, b, false) == nil
+	}
+	n, repl, err := a.payload(p, b)
+	if err != nil {
+		return false
+	}
+	for _, x := range repl {
+		if !x.text {
+			p.counts[x.Class]++
+		}
+	}
+	*out = string(n)
+	return true
 }

@@ -30,6 +30,10 @@ type pass struct {
 	// obj is what the object holding the value labelled reads says of
 	// it (objKind): set around that call only.
 	obj objKind
+	// prefix starts the paths of a JSON document read from a string
+	// (nested), depth counts how deep such documents are.
+	prefix []byte
+	depth  int
 }
 
 // stop carries a cancelled context out of a traversal to its recover.
