@@ -27,6 +27,9 @@ const (
 	bankObject objKind = 1 << iota
 	goodsObject
 	companyObject
+	// base64Object: its "encoding" is "base64", so its "text" is a body
+	// in base64 (a HAR's postData or content: harbody.go).
+	base64Object
 )
 
 // objectKinds are the objects, by where they start, whose own key or one
@@ -62,13 +65,17 @@ func (b objectKinds) see(t *token) {
 // objectKindsOf walks b for the kinds of its objects, or returns nil when
 // b's bytes hold no key that could tell one.
 func (a *anonymizer) objectKindsOf(p *pass, b []byte) (objectKinds, error) {
-	if !mayHoldBankObject(b) && !mayHoldNamedObject(b) {
+	base64 := bytes.Contains(b, []byte(`"base64"`))
+	if !mayHoldBankObject(b) && !mayHoldNamedObject(b) && !base64 {
 		return nil, nil
 	}
 	kinds := objectKinds{}
 	err := a.walk(p, b, func(t *token) {
-		if t.kind == keyToken {
+		switch {
+		case t.kind == keyToken:
 			kinds.see(t)
+		case base64 && t.kind == stringToken && lastKey(t.path) == "encoding" && t.view(b) == "base64":
+			kinds[t.obj] |= base64Object
 		}
 	})
 	return kinds, err

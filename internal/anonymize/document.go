@@ -150,7 +150,9 @@ func (a *anonymizer) payload(p *pass, body []byte) ([]byte, []replaced, error) {
 		} else if t.kind == keyToken {
 			x.Old = t.view(body)
 			x.New = p.str(x.Old)
-		} else if x.Old = t.view(body); !a.nested(p, t.path, x.Old, &x.New) {
+		} else if x.Old = t.view(body); kinds[t.obj]&base64Object != 0 && lastKey(t.path) == "text" {
+			x.New = a.base64Body(p, x.Old)
+		} else if !a.nested(p, t.path, x.Old, &x.New) {
 			p.obj = kinds[t.obj]
 			x.New = p.labelled(lastKey(t.path), x.Old, p.str)
 			p.obj = 0
@@ -210,11 +212,13 @@ func (a *anonymizer) scanPayload(p *pass, out []byte, lines bool) error {
 			l, _ := lc.At(t.s)
 			p.newLine(line + l - 1)
 		}
-		switch t.kind {
-		case numberToken:
+		switch {
+		case t.kind == numberToken:
 			p.labelledNumber(lastKey(t.path), string(out[t.s:t.e]))
-		case keyToken:
+		case t.kind == keyToken:
 			p.str(t.view(out))
+		case kinds[t.obj]&base64Object != 0 && lastKey(t.path) == "text":
+			a.base64Body(p, t.view(out))
 		default:
 			if v := t.view(out); !a.nested(p, t.path, v, nil) {
 				p.obj = kinds[t.obj]
