@@ -65,3 +65,19 @@ func TestMobilesAsJSONNumbersKeepTheirForm(t *testing.T) {
 		t.Errorf("a check of the original finds %d leaks, want one for each of %d forms: %+v", n, len(forms), chk.Leaks)
 	}
 }
+
+// A mobile stored as a number with its country code (8613812345678) keeps
+// the code, and the number is the mobile's stand-in, as in text.
+func TestAMobileNumberWithItsCountryCodeIsReplaced(t *testing.T) {
+	t.Parallel()
+	a := newTestAnonymizer(t, testKey)
+	in := []byte(`{"businessType":4010,"data":{"comments":"","phone":8613812345678,"tel":"+86 13812345678"}}` + "\n")
+	out, st := stream(t, a, in, Options{Check: true})
+	if len(st.Leaks) != 0 {
+		t.Errorf("--check finds %+v in %s", st.Leaks, out)
+	}
+	want := "86" + a.r.Replace(mobile, "13812345678")
+	if !strings.Contains(string(out), `"phone":`+want+`,`) || strings.Contains(string(out), "13812345678") {
+		t.Errorf("got %s, want phone %s", out, want)
+	}
+}

@@ -285,6 +285,18 @@ func (p *pass) number(v string) string {
 		p.counts[c]++
 		return p.a.numberStandIn(v, p.a.r.Replace(c, v))
 	}
+	// A mobile with its country code glued to it (8613812345678), as
+	// text writes it: the code is kept, the number is the mobile's.
+	if len(v) == 13 && v[:2] == "86" && identifierClass(v[2:]) == mobile && !d.isStandIn(v[2:]) {
+		if p.check {
+			p.leak(string(mobile), v)
+			return v
+		}
+		if s := p.a.r.Replace(mobile, v[2:]); len(s) == 11 {
+			p.counts[mobile]++
+			return v[:2] + s
+		}
+	}
 	return v
 }
 
