@@ -438,7 +438,7 @@ func (p *pass) labelledNumber(name, v string) string {
 		}
 	}
 	if !accountKey(name) || !allDigits(v) || len(v) < 9 || len(v) > 30 || v[0] == '0' || p.a.r.dict.isStandIn(v) {
-		return p.number(v)
+		return p.number(name, v)
 	}
 	c := bankAccount
 	if bankCardLike(v) {

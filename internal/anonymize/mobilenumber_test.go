@@ -81,3 +81,23 @@ func TestAMobileNumberWithItsCountryCodeIsReplaced(t *testing.T) {
 		t.Errorf("got %s, want phone %s", out, want)
 	}
 }
+
+// A number shaped like a mobile under a field named for a measure (an
+// amount in cents, a quantity, a time) is that measure, and kept; the same
+// digits under another name are a mobile.
+func TestMobileShapedMeasuresAreKept(t *testing.T) {
+	t.Parallel()
+	a := newTestAnonymizer(t, testKey)
+	kept := `"qty":13800000000,"totalAmount":15012345678,"amount":1.5012345678E10,"createTime":13912345678,"应收金额":13712345678,"item_qty":13612345678`
+	in := []byte(`{"businessType":4010,"data":{"comments":"",` + kept + `,"phone":13812345678}}` + "\n")
+	out, st := stream(t, a, in, Options{Check: true})
+	if len(st.Leaks) != 0 {
+		t.Errorf("--check finds %+v in %s", st.Leaks, out)
+	}
+	if !strings.Contains(string(out), kept) {
+		t.Errorf("a measure was replaced: %s", out)
+	}
+	if strings.Contains(string(out), "13812345678") {
+		t.Errorf("the phone was kept: %s", out)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/taxid"
 )
@@ -255,9 +256,18 @@ func (p *pass) between(s string) string {
 // fields that is, as a whole, a code the run replaced or a mobile or
 // identity-card number; any other number (an amount, a rate, a time) is
 // kept, digit for digit.
-func (p *pass) number(v string) string {
+//
+// Under a field named for a measure (amount, qty, price, total, 金额,
+// 数量: measureKey) a number shaped like a mobile is the measure it is
+// named for (13800000000 cents, a count): only a value the run replaced
+// elsewhere is replaced there.
+func (p *pass) number(name, v string) string {
 	d := p.a.r.dict
+	measure := measureKey(name)
 	if !allDigits(v) {
+		if measure {
+			return v
+		}
 		return p.mobileNumber(v)
 	}
 	if d.isStandIn(v) {
@@ -276,6 +286,9 @@ func (p *pass) number(v string) string {
 			p.counts[Echo]++
 		}
 		return p.a.numberStandIn(v, e.new)
+	}
+	if measure {
+		return v
 	}
 	if c := identifierClass(v); c != "" {
 		if p.check {
@@ -690,4 +703,34 @@ func (p *pass) addresses(v string) string {
 		return v
 	}
 	return b.String()
+}
+
+// measureSuffixes end the names of fields that hold a measure, folded to
+// lower case without "_", "-" and spaces: an amount, a quantity, a price,
+// a count, a time.
+var measureSuffixes = [...]string{"amount", "amt", "qty", "quantity", "price", "total", "sum", "balance", "fee", "count", "weight",
+	"time", "date", "timestamp", "ts", "金额", "数量", "单价", "价格", "总额", "合计", "余额", "费用", "重量", "时间", "日期", "本位币"}
+
+// measureKey reports whether name, a field's, ends with one of
+// measureSuffixes (a word of its own for the ASCII ones: totalAmount,
+// item_qty, createTime; not ts in contacts).
+func measureKey(name string) bool {
+	if name == "" {
+		return false
+	}
+	if name[len(name)-1] >= utf8.RuneSelf {
+		for _, l := range measureSuffixes {
+			if l[0] >= utf8.RuneSelf && strings.HasSuffix(name, l) {
+				return true
+			}
+		}
+		return false
+	}
+	k := foldKey(name)
+	for _, l := range measureSuffixes {
+		if l[0] < utf8.RuneSelf && k.endsWithWord(l) {
+			return true
+		}
+	}
+	return false
 }
