@@ -53,6 +53,11 @@ func TestBankObjectsGenericKeysHoldAccounts(t *testing.T) {
 		if leaks := a.check(context.Background(), []byte(tt.body), 1); len(tt.gone) > 0 && len(leaks) == 0 {
 			t.Errorf("%s: --check finds no leak in the original %s", tt.name, tt.body)
 		}
+		// Read twice, as a file is, the account is counted as one.
+		_, st := stream(t, newTestAnonymizer(t, testKey), []byte(tt.body+"\n"), Options{})
+		if n := st.Replaced[bankAccount] + st.Replaced[bankCard]; len(tt.gone) > 0 && (n != len(tt.gone) || st.Replaced[Echo] != 0) {
+			t.Errorf("%s: the report counts %v, want %d accounts and no echoes", tt.name, st.Replaced, len(tt.gone))
+		}
 		again, _, _ := newTestAnonymizer(t, testKey).Payload([]byte(tt.body))
 		if string(again) != string(out) {
 			t.Errorf("%s: another run gives %s, want %s", tt.name, again, out)

@@ -144,7 +144,20 @@ func (a *anonymizer) payload(p *pass, body []byte) ([]byte, []replaced, error) {
 			return
 		}
 		x := replaced{Class: Echo, Start: t.s, End: t.e, text: true}
-		if t.kind == numberToken {
+		// A bank object's account first: met in the first reading, it is
+		// in the dictionary, and found there it was counted an echo.
+		bank := kinds[t.obj]&bankObject != 0 && t.kind != keyToken
+		if bank {
+			if x.number = t.kind == numberToken; x.number {
+				x.Old = string(body[t.s:t.e])
+			} else {
+				x.Old = t.view(body)
+			}
+			x.New = p.bankObjectValue(lastKey(t.path), x.Old, x.number)
+		}
+		if bank && x.New != x.Old {
+			// replaced as the bank object's account
+		} else if t.kind == numberToken {
 			x.Old, x.number = string(body[t.s:t.e]), true
 			x.New = p.labelledNumber(lastKey(t.path), x.Old)
 		} else if t.kind == keyToken {
@@ -156,9 +169,6 @@ func (a *anonymizer) payload(p *pass, body []byte) ([]byte, []replaced, error) {
 			p.obj = kinds[t.obj]
 			x.New = p.labelled(lastKey(t.path), x.Old, p.str)
 			p.obj = 0
-		}
-		if kinds[t.obj]&bankObject != 0 && x.New == x.Old && t.kind != keyToken {
-			x.New = p.bankObjectValue(lastKey(t.path), x.Old, x.number)
 		}
 		if x.New != x.Old {
 			x.Old, x.Path = strings.Clone(x.Old), shownPath(t.path)
