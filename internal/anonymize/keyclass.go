@@ -268,7 +268,14 @@ func companyParentKey(k string) bool  { return foldedIn(k, companyParentKeys[:])
 // could tell whose name it is, so that a payload without them is walked
 // no more.
 func mayHoldNamedObject(b []byte) bool {
-	if !bytes.Contains(b, []byte(`ame"`)) && !bytes.Contains(b, []byte(`名称"`)) && !bytes.Contains(b, []byte(`名字"`)) {
+	bare := false
+	for _, k := range [...]string{`"name"`, `"Name"`, `"NAME"`, `sername"`, `serName"`, `SER_NAME"`, `ser_name"`, `ickname"`, `ickName"`, `isplayName"`, `isplayname"`, `"名称"`, `"名字"`} {
+		if bytes.Contains(b, []byte(k)) {
+			bare = true
+			break
+		}
+	}
+	if !bare {
 		return false
 	}
 	for _, w := range [...]string{"rice", "qty", "uantity", "nit", "sku", "pec", "odel", "rand", "item", "oods", "roduct", "ommodit", "aterial",
