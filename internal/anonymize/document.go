@@ -112,7 +112,13 @@ func (a *anonymizer) payload(p *pass, body []byte) ([]byte, []replaced, error) {
 		x := replaced{Class: c, Path: shownPath(t.path), Start: t.s, End: t.e}
 		if t.kind == numberToken {
 			x.Old, x.number = string(body[t.s:t.e]), true
-			x.New = a.numberStandIn(x.Old, a.r.Replace(code, x.Old))
+			// A tax id's stand-in is a tax id (of digits: taxID); any
+			// other identifying number keeps a code's shape.
+			nc := code
+			if c == TaxID && allDigits(x.Old) {
+				nc = TaxID
+			}
+			x.New = a.numberStandIn(x.Old, a.r.Replace(nc, x.Old))
 		} else if x.Old = t.content(body); x.Old != "" {
 			x.New = a.r.replaceCased(c, x.Old)
 		} else {

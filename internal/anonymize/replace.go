@@ -468,6 +468,23 @@ func replaceRunes(f *fake.Faker, s string) string {
 // identity card number, so the stand-in is still a person's id, as a
 // receiver that tells the two apart reads it. Anything else keeps its shape.
 func taxID(f *fake.Faker, v string) string {
+	if !allDigits(v) {
+		return taxIDDraw(f, v)
+	}
+	// An id of digits alone (written as a JSON number, or typed so) gets
+	// a stand-in of digits alone: a letter there could not be written in
+	// a number, and written as one it took the original's digit.
+	for range 64 {
+		if s := taxIDDraw(f, v); allDigits(s) {
+			return s
+		}
+	}
+	return sameShape(f, v, false)
+}
+
+// taxIDDraw is taxID's draw: a unified social credit code's body of
+// digits where v's is, an old number or an identity card otherwise.
+func taxIDDraw(f *fake.Faker, v string) string {
 	switch {
 	case len(v) == 18 && (taxid.ValidResidentID(v) || residentIDLike(v) && !taxid.ValidUSCC(v)):
 		return idCardStandIn(f)
@@ -478,6 +495,12 @@ func taxID(f *fake.Faker, v string) string {
 	switch {
 	case len(v) == 18 && usccChars(v):
 		u[0], u[1] = v[0], v[1]
+		if allDigits(v[8:16]) && !allDigits(string(u[8:16])) {
+			// A pre-2015 firm's numeric organisation code stays one.
+			copy(u[8:16], sameShape(f, "50000000", false))
+			u[8] = '5' + byte(f.Rand().IntN(3))
+			u[16], _ = taxid.OrgCodeCheck(string(u[8:16]))
+		}
 		u[17], _ = taxid.USCCCheck(string(u[:17]))
 		return string(u)
 	case len(v) == 15 && allDigits(v):
