@@ -15,12 +15,17 @@ import (
 // again and written back in base64; in a check it is scanned so.
 
 // base64Body returns v, a body in base64, anonymized (see above); v itself
-// when it is no base64, its bytes are not text, or nothing changed.
-func (a *anonymizer) base64Body(p *pass, v string) string {
+// when its bytes are not text or nothing changed. ok is false when v is no
+// base64: it is then text like any other, and searched as such.
+func (a *anonymizer) base64Body(p *pass, v string) (_ string, ok bool) {
 	raw, err := base64.StdEncoding.DecodeString(v)
 	if err != nil || len(raw) == 0 {
-		return v
+		return v, false
 	}
+	return a.base64Decoded(p, v, raw), true
+}
+
+func (a *anonymizer) base64Decoded(p *pass, v string, raw []byte) string {
 	enc := ""
 	switch {
 	case len(raw) >= 2 && raw[0] == 0x1f && raw[1] == 0x8b:
@@ -62,4 +67,14 @@ func (a *anonymizer) base64Body(p *pass, v string) string {
 		return v
 	}
 	return base64.StdEncoding.EncodeToString(compress(out, b, raw, enc))
+}
+
+// base64Into is base64Body with its result in *out (none with out nil),
+// for a switch: it reports whether v was base64.
+func (a *anonymizer) base64Into(p *pass, v string, out *string) bool {
+	s, ok := a.base64Body(p, v)
+	if ok && out != nil {
+		*out = s
+	}
+	return ok
 }

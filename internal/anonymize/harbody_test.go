@@ -73,3 +73,21 @@ func TestHARBodiesInBase64AreAnonymized(t *testing.T) {
 		}
 	}
 }
+
+// A "text" beside "encoding": "base64" that is no base64 is text like any
+// other, and searched as such.
+func TestATextBesideBase64ThatIsNoBase64IsSearched(t *testing.T) {
+	t.Parallel()
+	a := newTestAnonymizer(t, testKey)
+	body := `{"postData":{"encoding":"base64","text":"联系人张伟 13812345678"}}`
+	out, _, err := a.Payload([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(out), "张伟") || strings.Contains(string(out), "13812345678") {
+		t.Errorf("kept: %s", out)
+	}
+	if leaks := a.check(context.Background(), []byte(body), 1); len(leaks) == 0 {
+		t.Errorf("--check finds nothing in %s", body)
+	}
+}
