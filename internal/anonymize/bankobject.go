@@ -3,6 +3,7 @@ package anonymize
 import (
 	"bytes"
 	"strings"
+	"unsafe"
 )
 
 // A sender often writes a bank account as an object of its own, its number
@@ -41,11 +42,19 @@ type objectKinds map[int]objKind
 func (b objectKinds) see(t *token) {
 	path := t.path
 	i := bytes.LastIndexByte(path, '.')
-	key := string(path[i+1:])
+	// Views of the path's bytes, valid during this call: asked of every
+	// key, a copy of each cost its allocation.
+	view := func(b []byte) string {
+		if len(b) == 0 {
+			return ""
+		}
+		return unsafe.String(&b[0], len(b))
+	}
+	key := view(path[i+1:])
 	parent := ""
 	if i > 0 {
 		pp := bytes.TrimRight(path[:i], "[]")
-		parent = string(pp[bytes.LastIndexByte(pp, '.')+1:])
+		parent = view(pp[bytes.LastIndexByte(pp, '.')+1:])
 	}
 	k := b[t.obj]
 	if bankContextKey(key) || bankContextKey(parent) {
@@ -106,21 +115,46 @@ func bankContextKey(k string) bool {
 			return true
 		}
 	}
-	l := strings.ToLower(k)
-	if strings.Contains(l, "bank") {
-		return true
-	}
-	for _, w := range [...]string{"account", "acct"} {
-		for i := 0; ; {
-			j := strings.Index(l[i:], w)
-			if j < 0 {
-				break
-			}
-			e := i + j + len(w)
-			if !strings.HasPrefix(l[e:], "ing") && !strings.HasPrefix(l[e:], "ant") {
+	// Asked of every key of a payload that may hold one: ASCII folded in
+	// place, nothing allocated.
+	for i := 0; i < len(k); i++ {
+		switch {
+		case hasPrefixFold(k[i:], "bank"):
+			return true
+		case hasPrefixFold(k[i:], "account"):
+			if e := k[i+len("account"):]; !hasPrefixFold(e, "ing") && !hasPrefixFold(e, "ant") {
 				return true
 			}
-			i = e
+		case hasPrefixFold(k[i:], "acct"):
+			return true
+		}
+	}
+	return false
+}
+
+// foldedIs reports whether name, folded as foldKey folds it (lower case,
+// without "_", "-" and spaces), is one of list; a list's words beyond
+// ASCII are compared as they are. Nothing is allocated: names are asked of
+// every key.
+func foldedIs(name string, list []string) bool {
+	if name == "" {
+		return false
+	}
+	if name[len(name)-1] >= 0x80 {
+		for _, w := range list {
+			if w == name {
+				return true
+			}
+		}
+		return false
+	}
+	k := foldKey(name)
+	if k.n == len(k.rev) {
+		return false // longer than any word of the lists
+	}
+	for _, w := range list {
+		if w[0] < 0x80 && k.n == len(w) && k.endsWith(w) {
+			return true
 		}
 	}
 	return false
@@ -136,13 +170,7 @@ func bankGenericKey(name string) bool {
 	if name == "" {
 		return false
 	}
-	l := strings.ToLower(strings.NewReplacer("_", "", "-", "", " ", "").Replace(name))
-	for _, g := range bankGenericKeys {
-		if l == g {
-			return true
-		}
-	}
-	return false
+	return foldedIs(name, bankGenericKeys[:])
 }
 
 // bankObjectValue returns v, a value under name in a bank object, with the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // A capture holds fields the spec does not have, and ERPs name them the
@@ -246,43 +247,38 @@ var (
 	companyParentKeys = [...]string{"company", "enterprise", "supplier", "vendor", "corp", "corporation", "org", "organization", "firm", "merchant", "公司", "企业", "供应商", "单位", "商户"}
 )
 
-func foldedIn(k string, list []string) bool {
-	if k == "" {
-		return false
-	}
-	l := strings.ToLower(strings.NewReplacer("_", "", "-", "", " ", "").Replace(k))
-	for _, w := range list {
-		if l == w {
-			return true
-		}
-	}
-	return false
-}
-
-func goodsSiblingKey(k string) bool   { return foldedIn(k, goodsSiblingKeys[:]) }
-func goodsParentKey(k string) bool    { return foldedIn(k, goodsParentKeys[:]) }
-func companySiblingKey(k string) bool { return foldedIn(k, companySibKeys[:]) }
-func companyParentKey(k string) bool  { return foldedIn(k, companyParentKeys[:]) }
+func goodsSiblingKey(k string) bool   { return foldedIs(k, goodsSiblingKeys[:]) }
+func goodsParentKey(k string) bool    { return foldedIs(k, goodsParentKeys[:]) }
+func companySiblingKey(k string) bool { return foldedIs(k, companySibKeys[:]) }
+func companyParentKey(k string) bool  { return foldedIs(k, companyParentKeys[:]) }
 
 // mayHoldNamedObject is a quick look for a bare name key and a key that
 // could tell whose name it is, so that a payload without them is walked
-// no more.
+// no more. It reads each key once, where its quote and colon close it
+// (the words stand in values too: 公司 in every company's name).
 func mayHoldNamedObject(b []byte) bool {
-	bare := false
-	for _, k := range [...]string{`"name"`, `"Name"`, `"NAME"`, `sername"`, `serName"`, `SER_NAME"`, `ser_name"`, `ickname"`, `ickName"`, `isplayName"`, `isplayname"`, `"名称"`, `"名字"`} {
-		if bytes.Contains(b, []byte(k)) {
-			bare = true
+	bare, other := false, false
+	for i := 0; i < len(b); {
+		j := bytes.Index(b[i:], []byte(`":`))
+		if j < 0 {
 			break
 		}
-	}
-	if !bare {
-		return false
-	}
-	for _, w := range [...]string{"rice", "qty", "uantity", "nit", "sku", "pec", "odel", "rand", "item", "oods", "roduct", "ommodit", "aterial",
-		"单价", "数量", "规格", "型号", "品牌", "单位", "条码", "商品", "物料", "货品", "产品",
-		"tax", "Tax", "TAX", "redit", "egal", "ompany", "nterprise", "upplier", "endor", "orp", "rg", "irm", "erchant", "nsrsbh",
-		"税号", "信用代码", "法人", "法定代表人", "注册资本", "公司", "企业", "供应商", "商户"} {
-		if bytes.Contains(b, []byte(w)) {
+		e := i + j
+		i = e + 2
+		from := max(0, e-64)
+		q := bytes.LastIndexByte(b[from:e], '"')
+		if q < 0 || from+q+1 == e {
+			continue
+		}
+		key := b[from+q+1 : e]
+		k := unsafe.String(&key[0], len(key))
+		switch {
+		case genericNameKey(k):
+			bare = true
+		case goodsSiblingKey(k), goodsParentKey(k), companySiblingKey(k), companyParentKey(k):
+			other = true
+		}
+		if bare && other {
 			return true
 		}
 	}
