@@ -222,7 +222,7 @@ func accountAfter(s string, i int, fill string) (start, end int, folded string) 
 	}
 	start = i
 	var d []byte
-	lastGroup := 0
+	lastGroup, groups, fours := 0, 1, true
 	for i < len(s) {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if c, _, ok := foldRune(r); ok && isDigit(c) {
@@ -235,7 +235,9 @@ func accountAfter(s string, i int, fill string) (start, end int, folded string) 
 		if (r == ' ' || r == '-' || r == '－') && lastGroup >= 3 {
 			if r2, _ := utf8.DecodeRuneInString(s[i+n:]); i+n < len(s) {
 				if c, _, ok := foldRune(r2); ok && isDigit(c) {
+					fours = fours && lastGroup == 4
 					lastGroup = 0
+					groups++
 					i += n
 					continue
 				}
@@ -244,7 +246,12 @@ func accountAfter(s string, i int, fill string) (start, end int, folded string) 
 		break
 	}
 	end = i
-	if len(d) < 9 || len(d) > 30 || lastGroup < 3 {
+	// Banks print an account in groups of four, and the last group is
+	// what is left (1202 0202 0900 0123 45): one or two digits there
+	// after two groups of four or more. Read as groups of three or more
+	// alone, an 18-digit account so printed was kept after its label.
+	shortTail := lastGroup > 0 && groups >= 3 && fours
+	if len(d) < 9 || len(d) > 30 || lastGroup < 3 && !shortTail {
 		return -1, -1, ""
 	}
 	// A letter or a decimal point after it: a code or an amount. A full
@@ -372,7 +379,7 @@ func reversedPrefix(rev []byte, l string) bool {
 // rest of v (all of it, when name labels none) is searched by rest. In a
 // check it returns v and records the account as a leak.
 func (p *pass) labelled(name, v string, rest func(string) string) string {
-	if c := p.a.r.dict.keyClass(name, v); c != "" {
+	if c := p.a.r.dict.keyClass(name, v, p.obj); c != "" {
 		// A company's or a person's name under a name so named, whole
 		// (keyclass.go): a query parameter's, a header's, an element's.
 		w := &claimed{p: p, s: v, rest: rest}
@@ -431,7 +438,7 @@ func (p *pass) labelledNumber(name, v string) string {
 		}
 	}
 	if !accountKey(name) || !allDigits(v) || len(v) < 9 || len(v) > 30 || v[0] == '0' || p.a.r.dict.isStandIn(v) {
-		return p.number(v)
+		return p.number(name, v)
 	}
 	c := bankAccount
 	if bankCardLike(v) {

@@ -17,6 +17,10 @@ func TestAccountNumbersAfterTheirLabelAreReplaced(t *testing.T) {
 	checkFreeText(t, []freeTextRow{
 		{"an invoice's 开户行及账号", "开户行及账号：中国工商银行上海市分行 1001234509100123456", "1001234509100123456", "开户行及账号：中国工商银行上海市分行 9999999999999999999"},
 		{"in groups", "收款账号 1001 2345 0910 0123 456，户名上海鼎盛", "1001 2345 0910 0123 456", "收款账号 9999 9999 9999 9999 999，户名上海鼎盛"},
+		// Banks print an account in groups of four; its last group is
+		// what is left, one or two digits too.
+		{"in groups of four, two digits last", "收款账号 1202 0202 0900 0123 45，户名上海鼎盛", "1202 0202 0900 0123 45", "收款账号 9999 9999 9999 9999 99，户名上海鼎盛"},
+		{"after the bank's name, one digit last", "开户行及账号：中国工商银行杭州分行 1202-0202-0900-0123-4", "1202-0202-0900-0123-4", "开户行及账号：中国工商银行杭州分行 9999-9999-9999-9999-9"},
 		{"with hyphens", "账户:3100-1234-5678-901", "3100-1234-5678-901", "账户:9999-9999-9999-999"},
 		{"full-width", "帐号为３１００１２３４５６７８９０１", "３１００１２３４５６７８９０１", "帐号为９９９９９９９９９９９９９９９"},
 		{"a bank's name and a colon", "账号：招商银行深圳分行：755912345610801。", "755912345610801", "账号：招商银行深圳分行：999999999999999。"},
@@ -79,6 +83,7 @@ func TestAccountNumbersAfterTheirLabelAreReplaced(t *testing.T) {
 		{"no label", "单号 1001234509100123456", "", ""},
 		{"the label and words", "账户名称：鼎盛贸易部", "", ""},
 		{"groups of two", "账号 10 01 23 45 09 10", "", ""},
+		{"groups of three, then two", "账号 100 123 450 910 12", "", ""},
 	}, matchesForm)
 }
 

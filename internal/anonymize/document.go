@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/whsim/whsim/internal/jsonlex"
@@ -87,7 +90,13 @@ func (a *anonymizer) payload(p *pass, body []byte) ([]byte, []replaced, error) {
 	// First the identifying fields, so that the dictionary holds them all
 	// before any text of the document is searched.
 	var repl []replaced
-	err := a.walk(p, body, func(t *token) {
+	// What an object's keys tell of its values, before any is read: a
+	// value may come before the key that tells (bankobject.go).
+	kinds, err := a.objectKindsOf(p, body)
+	if err != nil {
+		return body, nil, err
+	}
+	err = a.walk(p, body, func(t *token) {
 		if t.kind == keyToken {
 			return
 		}
@@ -95,7 +104,7 @@ func (a *anonymizer) payload(p *pass, body []byte) ([]byte, []replaced, error) {
 		if c == "" && t.kind == stringToken {
 			// A field the spec does not have, named for a company, or a
 			// name of someone.
-			c = a.r.dict.keyClass(lastKey(t.path), t.view(body))
+			c = a.r.dict.keyClass(lastKey(t.path), t.view(body), kinds[t.obj])
 		}
 		if c == "" {
 			return
@@ -103,9 +112,15 @@ func (a *anonymizer) payload(p *pass, body []byte) ([]byte, []replaced, error) {
 		x := replaced{Class: c, Path: shownPath(t.path), Start: t.s, End: t.e}
 		if t.kind == numberToken {
 			x.Old, x.number = string(body[t.s:t.e]), true
-			x.New = a.numberStandIn(x.Old, a.r.Replace(code, x.Old))
+			// A tax id's stand-in is a tax id (of digits: taxID); any
+			// other identifying number keeps a code's shape.
+			nc := code
+			if c == TaxID && allDigits(x.Old) {
+				nc = TaxID
+			}
+			x.New = a.numberStandIn(x.Old, a.r.Replace(nc, x.Old))
 		} else if x.Old = t.content(body); x.Old != "" {
-			x.New = a.r.Replace(c, x.Old)
+			x.New = a.r.replaceCased(c, x.Old)
 		} else {
 			return
 		}
@@ -119,10 +134,11 @@ func (a *anonymizer) payload(p *pass, body []byte) ([]byte, []replaced, error) {
 	var all []replaced
 	write := func(x replaced) {
 		out = append(out, body[at:x.Start]...)
-		if x.number {
+		switch {
+		case x.number:
 			out = append(out, x.New...)
-		} else {
-			out = jsonstr.Append(out, x.New)
+		default:
+			out = appendLike(out, body[x.Start:x.End], x.New)
 		}
 		at = x.End
 		all = append(all, x)
@@ -134,15 +150,31 @@ func (a *anonymizer) payload(p *pass, body []byte) ([]byte, []replaced, error) {
 			return
 		}
 		x := replaced{Class: Echo, Start: t.s, End: t.e, text: true}
-		if t.kind == numberToken {
+		// A bank object's account first: met in the first reading, it is
+		// in the dictionary, and found there it was counted an echo.
+		bank := kinds[t.obj]&bankObject != 0 && t.kind != keyToken
+		if bank {
+			if x.number = t.kind == numberToken; x.number {
+				x.Old = string(body[t.s:t.e])
+			} else {
+				x.Old = t.view(body)
+			}
+			x.New = p.bankObjectValue(lastKey(t.path), x.Old, x.number)
+		}
+		if bank && x.New != x.Old {
+			// replaced as the bank object's account
+		} else if t.kind == numberToken {
 			x.Old, x.number = string(body[t.s:t.e]), true
 			x.New = p.labelledNumber(lastKey(t.path), x.Old)
 		} else if t.kind == keyToken {
 			x.Old = t.view(body)
 			x.New = p.str(x.Old)
-		} else {
-			x.Old = t.view(body)
+		} else if x.Old = t.view(body); kinds[t.obj]&base64Object != 0 && lastKey(t.path) == "text" && a.base64Into(p, x.Old, &x.New) {
+			// a HAR's body in base64 (harbody.go)
+		} else if !a.nested(p, t.path, x.Old, &x.New) {
+			p.obj = kinds[t.obj]
 			x.New = p.labelled(lastKey(t.path), x.Old, p.str)
+			p.obj = 0
 		}
 		if x.New != x.Old {
 			x.Old, x.Path = strings.Clone(x.Old), shownPath(t.path)
@@ -187,18 +219,34 @@ func (a *anonymizer) fieldClass(p *pass, path []byte) class {
 func (a *anonymizer) scanPayload(p *pass, out []byte, lines bool) error {
 	lc := jsonlex.LineCounter{B: out}
 	line := p.line
+	kinds, err := a.objectKindsOf(p, out)
+	if err != nil {
+		return err
+	}
 	return a.walk(p, out, func(t *token) {
 		if lines {
 			l, _ := lc.At(t.s)
 			p.newLine(line + l - 1)
 		}
-		switch t.kind {
-		case numberToken:
+		switch {
+		case t.kind == numberToken:
 			p.labelledNumber(lastKey(t.path), string(out[t.s:t.e]))
-		case keyToken:
+		case t.kind == keyToken:
 			p.str(t.view(out))
+		case kinds[t.obj]&base64Object != 0 && lastKey(t.path) == "text" && a.base64Into(p, t.view(out), nil):
 		default:
-			p.labelled(lastKey(t.path), t.view(out), p.str)
+			if v := t.view(out); !a.nested(p, t.path, v, nil) {
+				p.obj = kinds[t.obj]
+				p.labelled(lastKey(t.path), v, p.str)
+				p.obj = 0
+			}
+		}
+		switch {
+		case kinds[t.obj]&bankObject == 0:
+		case t.kind == numberToken:
+			p.bankObjectValue(lastKey(t.path), string(out[t.s:t.e]), true)
+		case t.kind == stringToken:
+			p.bankObjectValue(lastKey(t.path), t.view(out), false)
 		}
 	})
 }
@@ -280,6 +328,7 @@ type token struct {
 	kind tokenKind
 	path []byte
 	s, e int
+	obj  int // where the innermost object holding it starts
 }
 
 // content is the value of a string or key token.
@@ -306,12 +355,16 @@ func (t *token) view(b []byte) string {
 func (a *anonymizer) walk(p *pass, b []byte, visit func(t *token)) error {
 	var l jsonlex.Lexer
 	l.Reset(b)
-	t := &token{path: make([]byte, 0, 64)}
+	t := &token{path: append(make([]byte, 0, 64), p.prefix...)}
 	var value func()
 	value = func() {
 		p.tick(1)
 		switch k := l.Peek(); k {
 		case jsonlex.Object:
+			// The object's values know it by where it starts (bankobject.go).
+			outer := t.obj
+			t.obj = l.Pos()
+			defer func() { t.obj = outer }()
 			if !l.Enter() {
 				return
 			}
@@ -394,4 +447,111 @@ func walkStrings(b []byte, fn func(path string, start, end int, v string)) error
 			fn(string(t.path), t.s, t.e, t.content(b))
 		}
 	})
+}
+
+// appendLike appends s as a JSON string written as orig, the string it
+// replaces, was: where orig wrote a character beyond ASCII as a \u escape
+// (a sender of ASCII alone: Python's json.dumps, Jackson's
+// ESCAPE_NON_ASCII), every such character of s is escaped too, its hex in
+// the case of orig's; else as jsonstr.Append writes it. Written as UTF-8,
+// the stand-ins of such a body were the only bytes beyond ASCII in it.
+func appendLike(out, orig []byte, s string) []byte {
+	esc, upper, cased := false, false, false
+	for i := bytes.Index(orig, []byte(`\u`)); i >= 0 && i+6 <= len(orig); {
+		h := orig[i+2 : i+6]
+		if v, err := strconv.ParseUint(string(h), 16, 16); err == nil && v >= utf8.RuneSelf {
+			esc = true
+			// The case of the first escape's hex letters (\u8054 has none).
+			if !cased && bytes.ContainsAny(h, "ABCDEFabcdef") {
+				upper, cased = bytes.ContainsAny(h, "ABCDEF"), true
+			}
+		}
+		j := bytes.Index(orig[i+2:], []byte(`\u`))
+		if j < 0 {
+			break
+		}
+		i += 2 + j
+	}
+	if !esc {
+		return jsonstr.Append(out, s)
+	}
+	hex := "0123456789abcdef"
+	if upper {
+		hex = "0123456789ABCDEF"
+	}
+	u := func(r rune) {
+		out = append(out, '\\', 'u', hex[r>>12&15], hex[r>>8&15], hex[r>>4&15], hex[r&15])
+	}
+	var ascii strings.Builder
+	flush := func() {
+		if ascii.Len() > 0 {
+			b := jsonstr.Append(nil, ascii.String())
+			out = append(out, b[1:len(b)-1]...)
+			ascii.Reset()
+		}
+	}
+	out = append(out, '"')
+	for _, r := range s {
+		if r < utf8.RuneSelf {
+			ascii.WriteRune(r)
+			continue
+		}
+		flush()
+		if r > 0xffff {
+			r1, r2 := utf16.EncodeRune(r)
+			u(r1)
+			u(r2)
+			continue
+		}
+		u(r)
+	}
+	flush()
+	return append(out, '"')
+}
+
+// A string can hold a JSON document of its own: a HAR file's postData.text
+// and content.text (the inspector's export for sharing), or a sender that
+// writes data as a string ("data":"{\"staffName\":…}"). Searched as text,
+// its fields said nothing: a staffName, a staffCode or a document's code
+// there, with no role or shape of its own, was kept, and --check passed
+// the file. Such a string is anonymized as a payload of its own, its paths
+// under the string's (a payload's data written as a string), or from the
+// root when it is an envelope of its own (businessType, requestId: a
+// HAR's request body), and written back as a string.
+
+// maxNested bounds how deep strings of JSON in strings are read.
+const maxNested = 4
+
+// nested anonymizes v, the value of a string at path, as a payload of its
+// own when it is a JSON object or array, and reports whether it was one;
+// the result goes to *out, or with out nil v is scanned as the check scans
+// a payload.
+func (a *anonymizer) nested(p *pass, path []byte, v string, out *string) bool {
+	t := strings.TrimSpace(v)
+	if len(t) < 2 || p.depth >= maxNested || !(t[0] == '{' && t[len(t)-1] == '}' || t[0] == '[' && t[len(t)-1] == ']') {
+		return false
+	}
+	b := []byte(v)
+	prefix := append([]byte(nil), path...)
+	if bytes.Contains(b, []byte(`"businessType"`)) || bytes.Contains(b, []byte(`"requestId"`)) {
+		prefix = nil
+	}
+	outer := p.prefix
+	p.prefix = prefix
+	p.depth++
+	defer func() { p.prefix, p.depth = outer, p.depth-1 }()
+	if out == nil {
+		return a.scanPayload(p, b, false) == nil
+	}
+	n, repl, err := a.payload(p, b)
+	if err != nil {
+		return false
+	}
+	for _, x := range repl {
+		if !x.text {
+			p.counts[x.Class]++
+		}
+	}
+	*out = string(n)
+	return true
 }

@@ -1,8 +1,10 @@
 package anonymize
 
 import (
+	"bytes"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // A capture holds fields the spec does not have, and ERPs name them the
@@ -47,8 +49,11 @@ var genericNameKeys = [...]string{"name", "username", "nickname", "displayname",
 var companyForms = [...]string{"公司", "集团", "商行", "厂", "店", "合作社", "事务所", "研究所", "工作室", "经营部", "门市部"}
 
 // keyClass is the class of the value v of a field named name that the
-// spec does not mark, or "" when it names nobody by its field.
-func (d *dict) keyClass(name, v string) class {
+// spec does not mark, or "" when it names nobody by its field. obj is what
+// the object v stands in says of it (objectKinds): under a bare name key,
+// a goods' name is nobody's, and a company's object names a company
+// whatever its name looks like.
+func (d *dict) keyClass(name, v string, obj objKind) class {
 	if v == "" || name == "" {
 		return ""
 	}
@@ -70,6 +75,13 @@ func (d *dict) keyClass(name, v string) class {
 		switch {
 		case companyShaped(t):
 			return companyName
+		case obj&companyObject != 0:
+			// 华润, 苏宁 beside a tax id or under supplier: a company's
+			// name of a person's characters.
+			return companyName
+		case obj&goodsObject != 0:
+			// 金龙 beside a price or under items: the goods' name.
+			return ""
 		case t == v && d.hanNameAt(v, 0) == len(v) && (d.knownName(v) || plausibleName(v)):
 			return personName
 		}
@@ -220,4 +232,55 @@ func (d *dict) remarkNameAt(s string, i int) int {
 		}
 	}
 	return -1
+}
+
+// An object tells whose name its bare name key holds (objectKinds): the
+// goods' when a sibling key says price, quantity, spec, model or
+// brand, or it stands under items, goods, products, 商品, 物料; a
+// company's when a sibling says tax id, credit code or legal person, or it
+// stands under company, enterprise, supplier, vendor, 公司, 企业, 供应商.
+// A customer, a buyer or a seller may be a person, and tells nothing.
+var (
+	goodsSiblingKeys  = [...]string{"price", "unitprice", "qty", "quantity", "sku", "spec", "specification", "model", "brand", "barcode", "itemcode", "goodscode", "productcode", "单价", "数量", "规格", "型号", "品牌", "条码", "物料编码", "商品编码"}
+	goodsParentKeys   = [...]string{"items", "item", "goods", "good", "products", "product", "commodity", "commodities", "materials", "material", "skus", "商品", "物料", "货品", "产品", "商品明细"}
+	companySibKeys    = [...]string{"taxno", "taxid", "taxcode", "taxnumber", "creditcode", "uscc", "socialcreditcode", "legalperson", "legalrepresentative", "legalrep", "registeredcapital", "nsrsbh", "税号", "统一社会信用代码", "信用代码", "法人", "法定代表人", "注册资本"}
+	companyParentKeys = [...]string{"company", "enterprise", "supplier", "vendor", "corp", "corporation", "org", "organization", "firm", "merchant", "公司", "企业", "供应商", "单位", "商户"}
+)
+
+func goodsSiblingKey(k string) bool   { return foldedIs(k, goodsSiblingKeys[:]) }
+func goodsParentKey(k string) bool    { return foldedIs(k, goodsParentKeys[:]) }
+func companySiblingKey(k string) bool { return foldedIs(k, companySibKeys[:]) }
+func companyParentKey(k string) bool  { return foldedIs(k, companyParentKeys[:]) }
+
+// mayHoldNamedObject is a quick look for a bare name key and a key that
+// could tell whose name it is, so that a payload without them is walked
+// no more. It reads each key once, where its quote and colon close it
+// (the words stand in values too: 公司 in every company's name).
+func mayHoldNamedObject(b []byte) bool {
+	bare, other := false, false
+	for i := 0; i < len(b); {
+		j := bytes.Index(b[i:], []byte(`":`))
+		if j < 0 {
+			break
+		}
+		e := i + j
+		i = e + 2
+		from := max(0, e-64)
+		q := bytes.LastIndexByte(b[from:e], '"')
+		if q < 0 || from+q+1 == e {
+			continue
+		}
+		key := b[from+q+1 : e]
+		k := unsafe.String(&key[0], len(key))
+		switch {
+		case genericNameKey(k):
+			bare = true
+		case goodsSiblingKey(k), goodsParentKey(k), companySiblingKey(k), companyParentKey(k):
+			other = true
+		}
+		if bare && other {
+			return true
+		}
+	}
+	return false
 }

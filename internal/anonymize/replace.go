@@ -121,6 +121,50 @@ func (r *replacer) Replace(c class, v string) string {
 	return s
 }
 
+// replaceCased is Replace, but a tax id written in lower case
+// (91310115ma1fl3xk9d: a system that lower-cases what it stores) is the
+// id in capitals, as GB 32100 writes it: one stand-in wherever it
+// stands, in whatever case, and a valid code. Drawn from the lower-case
+// form it kept that form's shape only (29073648ie7xu1rz0p: no region, no
+// check characters) and differed from the same id's stand-in in a text.
+// The stand-in is written in the case of the original (caseLike).
+func (r *replacer) replaceCased(c class, v string) string {
+	if c != TaxID || !alnum(v) || !strings.ContainsFunc(v, func(r rune) bool { return r >= 'a' && r <= 'z' }) {
+		return r.Replace(c, v)
+	}
+	return caseLike(v, r.Replace(c, strings.ToUpper(v)))
+}
+
+// caseLike writes standIn, an id drawn for orig in capitals, in orig's
+// case: a letter where orig has a letter in that letter's case, any other
+// letter in the case most of orig's letters are in. A lower-case id that
+// came back in capitals told a reader which ids had been replaced, and a
+// receiver that compares them as stored found no match.
+func caseLike(orig, standIn string) string {
+	lo, up := 0, 0
+	for i := 0; i < len(orig); i++ {
+		switch c := orig[i]; {
+		case c >= 'a' && c <= 'z':
+			lo++
+		case c >= 'A' && c <= 'Z':
+			up++
+		}
+	}
+	if lo == 0 || len(orig) != len(standIn) {
+		return standIn
+	}
+	b := []byte(standIn)
+	for i, c := range b {
+		if c < 'A' || c > 'Z' {
+			continue
+		}
+		if o := orig[i]; o >= 'a' && o <= 'z' || !isLetter(o) && lo >= up {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
 // settle draws again every stand-in that is itself a value the run
 // replaced. Replace avoids the values met before it, but a value met after
 // (a later record's staff code YG6220, the stand-in of an earlier one's)
@@ -284,7 +328,8 @@ func digitalInvoiceNumber(f *fake.Faker, v string) (string, bool) {
 }
 
 // datedNumber keeps the prefix and the date of an ERP document number
-// written PREFIX+yyyyMMdd+sequence (SKD202603180001: domain notes §5) and
+// written PREFIX+yyyyMMdd+sequence (SKD202603180001: domain notes §5), or
+// the year and month of one written PREFIX+yyyyMM+four digits, and
 // draws another sequence; ok is false for any other value. The date is
 // the document's, which the payload's dates keep anyway; drawn like any
 // other digits it became no date (SKD598158530565), and a receiver that
@@ -293,6 +338,14 @@ func datedNumber(f *fake.Faker, v string) (string, bool) {
 	i := 0
 	for i < len(v) && isLetter(v[i]) {
 		i++
+	}
+	// Kingdee's PREFIX+yyyyMM+four-digit sequence (XSDD2026030020,
+	// domain notes §5) keeps its year and month: ten digits exactly, so
+	// that no yyyyMMdd number is read so.
+	if i >= 2 && len(v)-i == 10 && allDigits(v[i:]) {
+		if ym := v[i : i+6]; ym >= "200001" && ym < "210000" && ym[4:] >= "01" && ym[4:] <= "12" {
+			return v[:i+6] + sameShape(f, v[i+6:], false), true
+		}
 	}
 	// Two letters at least (AR, SKD, CGDD), then the date and a sequence
 	// of four digits at least, digits only.
@@ -415,6 +468,23 @@ func replaceRunes(f *fake.Faker, s string) string {
 // identity card number, so the stand-in is still a person's id, as a
 // receiver that tells the two apart reads it. Anything else keeps its shape.
 func taxID(f *fake.Faker, v string) string {
+	if !allDigits(v) {
+		return taxIDDraw(f, v)
+	}
+	// An id of digits alone (written as a JSON number, or typed so) gets
+	// a stand-in of digits alone: a letter there could not be written in
+	// a number, and written as one it took the original's digit.
+	for range 64 {
+		if s := taxIDDraw(f, v); allDigits(s) {
+			return s
+		}
+	}
+	return sameShape(f, v, false)
+}
+
+// taxIDDraw is taxID's draw: a unified social credit code's body of
+// digits where v's is, an old number or an identity card otherwise.
+func taxIDDraw(f *fake.Faker, v string) string {
 	switch {
 	case len(v) == 18 && (taxid.ValidResidentID(v) || residentIDLike(v) && !taxid.ValidUSCC(v)):
 		return idCardStandIn(f)
@@ -425,6 +495,12 @@ func taxID(f *fake.Faker, v string) string {
 	switch {
 	case len(v) == 18 && usccChars(v):
 		u[0], u[1] = v[0], v[1]
+		if allDigits(v[8:16]) && !allDigits(string(u[8:16])) {
+			// A pre-2015 firm's numeric organisation code stays one.
+			copy(u[8:16], sameShape(f, "50000000", false))
+			u[8] = '5' + byte(f.Rand().IntN(3))
+			u[16], _ = taxid.OrgCodeCheck(string(u[8:16]))
+		}
 		u[17], _ = taxid.USCCCheck(string(u[:17]))
 		return string(u)
 	case len(v) == 15 && allDigits(v):

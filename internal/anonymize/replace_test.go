@@ -279,6 +279,10 @@ func TestDatedNumbersKeepTheirDate(t *testing.T) {
 		{"AR202609180094", "AR20260918"},
 		{"CGFP2026102819166535", "CGFP20261028"}, // send's numbers, 8-digit sequence
 		{"SKD202402290012", "SKD20240229"},
+		// Kingdee's PREFIX+yyyyMM+four-digit sequence (XSDD2026030020,
+		// domain notes §5) keeps its year and month.
+		{"XSDD2026030020", "XSDD202603"},
+		{"CGDD2025120007", "CGDD202512"},
 	}
 	for _, tt := range tests {
 		out := r.Replace(code, tt.in)
@@ -289,7 +293,7 @@ func TestDatedNumbersKeepTheirDate(t *testing.T) {
 	}
 	// What only looks like it: no letters before it, a month or day no
 	// calendar has, too short a sequence, a year out of the ERP's range.
-	for _, in := range []string{"202603180001", "SKD202613180001", "SKD202302290001", "SKD20260318001", "SKD189912310001", "SKD00000365"} {
+	for _, in := range []string{"202603180001", "SKD202613180001", "SKD202302290001", "SKD20260318001", "SKD189912310001", "SKD00000365", "XSDD2026130020", "XSDD1899030020"} {
 		if out := r.Replace(code, in); strings.HasPrefix(out, in[:len(in)-4]) {
 			t.Errorf("Replace(code, %q) = %q: kept more than its letters", in, out)
 		}

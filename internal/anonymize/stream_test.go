@@ -551,7 +551,8 @@ func TestHeaderNamesAreSearched(t *testing.T) {
 		t.Fatal(err)
 	}
 	names := slices.Sorted(maps.Keys(got.Headers))
-	want := []string{"Content-Type", "X-" + a.r.Replace(mobile, phone), "X-Tenant-" + a.r.Replace(TaxID, tax)}
+	// The stand-in is written in the case the name's tax id was (caseLike).
+	want := []string{"Content-Type", "X-" + a.r.Replace(mobile, phone), "X-Tenant-" + caseLike(tenant[len("X-Tenant-"):], a.r.Replace(TaxID, tax))}
 	slices.Sort(want)
 	if !slices.Equal(names, want) {
 		t.Errorf("headers %q, want %q", names, want)

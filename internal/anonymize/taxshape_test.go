@@ -1,9 +1,12 @@
 package anonymize
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"testing"
+
+	"github.com/whsim/whsim/internal/taxid"
 )
 
 // Eighteen digits are a tax id only when its check characters hold: an id
@@ -43,6 +46,44 @@ func TestEighteenDigitsAreATaxIDOnlyWhenTheCheckHolds(t *testing.T) {
 		}
 		if leaks := a.check(context.Background(), body, 1); tt.replaced && len(leaks) == 0 {
 			t.Errorf("%s: --check finds no leak in the original %s", tt.name, body)
+		}
+	}
+}
+
+// A tax id field written as a JSON number (a valid all-digit unified
+// social credit code, an old 15-digit number) gets a tax id's stand-in
+// that is a JSON number too: digits only, both check characters valid,
+// the same as the id's stand-in in text; no digit of it is copied from the
+// original where the stand-in had a letter.
+func TestATaxIDAsAJSONNumberGetsAValidNumericStandIn(t *testing.T) {
+	t.Parallel()
+	for _, v := range []string{"911101087566012876", "913101157500107694"} {
+		if !taxid.ValidUSCC(v) {
+			t.Fatalf("%s: the test's id is not valid", v)
+		}
+		a := newTestAnonymizer(t, testKey)
+		body := []byte(`{"businessType":4010,"data":{"taxCode":` + v + `,"comments":"","x":"税号` + v + `"}}`)
+		out, _, err := a.Payload(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			Data struct {
+				TaxCode json.Number
+				X       string
+			}
+		}
+		dec := json.NewDecoder(bytes.NewReader(out))
+		dec.UseNumber()
+		if err := dec.Decode(&got); err != nil {
+			t.Fatalf("%s: %v in %s", v, err, out)
+		}
+		s := got.Data.TaxCode.String()
+		if !allDigits(s) || !taxid.ValidUSCC(s) || s[:2] != v[:2] || s == v {
+			t.Errorf("%s became %s: want another valid code of digits, %s first", v, s, v[:2])
+		}
+		if got.Data.X != "税号"+s {
+			t.Errorf("%s: in text it became %q, in the field %s", v, got.Data.X, s)
 		}
 	}
 }

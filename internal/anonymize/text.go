@@ -4,7 +4,9 @@ import (
 	"context"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/taxid"
 )
@@ -26,6 +28,13 @@ type pass struct {
 	leaks  []Leak
 	seen   map[string]bool // leaks already reported on this line
 	ticks  int
+	// obj is what the object holding the value labelled reads says of
+	// it (objKind): set around that call only.
+	obj objKind
+	// prefix starts the paths of a JSON document read from a string
+	// (nested), depth counts how deep such documents are.
+	prefix []byte
+	depth  int
 }
 
 // stop carries a cancelled context out of a traversal to its recover.
@@ -201,19 +210,21 @@ func (p *pass) between(s string) string {
 					}
 				}
 			}
-			if run := s[i+pre : j]; !word && !d.isStandIn(run) {
+			// A stand-in written in lower case (caseLike) is one too.
+			if run := s[i+pre : j]; !word && !d.isStandIn(run) && !d.isStandIn(strings.ToUpper(run)) {
 				if c := identifierClass(strings.ToUpper(run)); c != "" {
 					if pre > 0 {
 						grow(i)
 						b = append(b, s[i:i+pre]...)
 						i += pre
 					}
+					orig := run
 					run = strings.ToUpper(run)
 					if p.check {
 						p.leak(string(c), run)
 					} else {
 						grow(i)
-						b = append(b, p.a.r.Replace(c, run)...)
+						b = append(b, caseLike(orig, p.a.r.Replace(c, run))...)
 						p.counts[c]++
 						i = j
 						continue
@@ -245,9 +256,21 @@ func (p *pass) between(s string) string {
 // fields that is, as a whole, a code the run replaced or a mobile or
 // identity-card number; any other number (an amount, a rate, a time) is
 // kept, digit for digit.
-func (p *pass) number(v string) string {
+//
+// Under a field named for a measure (amount, qty, price, total, 金额,
+// 数量: measureKey) a number shaped like a mobile is the measure it is
+// named for (13800000000 cents, a count): only a value the run replaced
+// elsewhere is replaced there.
+func (p *pass) number(name, v string) string {
 	d := p.a.r.dict
-	if !allDigits(v) || d.isStandIn(v) {
+	measure := measureKey(name)
+	if !allDigits(v) {
+		if measure {
+			return v
+		}
+		return p.mobileNumber(v)
+	}
+	if d.isStandIn(v) {
 		return v
 	}
 	if e := d.m[v]; e != nil && e.orig && len(v) >= minDigitsEcho {
@@ -255,8 +278,17 @@ func (p *pass) number(v string) string {
 			p.leak(string(e.class)+" (replaced elsewhere)", v)
 			return v
 		}
-		p.counts[Echo]++
+		// A mobile met as a number in the first reading is counted as
+		// the mobile it is, not as an echo of itself.
+		if c := identifierClass(v); c == e.class {
+			p.counts[c]++
+		} else {
+			p.counts[Echo]++
+		}
 		return p.a.numberStandIn(v, e.new)
+	}
+	if measure {
+		return v
 	}
 	if c := identifierClass(v); c != "" {
 		if p.check {
@@ -266,7 +298,96 @@ func (p *pass) number(v string) string {
 		p.counts[c]++
 		return p.a.numberStandIn(v, p.a.r.Replace(c, v))
 	}
+	// A mobile with its country code glued to it (8613812345678), as
+	// text writes it: the code is kept, the number is the mobile's.
+	if len(v) == 13 && v[:2] == "86" && identifierClass(v[2:]) == mobile && !d.isStandIn(v[2:]) {
+		if p.check {
+			p.leak(string(mobile), v)
+			return v
+		}
+		if s := p.a.r.Replace(mobile, v[2:]); len(s) == 11 {
+			p.counts[mobile]++
+			return v[:2] + s
+		}
+	}
 	return v
+}
+
+// mobileNumber returns the stand-in of a JSON number with a fraction or
+// an exponent whose value is a mobile (1.3812345678E10, 13812345678.0: a
+// sender that keeps phones as doubles), written in the same form: its
+// digits are the stand-in's, its point and exponent where they were (a
+// fraction longer where the original had trailing zeros the exponent
+// filled in: 1.38123456E10 is 13812345600). Any other number is kept.
+func (p *pass) mobileNumber(v string) string {
+	intPart, frac, exp, ok := splitNumber(v)
+	if !ok {
+		return v
+	}
+	m, shift, ok := integerValue(intPart+frac, len(frac), exp)
+	if !ok || identifierClass(m) != mobile || p.a.r.dict.isStandIn(m) {
+		return v
+	}
+	if p.check {
+		p.leak(string(mobile), v)
+		return v
+	}
+	s := p.a.r.Replace(mobile, m)
+	if len(s) != len(m) {
+		return v
+	}
+	lead := len(intPart+frac) - len(strings.TrimLeft(intPart+frac, "0"))
+	digits := (intPart + frac)[:lead] + s + strings.Repeat("0", max(0, -shift))
+	if len(intPart) > len(digits) {
+		return v
+	}
+	n := digits[:len(intPart)]
+	if rest := digits[len(intPart):]; rest != "" || strings.Contains(v, ".") {
+		n += "." + rest
+	}
+	p.counts[mobile]++
+	return n + v[len(v)-len(exp):]
+}
+
+// splitNumber splits a JSON number without a sign into its integer
+// digits, its fraction's digits and its exponent as written (e+10, E10,
+// ""); ok is false for a negative number.
+func splitNumber(v string) (intPart, frac, exp string, ok bool) {
+	if v == "" || v[0] == '-' {
+		return "", "", "", false
+	}
+	if i := strings.IndexAny(v, "eE"); i >= 0 {
+		v, exp = v[:i], v[i:]
+	}
+	intPart, frac, _ = strings.Cut(v, ".")
+	return intPart, frac, exp, allDigits(intPart) && allDigits(frac)
+}
+
+// integerValue returns the digits of the integer a number's digits d with
+// fracLen of them after the point and the exponent exp stand for (no
+// leading zeros), and how many zeros the exponent adds (negative: how many
+// of d's last digits are zeros after the point); ok is false when it is
+// no integer, or longer than any identifier.
+func integerValue(d string, fracLen int, exp string) (string, int, bool) {
+	e := 0
+	if exp != "" {
+		n, err := strconv.Atoi(strings.TrimPrefix(exp[1:], "+"))
+		if err != nil || n > 40 || n < -40 {
+			return "", 0, false
+		}
+		e = n
+	}
+	shift := e - fracLen
+	if shift >= 0 {
+		d += strings.Repeat("0", shift)
+	} else {
+		if -shift > len(d) || strings.TrimLeft(d[len(d)+shift:], "0") != "" {
+			return "", 0, false
+		}
+		d = d[:len(d)+shift]
+	}
+	d = strings.TrimLeft(d, "0")
+	return d, shift, d != "" && len(d) <= 30
 }
 
 func (p *pass) leak(kind, text string) {
@@ -582,4 +703,34 @@ func (p *pass) addresses(v string) string {
 		return v
 	}
 	return b.String()
+}
+
+// measureSuffixes end the names of fields that hold a measure, folded to
+// lower case without "_", "-" and spaces: an amount, a quantity, a price,
+// a count, a time.
+var measureSuffixes = [...]string{"amount", "amt", "qty", "quantity", "price", "total", "sum", "balance", "fee", "count", "weight",
+	"time", "date", "timestamp", "ts", "金额", "数量", "单价", "价格", "总额", "合计", "余额", "费用", "重量", "时间", "日期", "本位币"}
+
+// measureKey reports whether name, a field's, ends with one of
+// measureSuffixes (a word of its own for the ASCII ones: totalAmount,
+// item_qty, createTime; not ts in contacts).
+func measureKey(name string) bool {
+	if name == "" {
+		return false
+	}
+	if name[len(name)-1] >= utf8.RuneSelf {
+		for _, l := range measureSuffixes {
+			if l[0] >= utf8.RuneSelf && strings.HasSuffix(name, l) {
+				return true
+			}
+		}
+		return false
+	}
+	k := foldKey(name)
+	for _, l := range measureSuffixes {
+		if l[0] < utf8.RuneSelf && k.endsWithWord(l) {
+			return true
+		}
+	}
+	return false
 }

@@ -33,6 +33,8 @@ const helpLong = `Turn captured production calls into fixtures that are safe to 
 to a bug report. Reads payloads (one JSON document, an array of them, or
 NDJSON) or capture records (whsim listen --capture) and writes the same kind
 (into a .ndjson file, a document or an array as NDJSON, one value a line).
+A string that holds a JSON document (data sent as a string, a HAR export's
+bodies, base64 and gzip ones too) is anonymized as a payload.
 
 What identifies someone, from the spec model: people's names and employee
 codes, company names and customer codes, tax ids, invoice numbers and titles,
@@ -78,7 +80,8 @@ of four; after its label, 卡号, 银行卡, card no., or under a field so named
 bankCard, any check digit), a bank account after its label (账号, 账户, 开户行及账号, account, Acct No.:
 a bank's name, then 9 to 30 digits, and each one listed after it, 账号 1202… 或 6217…; or right after a bank's name, 中国工商银行杭州分行
 1202…, 工行 1202 …, or where money is sent, 汇款至, 打款至, remit to; or under a field, query parameter or
-header so named: 开户账号, bankAccount, account_no, also a parameter of a URL
+header so named: 开户账号, bankAccount, account_no, or under no, id or 号码 in
+an object a key of which says bank or account, {"bank":{"no":"1202…"}}, also a parameter of a URL
 written in text, its query or fragment: …/ar#acct=1202…), a person's name in pinyin (a common
 surname and given name, either order: Zhang Wei, ZHANG Wei, Wei Zhang), a
 person's name in characters after its role (联系人张伟, 经办人：李娜, 经办：李娜) or under a

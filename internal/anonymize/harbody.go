@@ -1,0 +1,80 @@
+package anonymize
+
+import (
+	"bytes"
+	"encoding/base64"
+	"unicode/utf8"
+)
+
+// A HAR file (the inspector's export, for sharing) holds a body that is
+// not UTF-8, or that came compressed, in base64: its postData or content
+// has "encoding": "base64" beside its "text". Kept as it was, such a text
+// carried every name and tax id of the call while --check passed the
+// file. It is decoded (and decompressed, gzip or deflate by their magic
+// bytes), anonymized as a body is (a payload, else text), compressed
+// again and written back in base64; in a check it is scanned so.
+
+// base64Body returns v, a body in base64, anonymized (see above); v itself
+// when its bytes are not text or nothing changed. ok is false when v is no
+// base64: it is then text like any other, and searched as such.
+func (a *anonymizer) base64Body(p *pass, v string) (_ string, ok bool) {
+	raw, err := base64.StdEncoding.DecodeString(v)
+	if err != nil || len(raw) == 0 {
+		return v, false
+	}
+	return a.base64Decoded(p, v, raw), true
+}
+
+func (a *anonymizer) base64Decoded(p *pass, v string, raw []byte) string {
+	enc := ""
+	switch {
+	case len(raw) >= 2 && raw[0] == 0x1f && raw[1] == 0x8b:
+		enc = "gzip"
+	case len(raw) >= 2 && raw[0] == 0x78 && (uint(raw[0])<<8|uint(raw[1]))%31 == 0:
+		enc = "deflate"
+	}
+	b, err := decompress(raw, enc)
+	if err != nil {
+		b, enc = raw, ""
+	}
+	gb, isGB := gbText(b, "")
+	if !utf8.Valid(b) && !isGB {
+		return v // an image, a file: no text to search
+	}
+	if isGB {
+		if p.check {
+			a.scanBody(p, gb)
+			return v
+		}
+		out, _, err := a.payload(p, gb)
+		if err != nil {
+			out = []byte(p.query(string(gb)))
+		}
+		if bytes.Equal(out, gb) {
+			return v
+		}
+		return base64.StdEncoding.EncodeToString(compress(gbEncode(out, gb, b), b, raw, enc))
+	}
+	if p.check {
+		a.scanBody(p, b)
+		return v
+	}
+	out, _, err := a.payload(p, b)
+	if err != nil {
+		out = []byte(p.query(string(b)))
+	}
+	if bytes.Equal(out, b) {
+		return v
+	}
+	return base64.StdEncoding.EncodeToString(compress(out, b, raw, enc))
+}
+
+// base64Into is base64Body with its result in *out (none with out nil),
+// for a switch: it reports whether v was base64.
+func (a *anonymizer) base64Into(p *pass, v string, out *string) bool {
+	s, ok := a.base64Body(p, v)
+	if ok && out != nil {
+		*out = s
+	}
+	return ok
+}

@@ -1,0 +1,93 @@
+package anonymize
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+)
+
+// A HAR's body in base64 (compressed, or not UTF-8) is decoded,
+// anonymized as a body and written back in base64, compressed as it was;
+// --check reads it so.
+func TestHARBodiesInBase64AreAnonymized(t *testing.T) {
+	t.Parallel()
+	envelope := `{"requestId":"7f1c2d3e-1111-4a5b-9c8d-0123456789ab","businessType":4010,"data":{"staffCode":"0038","staffName":"张伟","comments":"手机13812345678"}}`
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	w.Write([]byte(envelope))
+	w.Close()
+	for _, tt := range []struct {
+		name    string
+		raw     []byte
+		gzipped bool
+	}{{"gzip", gz.Bytes(), true}, {"plain", []byte(envelope), false}} {
+		text := base64.StdEncoding.EncodeToString(tt.raw)
+		har := `{"log":{"entries":[{"request":{"postData":{"mimeType":"application/json","encoding":"base64","text":"` + text + `"}}}]}}`
+		a := newTestAnonymizer(t, testKey)
+		out, _, err := a.Payload([]byte(har))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h struct {
+			Log struct {
+				Entries []struct {
+					Request struct {
+						PostData struct{ Encoding, Text string }
+					}
+				}
+			}
+		}
+		mustUnmarshal(t, out, &h)
+		pd := h.Log.Entries[0].Request.PostData
+		b, err := base64.StdEncoding.DecodeString(pd.Text)
+		if err != nil || pd.Encoding != "base64" {
+			t.Fatalf("%s: postData %+v: %v", tt.name, pd, err)
+		}
+		if tt.gzipped {
+			r, err := gzip.NewReader(bytes.NewReader(b))
+			if err != nil {
+				t.Fatalf("%s: no longer gzip: %v", tt.name, err)
+			}
+			if b, err = io.ReadAll(r); err != nil {
+				t.Fatalf("%s: the body does not decompress: %v", tt.name, err)
+			}
+		}
+		for _, orig := range []string{"0038", "张伟", "13812345678"} {
+			if strings.Contains(string(b), orig) {
+				t.Errorf("%s: %s survives in the body %s", tt.name, orig, b)
+			}
+		}
+		if !json.Valid(b) {
+			t.Errorf("%s: the body is no longer JSON: %s", tt.name, b)
+		}
+		if leaks := a.check(context.Background(), out, 1); len(leaks) != 0 {
+			t.Errorf("%s: --check finds %v", tt.name, leaks)
+		}
+		if leaks := newTestAnonymizer(t, testKey).check(context.Background(), []byte(har), 1); len(leaks) == 0 {
+			t.Errorf("%s: --check finds no mobile in the original", tt.name)
+		}
+	}
+}
+
+// A "text" beside "encoding": "base64" that is no base64 is text like any
+// other, and searched as such.
+func TestATextBesideBase64ThatIsNoBase64IsSearched(t *testing.T) {
+	t.Parallel()
+	a := newTestAnonymizer(t, testKey)
+	body := `{"postData":{"encoding":"base64","text":"联系人张伟 13812345678"}}`
+	out, _, err := a.Payload([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(out), "张伟") || strings.Contains(string(out), "13812345678") {
+		t.Errorf("kept: %s", out)
+	}
+	if leaks := a.check(context.Background(), []byte(body), 1); len(leaks) == 0 {
+		t.Errorf("--check finds nothing in %s", body)
+	}
+}
