@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -120,35 +118,4 @@ func (o Options) Config() (Config, error) {
 func LoopbackOnly(addr net.Addr) bool {
 	a, ok := addr.(*net.TCPAddr)
 	return ok && a.IP.IsLoopback()
-}
-
-// gcPercent is a receiver's GOGC unless the environment sets one.
-const gcPercent = 400
-
-// memoryLimit is a receiver's GOMEMLIMIT unless the environment sets one.
-const memoryLimit = 256 << 20
-
-// TuneRuntime sets the collector for a receiver under load, where the
-// environment (GOGC, GOMEMLIMIT) does not; restore puts back what was.
-func TuneRuntime() (restore func()) {
-	var undo []func()
-	if os.Getenv("GOGC") == "" {
-		// A receiver keeps little alive (at most the queue's calls) but
-		// allocates per call: collecting at 5x the live heap instead of 2x
-		// took a tenth off its CPU per call under load.
-		old := debug.SetGCPercent(gcPercent)
-		undo = append(undo, func() { debug.SetGCPercent(old) })
-	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		// Large bodies are garbage once recorded; at 5x the live heap
-		// they took RSS to 850 MB. Near this soft limit the collector
-		// runs sooner instead.
-		old := debug.SetMemoryLimit(memoryLimit)
-		undo = append(undo, func() { debug.SetMemoryLimit(old) })
-	}
-	return func() {
-		for _, u := range undo {
-			u()
-		}
-	}
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -122,27 +121,6 @@ func TestLoopbackOnly(t *testing.T) {
 	for _, tt := range tests {
 		if got := LoopbackOnly(tt.addr); got != tt.want {
 			t.Errorf("LoopbackOnly(%v) = %v, want %v", tt.addr, got, tt.want)
-		}
-	}
-}
-
-// TuneRuntime leaves what the environment sets alone and restores what it
-// changed.
-func TestTuneRuntime(t *testing.T) {
-	for _, env := range []struct{ gogc, limit string }{{"", ""}, {"100", "1GiB"}} {
-		t.Setenv("GOGC", env.gogc)
-		t.Setenv("GOMEMLIMIT", env.limit)
-		gc, limit := debug.SetGCPercent(-1), debug.SetMemoryLimit(-1)
-		debug.SetGCPercent(gc)
-		restore := TuneRuntime()
-		nowGC, nowLimit := debug.SetGCPercent(-1), debug.SetMemoryLimit(-1)
-		debug.SetGCPercent(nowGC)
-		if tuned := env.gogc == ""; (nowGC == gcPercent) != tuned || (nowLimit == memoryLimit) != tuned {
-			t.Errorf("GOGC=%q GOMEMLIMIT=%q: GC %d, limit %d", env.gogc, env.limit, nowGC, nowLimit)
-		}
-		restore()
-		if g := debug.SetGCPercent(gc); g != gc || debug.SetMemoryLimit(-1) != limit {
-			t.Errorf("not restored: GC %d, want %d", g, gc)
 		}
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/whsim/whsim/internal/cli/inspector"
 	"github.com/whsim/whsim/internal/cli/listenout"
 	"github.com/whsim/whsim/internal/endpoint"
+	"github.com/whsim/whsim/internal/gctune"
 	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/inspect"
 	"github.com/whsim/whsim/internal/probe"
@@ -401,7 +402,7 @@ func (o *listenOptions) build(ctx context.Context, a *cmdutil.App, cfg receiver.
 			return nil, err
 		}
 	}
-	r.undo = append(r.undo, receiver.TuneRuntime())
+	r.undo = append(r.undo, gctune.Set())
 	r.observe()
 	r.cfg.Idle = func() { r.out.Flush() }
 	r.rcv = receiver.New(r.cfg)
