@@ -437,9 +437,24 @@ func (p *pass) labelledNumber(name, v string) string {
 			return p.a.numberStandIn(v, p.a.r.Replace(chatID, v))
 		}
 	}
-	if !accountKey(name) || !allDigits(v) || len(v) < 9 || len(v) > 30 || v[0] == '0' || p.a.r.dict.isStandIn(v) {
+	if !accountKey(name) || !accountDigits(v) || p.a.r.dict.isStandIn(v) {
 		return p.number(name, v)
 	}
+	return p.accountNumber(v)
+}
+
+// accountDigits says whether v, a JSON number's text, can be an account's
+// number: digits alone, 9 to 30 of them, no leading 0 (a number written
+// with one is not an account's, and no JSON number has one).
+func accountDigits(v string) bool {
+	return allDigits(v) && len(v) >= 9 && len(v) <= 30 && v[0] != '0'
+}
+
+// accountNumber replaces v, a JSON number that its field says is an
+// account's (accountDigits), by a number of its spelling: a card's
+// stand-in where it has a card's shape, else an account's; under --check
+// it is a leak.
+func (p *pass) accountNumber(v string) string {
 	c := bankAccount
 	if bankCardLike(v) {
 		c = bankCard

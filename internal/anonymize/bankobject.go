@@ -181,19 +181,10 @@ func (p *pass) bankObjectValue(name, v string, number bool) string {
 		return v
 	}
 	if number {
-		if !allDigits(v) || len(v) < 9 || len(v) > 30 || v[0] == '0' {
+		if !accountDigits(v) {
 			return v
 		}
-		c := bankAccount
-		if bankCardLike(v) {
-			c = bankCard
-		}
-		if p.check {
-			p.leak(string(c), v)
-			return v
-		}
-		p.counts[c]++
-		return p.a.numberStandIn(v, p.a.r.Replace(c, v))
+		return p.accountNumber(v)
 	}
 	start, end, folded := accountAfter(v, 0, accountFill)
 	if start != 0 || end != len(v) {
