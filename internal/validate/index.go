@@ -3,6 +3,7 @@ package validate
 import (
 	"fmt"
 
+	"github.com/whsim/whsim/internal/jsonlex"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -50,6 +51,8 @@ type member struct {
 	altShapes shapeBits
 	marker    bool
 	hidden    bool
+	// plain says the name can be read with jsonlex's KeyIs (PlainKey).
+	plain bool
 }
 
 // memberAfter is member trying next first: bodies list their members in
@@ -85,7 +88,7 @@ func compile(f spec.Field, inData bool) *node {
 					n.hidden |= 1 << len(n.members)
 				}
 				n.byName[m.Name] = len(n.members)
-				n.members = append(n.members, &member{name: m.Name, node: compile(m, inData), hidden: m.Hidden, marker: m.Marker})
+				n.members = append(n.members, &member{name: m.Name, node: compile(m, inData), hidden: m.Hidden, marker: m.Marker, plain: jsonlex.PlainKey(m.Name)})
 			}
 			if len(n.members) > 64 {
 				panic(fmt.Sprintf("validate: %s has more than 64 members", f.Name))
@@ -119,7 +122,7 @@ func compileData() *node {
 				continue
 			}
 			d.byName[m.Name] = len(d.members)
-			d.members = append(d.members, &member{name: m.Name, node: compile(m, true), shapes: s, marker: m.Marker, hidden: m.Hidden})
+			d.members = append(d.members, &member{name: m.Name, node: compile(m, true), shapes: s, marker: m.Marker, hidden: m.Hidden, plain: jsonlex.PlainKey(m.Name)})
 		}
 	}
 	add(spec.Data(spec.Invoice, spec.Described), inDescribed)
