@@ -53,6 +53,11 @@ type member struct {
 	hidden    bool
 	// plain says the name can be read with jsonlex's KeyIs (PlainKey).
 	plain bool
+	// sampleNext is, in data, the index of the member that follows this
+	// one in the sample shape's model, -1 for none: data holds the
+	// described shape's members first, so the member after the last one
+	// found is, in a sample invoice, often not the next key.
+	sampleNext int8
 }
 
 // memberAfter is member trying next first: bodies list their members in
@@ -130,6 +135,13 @@ func compileData() *node {
 	add(spec.Data(spec.Receipt, spec.Sample), inReceipt)
 	if len(d.members) > 64 {
 		panic("validate: data has more than 64 members")
+	}
+	for _, m := range d.members {
+		m.sampleNext = -1
+	}
+	sample := spec.Data(spec.Invoice, spec.Sample).Fields
+	for j := 1; j < len(sample); j++ {
+		d.members[d.byName[sample[j-1].Name]].sampleNext = int8(d.byName[sample[j].Name])
 	}
 	return d
 }

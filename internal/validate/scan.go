@@ -271,6 +271,15 @@ func (c *checker) object(n *node, idx int) {
 					ref, i, m = r, next, n.members[next]
 				}
 			}
+			if m == nil && n != nil && n.data && next > 0 && !c.v.keysByRead {
+				// A sample invoice's data: the member after the last
+				// one found in the sample shape's model.
+				if j := n.members[next-1].sampleNext; j >= 0 && int(j) != next && n.members[j].plain {
+					if r, ok := c.lx.KeyIs(n.members[j].name); ok {
+						ref, i, m = r, int(j), n.members[j]
+					}
+				}
+			}
 			if m == nil {
 				ref = c.lx.Key(first)
 			}
