@@ -756,6 +756,43 @@ func (l *Lexer) Key(first bool) Key {
 	return k
 }
 
+// KeyIs reads, as Key does, the member's key when it is name, written
+// without escapes, and reports whether it was; when it is not, nothing is
+// read, and Key reads the key. name must be a key Str reads as it is (see
+// PlainKey): then its bytes in quotes are a string Key would read to the
+// same Key, and the comparison replaces reading the string. A validator
+// that expects the members in the model's order reads its keys so.
+func (l *Lexer) KeyIs(name string) (Key, bool) {
+	b, s := l.b, l.i+1
+	e := s + len(name)
+	if e >= len(b) || b[l.i] != '"' || b[e] != '"' || string(b[s:e]) != name {
+		return Key{}, false
+	}
+	l.i = e + 1
+	l.ws()
+	if l.i >= len(l.b) || l.b[l.i] != ':' {
+		l.failf(l.i, "want ':' after a key: %s", l.describe(l.i))
+	}
+	l.i++
+	l.ws()
+	return Key{s: int32(s), e: int32(e)}, true
+}
+
+// PlainKey says whether name may be given to KeyIs: valid UTF-8 with no
+// quote, backslash or control byte, so that Str reads it between quotes as
+// it is.
+func PlainKey(name string) bool {
+	if !utf8.ValidString(name) {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if name[i] < 0x20 || name[i] == '"' || name[i] == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
 // KeyBytes returns a key's unescaped bytes, valid until the next Reset.
 func (l *Lexer) KeyBytes(k Key) []byte {
 	if k.scratch {

@@ -1,6 +1,7 @@
 package jsonlex
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -502,4 +503,102 @@ func TestPositionLineEnds(t *testing.T) {
 			t.Errorf("counter at %d: line %d, column %d; want %d, %d", want[0], line, col, want[1], want[2])
 		}
 	}
+}
+
+// keyRead is what reading a key at the start of b leaves: the key's bytes,
+// where the lexer stands after it, and the error, if any.
+type keyRead struct {
+	key string
+	pos int
+	err string
+}
+
+func readKey(b []byte, name string, is bool) (r keyRead, matched bool) {
+	var l Lexer
+	l.Reset(b)
+	if err := l.Run(func() {
+		var k Key
+		if is {
+			if k, matched = l.KeyIs(name); !matched {
+				r.pos = l.Pos()
+				return
+			}
+		} else {
+			k = l.Key(true)
+		}
+		r.key, r.pos = string(l.KeyBytes(k)), l.Pos()
+	}); err != nil {
+		// KeyIs fails only after a match: its error is Key's.
+		r.err, matched = err.Error(), is
+	}
+	return r, matched
+}
+
+func TestKeyIs(t *testing.T) {
+	for _, tc := range []struct {
+		b, name string
+		match   bool
+	}{
+		{`"收款单" : {`, "收款单", true},
+		{`"收款单":1`, "收款单", true},
+		{`"收款单x":1`, "收款单", false},
+		{`"收款":1`, "收款单", false},
+		{`"\u6536款单":1`, "收款单", false}, // escaped: Key reads it
+		{`"code"`, "code", true},       // then Key's own error: no colon
+		{`"code`, "code", false},
+		{`code":1`, "code", false},
+		{``, "code", false},
+		{`"":1`, "", true},
+	} {
+		got, matched := readKey([]byte(tc.b), tc.name, true)
+		if matched != tc.match {
+			t.Errorf("KeyIs(%q) in %q matched %v, want %v", tc.name, tc.b, matched, tc.match)
+			continue
+		}
+		if !matched {
+			if got.pos != 0 || got.err != "" {
+				t.Errorf("KeyIs(%q) in %q read to %d (%s) without a match", tc.name, tc.b, got.pos, got.err)
+			}
+			continue
+		}
+		if want, _ := readKey([]byte(tc.b), "", false); got != want {
+			t.Errorf("KeyIs(%q) in %q = %+v, Key %+v", tc.name, tc.b, got, want)
+		}
+	}
+	for name, plain := range map[string]bool{"收款单": true, "code": true, "a\"b": false, "a\\b": false, "a\nb": false, "\xff": false} {
+		if PlainKey(name) != plain {
+			t.Errorf("PlainKey(%q) = %v", name, !plain)
+		}
+	}
+}
+
+// FuzzKeyIs: KeyIs, given a plain key, matches exactly when Key would read
+// that key from the same bytes without an escape, and then reads what Key
+// reads, to the same place with the same error; without a match it reads
+// nothing.
+func FuzzKeyIs(f *testing.F) {
+	f.Add([]byte(`"收款单":{}`), "收款单")
+	f.Add([]byte(`"code" :`), "code")
+	f.Add([]byte(`"co\u0064e":1`), "code")
+	f.Add([]byte(`"code"`), "code")
+	f.Fuzz(func(t *testing.T, b []byte, name string) {
+		if !PlainKey(name) {
+			return
+		}
+		got, matched := readKey(b, name, true)
+		want, _ := readKey(b, "", false)
+		escaped := bytes.HasPrefix(b, []byte(`"`)) && !bytes.HasPrefix(b[1:], []byte(name+`"`))
+		if !matched {
+			if got.pos != 0 || got.err != "" {
+				t.Fatalf("no match, yet read to %d (%s)", got.pos, got.err)
+			}
+			if want.key == name && !escaped && want.err == "" {
+				t.Fatalf("Key read %q unescaped, KeyIs did not match", name)
+			}
+			return
+		}
+		if got != want {
+			t.Fatalf("KeyIs %+v, Key %+v", got, want)
+		}
+	})
 }

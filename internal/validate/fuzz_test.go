@@ -124,3 +124,38 @@ func splice(base string, at, cut int, insert []byte) []byte {
 	cut = min(cut, len(base)-at)
 	return append(append([]byte(base[:at]), insert...), base[at+cut:]...)
 }
+
+// FuzzKeysInPlace: the scan that compares the expected member's name with
+// the key in place (jsonlex's KeyIs) finds, on every body, exactly what the
+// scan that reads and looks up every key finds. Run it with
+// -fuzzminimizetime=50x: minimizing each new input grown from its 2.7 KB
+// seeds (two checks an exec) otherwise takes most of a minute's run, which
+// then shows a few dozen execs.
+func FuzzKeysInPlace(f *testing.F) {
+	for _, name := range []string{"receipt.json", "invoice.json", "invoice-sample.json"} {
+		body := load(f, name)
+		f.Add([]byte(body))
+		// Escaped keys, keys out of order, a repeated key, a key cut short.
+		f.Add([]byte(strings.Replace(body, `"收款单"`, `"\u6536款单"`, 1)))
+		f.Add([]byte(strings.Replace(body, `"requestId"`, `"data2"`, 1)))
+		f.Add([]byte(strings.Replace(body, `"code": "CNY",`, `"code": "CNY", "code": "CNY",`, 1)))
+		f.Add([]byte(body[:len(body)/2]))
+	}
+	f.Add([]byte(`{"data":{"收款单":{"收款单编号"`))
+	f.Add([]byte(`{"data":{"收款单":{"收款单编号" x`))
+	fast, err := New(Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	slow, err := New(Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	slow.keysByRead = true
+	f.Fuzz(func(t *testing.T, body []byte) {
+		got, want := fast.Check(body, ""), slow.Check(body, "")
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("keys in place:\n%+v\nkeys read:\n%+v", got, want)
+		}
+	})
+}

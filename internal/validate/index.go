@@ -3,6 +3,7 @@ package validate
 import (
 	"fmt"
 
+	"github.com/whsim/whsim/internal/jsonlex"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -50,6 +51,13 @@ type member struct {
 	altShapes shapeBits
 	marker    bool
 	hidden    bool
+	// plain says the name can be read with jsonlex's KeyIs (PlainKey).
+	plain bool
+	// sampleNext is, in data, the index of the member that follows this
+	// one in the sample shape's model, -1 for none: data holds the
+	// described shape's members first, so the member after the last one
+	// found is, in a sample invoice, often not the next key.
+	sampleNext int8
 }
 
 // memberAfter is member trying next first: bodies list their members in
@@ -85,7 +93,7 @@ func compile(f spec.Field, inData bool) *node {
 					n.hidden |= 1 << len(n.members)
 				}
 				n.byName[m.Name] = len(n.members)
-				n.members = append(n.members, &member{name: m.Name, node: compile(m, inData), hidden: m.Hidden, marker: m.Marker})
+				n.members = append(n.members, &member{name: m.Name, node: compile(m, inData), hidden: m.Hidden, marker: m.Marker, plain: jsonlex.PlainKey(m.Name)})
 			}
 			if len(n.members) > 64 {
 				panic(fmt.Sprintf("validate: %s has more than 64 members", f.Name))
@@ -119,7 +127,7 @@ func compileData() *node {
 				continue
 			}
 			d.byName[m.Name] = len(d.members)
-			d.members = append(d.members, &member{name: m.Name, node: compile(m, true), shapes: s, marker: m.Marker, hidden: m.Hidden})
+			d.members = append(d.members, &member{name: m.Name, node: compile(m, true), shapes: s, marker: m.Marker, hidden: m.Hidden, plain: jsonlex.PlainKey(m.Name)})
 		}
 	}
 	add(spec.Data(spec.Invoice, spec.Described), inDescribed)
@@ -127,6 +135,13 @@ func compileData() *node {
 	add(spec.Data(spec.Receipt, spec.Sample), inReceipt)
 	if len(d.members) > 64 {
 		panic("validate: data has more than 64 members")
+	}
+	for _, m := range d.members {
+		m.sampleNext = -1
+	}
+	sample := spec.Data(spec.Invoice, spec.Sample).Fields
+	for j := 1; j < len(sample); j++ {
+		d.members[d.byName[sample[j-1].Name]].sampleNext = int8(d.byName[sample[j].Name])
 	}
 	return d
 }

@@ -259,7 +259,30 @@ func (c *checker) object(n *node, idx int) {
 	if c.lx.Enter() {
 		for first := true; ; first = false {
 			keyOff := c.lx.Pos()
-			ref := c.lx.Key(first)
+			// A body lists its members in the model's order, mostly:
+			// the member after the last one found is compared with the
+			// key in place, which then needs neither reading as a string
+			// nor looking up (the same key, read faster).
+			var ref jsonlex.Key
+			var i int
+			var m *member
+			if n != nil && !n.free && next < len(n.members) && n.members[next].plain && !c.v.keysByRead {
+				if r, ok := c.lx.KeyIs(n.members[next].name); ok {
+					ref, i, m = r, next, n.members[next]
+				}
+			}
+			if m == nil && n != nil && n.data && next > 0 && !c.v.keysByRead {
+				// A sample invoice's data: the member after the last
+				// one found in the sample shape's model.
+				if j := n.members[next-1].sampleNext; j >= 0 && int(j) != next && n.members[j].plain {
+					if r, ok := c.lx.KeyIs(n.members[j].name); ok {
+						ref, i, m = r, int(j), n.members[j]
+					}
+				}
+			}
+			if m == nil {
+				ref = c.lx.Key(first)
+			}
 			kb := c.lx.KeyBytes(ref)
 			k := c.lx.Peek()
 			c.path = append(c.path, seg{key: ref, idx: -1})
@@ -276,7 +299,9 @@ func (c *checker) object(n *node, idx int) {
 					c.value(n.elem, k)
 				}
 			default:
-				i, m := n.memberAfter(kb, next)
+				if m == nil {
+					i, m = n.memberAfter(kb, next)
+				}
 				if m == nil {
 					c.dupFree(base, ref, kb, keyOff)
 					c.emit(rUnknown, keyOff, "", "%s is not a field of %s", quoteKey(kb), nodeTitle(n))
