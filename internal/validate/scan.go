@@ -248,6 +248,32 @@ func (c *checker) dropKeys(base int) {
 
 // object scans an object described by n (nil: not described). idx is the
 // array index of the element it is, or -1.
+// keyInPlace reads the next key when it is the member a body lists next,
+// compared in place (jsonlex's KeyIs), which then needs neither reading
+// as a string nor looking up: the same key, read faster. Bodies list their
+// members in the model's order, mostly; next is the member after the last
+// one found, and a sample invoice's data, which lists the described
+// shape's members first, also tries the one after it in the sample shape's
+// model. m is nil, and nothing read, when the key is neither.
+func (c *checker) keyInPlace(n *node, next int) (ref jsonlex.Key, i int, m *member) {
+	if n == nil || n.free || c.v.keysByRead {
+		return ref, 0, nil
+	}
+	if next < len(n.members) && n.members[next].plain {
+		if r, ok := c.lx.KeyIs(n.members[next].name); ok {
+			return r, next, n.members[next]
+		}
+	}
+	if n.data && next > 0 {
+		if j := int(n.members[next-1].sampleNext); j >= 0 && j != next && n.members[j].plain {
+			if r, ok := c.lx.KeyIs(n.members[j].name); ok {
+				return r, j, n.members[j]
+			}
+		}
+	}
+	return ref, 0, nil
+}
+
 func (c *checker) object(n *node, idx int) {
 	start := c.lx.Pos()
 	base := len(c.keys)
@@ -259,27 +285,7 @@ func (c *checker) object(n *node, idx int) {
 	if c.lx.Enter() {
 		for first := true; ; first = false {
 			keyOff := c.lx.Pos()
-			// A body lists its members in the model's order, mostly:
-			// the member after the last one found is compared with the
-			// key in place, which then needs neither reading as a string
-			// nor looking up (the same key, read faster).
-			var ref jsonlex.Key
-			var i int
-			var m *member
-			if n != nil && !n.free && next < len(n.members) && n.members[next].plain && !c.v.keysByRead {
-				if r, ok := c.lx.KeyIs(n.members[next].name); ok {
-					ref, i, m = r, next, n.members[next]
-				}
-			}
-			if m == nil && n != nil && n.data && next > 0 && !c.v.keysByRead {
-				// A sample invoice's data: the member after the last
-				// one found in the sample shape's model.
-				if j := n.members[next-1].sampleNext; j >= 0 && int(j) != next && n.members[j].plain {
-					if r, ok := c.lx.KeyIs(n.members[j].name); ok {
-						ref, i, m = r, int(j), n.members[j]
-					}
-				}
-			}
+			ref, i, m := c.keyInPlace(n, next)
 			if m == nil {
 				ref = c.lx.Key(first)
 			}
