@@ -37,34 +37,27 @@ func (a *anonymizer) base64Decoded(p *pass, v string, raw []byte) string {
 	if err != nil {
 		b, enc = raw, ""
 	}
+	text := b
 	gb, isGB := gbText(b, "")
-	if !utf8.Valid(b) && !isGB {
+	switch {
+	case isGB:
+		text = gb
+	case !utf8.Valid(b):
 		return v // an image, a file: no text to search
 	}
-	if isGB {
-		if p.check {
-			a.scanBody(p, gb)
-			return v
-		}
-		out, _, err := a.payload(p, gb)
-		if err != nil {
-			out = []byte(p.query(string(gb)))
-		}
-		if bytes.Equal(out, gb) {
-			return v
-		}
-		return base64.StdEncoding.EncodeToString(compress(gbEncode(out, gb, b), b, raw, enc))
-	}
 	if p.check {
-		a.scanBody(p, b)
+		a.scanBody(p, text)
 		return v
 	}
-	out, _, err := a.payload(p, b)
+	out, _, err := a.payload(p, text)
 	if err != nil {
-		out = []byte(p.query(string(b)))
+		out = []byte(p.query(string(text)))
 	}
-	if bytes.Equal(out, b) {
+	if bytes.Equal(out, text) {
 		return v
+	}
+	if isGB {
+		out = gbEncode(out, gb, b)
 	}
 	return base64.StdEncoding.EncodeToString(compress(out, b, raw, enc))
 }
