@@ -3,6 +3,7 @@ package anonymize
 import (
 	"bytes"
 	"encoding/base64"
+	"fmt"
 	"unicode/utf8"
 )
 
@@ -33,6 +34,7 @@ func (a *anonymizer) base64Decoded(p *pass, v string, raw []byte) string {
 	case len(raw) >= 2 && raw[0] == 0x78 && (uint(raw[0])<<8|uint(raw[1]))%31 == 0:
 		enc = "deflate"
 	}
+	magic := enc
 	b, err := decompress(raw, enc)
 	if err != nil {
 		b, enc = raw, ""
@@ -42,6 +44,13 @@ func (a *anonymizer) base64Decoded(p *pass, v string, raw []byte) string {
 	switch {
 	case isGB:
 		text = gb
+	case !utf8.Valid(b) && err != nil:
+		// Its first bytes say gzip or deflate, yet it does not
+		// decompress (cut short, corrupt): what it holds cannot be
+		// searched, and kept as it is it carried the call's names while
+		// the run said it replaced nothing. Refused, as a capture's body
+		// cut short is.
+		panic(stop{fmt.Errorf("a HAR body in base64 starts as %s data but does not decompress (cut short or corrupt), so anonymize cannot tell what it holds; refused rather than passed on as it is", magic)})
 	case !utf8.Valid(b):
 		return v // an image, a file: no text to search
 	}

@@ -91,3 +91,22 @@ func TestATextBesideBase64ThatIsNoBase64IsSearched(t *testing.T) {
 		t.Errorf("--check finds nothing in %s", body)
 	}
 }
+
+// A HAR body in base64 whose first bytes say gzip but which does not
+// decompress (cut short) is refused, as a capture's body cut short is: kept
+// as it was, it carried the call's names while the run said it replaced
+// nothing, and --check passed the file (that it fails is shown on the binary).
+func TestHARBodyInBase64CutShortIsRefused(t *testing.T) {
+	t.Parallel()
+	envelope := `{"requestId":"7f1c2d3e-1111-4a5b-9c8d-0123456789ab","businessType":4010,"data":{"staffCode":"0038","staffName":"张伟","comments":"手机13812345678"}}`
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	w.Write([]byte(envelope))
+	w.Close()
+	cut := gz.Bytes()[:gz.Len()-10]
+	har := []byte(`{"log":{"entries":[{"request":{"postData":{"mimeType":"application/json","encoding":"base64","text":"` + base64.StdEncoding.EncodeToString(cut) + `"}}}]}}`)
+	_, _, err := newTestAnonymizer(t, testKey).Payload(har)
+	if err == nil || !strings.Contains(err.Error(), "starts as gzip data but does not decompress") {
+		t.Errorf("err %v, want the body refused", err)
+	}
+}

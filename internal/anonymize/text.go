@@ -37,7 +37,8 @@ type pass struct {
 	depth  int
 }
 
-// stop carries a cancelled context out of a traversal to its recover.
+// stop carries an error out of a traversal to its recover: a cancelled
+// context, or a body that cannot be searched (base64Decoded).
 type stop struct{ err error }
 
 // tick checks the context every so many steps of work: a single document
