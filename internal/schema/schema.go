@@ -9,6 +9,7 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"unicode"
@@ -293,6 +294,27 @@ func data(k spec.Kind, s spec.Shape, f spec.Field, gen bool) *obj {
 	return o
 }
 
+// closedValues says what each value of a closed enumeration stands for, as
+// the spec gives it (the number a createType name stands for, what a status
+// means): "enum" holds the names alone. "" for other fields.
+func closedValues(f spec.Field) string {
+	if !f.Closed || len(f.Values) == 0 {
+		return ""
+	}
+	parts := make([]string, len(f.Values))
+	for i, v := range f.Values {
+		p := v.Name
+		if f.Numbered {
+			p += fmt.Sprintf(" (%d)", v.Number)
+		}
+		if v.Meaning != "" {
+			p += " " + v.Meaning
+		}
+		parts[i] = p
+	}
+	return ": " + strings.Join(parts, ", ")
+}
+
 // field is the schema of one field. nullable: null is allowed (validate
 // warns and treats the field as absent).
 func field(f spec.Field, nullable, gen bool) *obj {
@@ -308,7 +330,7 @@ func field(f spec.Field, nullable, gen bool) *obj {
 		if f.Hidden {
 			d += " (hidden: only the curl sample bodies carry it)"
 		}
-		o.set("description", d)
+		o.set("description", d+closedValues(f))
 	}
 	typ := any(string(f.Type))
 	if nullable {
