@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/export"
+	"github.com/whsim/whsim/internal/spec"
 )
 
 // docs/concepts.md holds what the commands' help does not say; the flags,
@@ -203,6 +205,29 @@ func TestConceptsSplitsTargetsAsExportDoes(t *testing.T) {
 	for _, got := range flags.FindAllStringSubmatch(string(b), -1) {
 		if got[1] != wantFlags[1] {
 			t.Errorf("concepts.md: vegeta attack ... -duration Ns%s, export prints ...%s", got[1], wantFlags[1])
+		}
+	}
+}
+
+// The generator's choices where the spec is silent are the ones
+// docs/concepts.md states: the 单据状态 of a voided receipt, and the
+// integers the sample shape writes for PASS and REFUSAL. It said a
+// receipt reads 未开始 until submitted, and a voided one (never submitted)
+// reads 已作废; the integers were in no document.
+func TestConceptsStatesTheGeneratorsChoices(t *testing.T) {
+	b, err := os.ReadFile("../../docs/concepts.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(b)), " ")
+	for _, want := range []string{
+		"its void reads 单据状态 " + spec.RecStateVoided,
+		fmt.Sprintf("writes %d for %s and %d for %s", spec.SampleStatus(spec.StatusPass), spec.StatusPass,
+			spec.SampleStatus(spec.StatusRefusal), spec.StatusRefusal),
+		"An invoice's `status` is " + spec.StatusPass + " when it is created",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("docs/concepts.md does not say %q", want)
 		}
 	}
 }

@@ -861,10 +861,11 @@ func (r *Receiver) protocolFindings(c *Call) []validate.Finding {
 	ct := rec.Headers.Get("Content-Type")
 	if ct == "application/json" {
 		// What a sender sends, checked without parsing.
+	} else if ct == "" {
+		// Said in words: quoted, "none" would read as a header that says
+		// none, which a sender may send too.
+		add(ruleContentType, "no content type, the spec sends application/json")
 	} else if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
-		if ct == "" {
-			ct = "none"
-		}
 		add(ruleContentType, "content type "+strconv.Quote(ct)+", the spec sends application/json")
 	}
 	if !r.path.on(rec.Path, rec.RawPath) {

@@ -1079,3 +1079,35 @@ func TestQueryNamedTwice(t *testing.T) {
 		t.Errorf("the same value twice: %+v, want no query-event error", f)
 	}
 }
+
+// TestContentTypeMissingSaidSo: a call without a Content-Type is said to
+// have none, not to have one named "none" (which a sender may send, and
+// which reads the same way quoted).
+func TestContentTypeMissingSaidSo(t *testing.T) {
+	t.Parallel()
+	srv, obs, _ := start(t, Config{})
+	for _, ct := range []string{"", "none"} {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/webhook?businessType="+ev, strings.NewReader(`{}`))
+		if ct != "" {
+			req.Header.Set("Content-Type", ct)
+		}
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	srv.Close()
+	want := []string{"no content type, the spec sends application/json", `content type "none", the spec sends application/json`}
+	for i, w := range want {
+		var got []string
+		for _, f := range obs.calls[i].Findings {
+			if f.Rule == ruleContentType {
+				got = append(got, f.Message)
+			}
+		}
+		if len(got) != 1 || got[0] != w {
+			t.Errorf("call %d: content-type findings %q, want [%q]", i, got, w)
+		}
+	}
+}

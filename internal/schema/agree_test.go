@@ -80,6 +80,9 @@ func mutants(t testing.TB) []mutant {
 					}
 				})
 			}
+			if e.Kind == spec.Invoice {
+				evidenceTaken(e, s, add)
+			}
 			// The data members of the other invoice shape and of the
 			// other document kind: null, which validate reads as absent
 			// (so it mixes no shapes and is no receipt member in an
@@ -105,6 +108,58 @@ func mutants(t testing.TB) []mutant {
 		}
 	}
 	return out
+}
+
+// evidenceTaken adds, for an invoice fixture of shape s, the mutants whose
+// shape validate --shape auto can no longer read from the status: the
+// fixture without its status (its markers tell the shape), and without
+// status and markers under each of the event's body numbers (the number
+// tells: 4000 the sample shape, any other the described one), each also
+// with every wrong value of every field it still has. A schema that takes
+// either shape must hold such a body to the shape validate reads, not let
+// it pass as the other one, whose schema does not know that shape's fields.
+func evidenceTaken(e spec.Event, s spec.Shape, add func(string, func(map[string]any))) {
+	var markers []string
+	for _, sh := range spec.Shapes() {
+		for _, f := range spec.Data(spec.Invoice, sh).Fields {
+			if f.Marker {
+				markers = append(markers, f.Name)
+			}
+		}
+	}
+	type base struct {
+		what   string
+		strip  []string
+		number int
+	}
+	bases := []base{{"without status", []string{spec.FieldStatus}, 0}}
+	for _, n := range e.Numbers() {
+		bases = append(bases, base{fmt.Sprintf("without status and markers, businessType %d", n), append([]string{spec.FieldStatus}, markers...), n})
+	}
+	for _, b := range bases {
+		strip := func(doc map[string]any) {
+			data := doc[spec.FieldData].(map[string]any)
+			for _, n := range b.strip {
+				delete(data, n)
+			}
+			if b.number != 0 {
+				doc[spec.FieldBusinessType] = json.Number(fmt.Sprint(b.number))
+			}
+		}
+		add(b.what, strip)
+		walk(spec.Data(spec.Invoice, s).Fields, []string{spec.FieldData}, func(path []string, f spec.Field) {
+			if slices.Contains(b.strip, path[1]) {
+				return // taken away: a value would put it back
+			}
+			p := strings.Join(path, ".")
+			for _, v := range wrongValues(f) {
+				add(fmt.Sprintf("%s: %s = %s", b.what, p, show(v)), func(doc map[string]any) {
+					strip(doc)
+					setPath(doc, path, v)
+				})
+			}
+		})
+	}
 }
 
 // walk calls fn with the path of every field, depth first; an array's
@@ -450,4 +505,46 @@ func findings(fs []validate.Finding) string {
 		b = append(b, string(f.Severity)+" "+f.Rule+" "+f.Path)
 	}
 	return "[" + strings.Join(b, "; ") + "]"
+}
+
+// TestAjvStrictModeQuiet compiles every JSON Schema document whsim schema
+// prints with Ajv in its default strict mode, as the ajv-cli command of
+// whsim schema --help runs it (testdata/strict.cjs): Ajv must log nothing,
+// since it prints each strict-mode message on stderr at every run. It skips,
+// saying so, where node or the npm validators are missing.
+func TestAjvStrictModeQuiet(t *testing.T) {
+	tools := npmTools(t)
+	dir := t.TempDir()
+	docs := map[string]*obj{"bundle": Bundle(spec.Events(), spec.Shapes())}
+	for _, e := range spec.Events() {
+		docs[e.Name] = Bundle([]spec.Event{e}, spec.Shapes())
+		for _, s := range spec.Shapes() {
+			docs[defName(e, s)] = For(e, s)
+		}
+	}
+	for _, s := range spec.Shapes() {
+		docs["all."+string(s)] = Bundle(spec.Events(), []spec.Shape{s})
+	}
+	var files []string
+	for name, doc := range docs {
+		b, err := Marshal(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name+".json")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+	}
+	slices.Sort(files)
+	cmd := exec.Command("node", append([]string{"testdata/strict.cjs"}, files...)...)
+	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(tools, "node_modules"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node strict.cjs: %v\n%s", err, out)
+	}
+	if want := fmt.Sprintf("compiled %d\n", len(files)); string(out) != want {
+		t.Errorf("Ajv's strict mode said:\n%s", out)
+	}
 }

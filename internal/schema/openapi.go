@@ -97,11 +97,9 @@ func OpenAPI(events []spec.Event) (*obj, error) {
 	schemas := new(obj)
 	hooks := new(obj)
 	for _, e := range events {
-		var refs []any
 		examples := new(obj)
 		for _, s := range spec.Shapes() {
 			schemas.set(defName(e, s), bodyOf(new(obj), e, s, true))
-			refs = append(refs, new(obj).set("$ref", "#/components/schemas/"+defName(e, s)))
 			v, err := fixture(e, s)
 			if err != nil {
 				return nil, err
@@ -127,7 +125,9 @@ func OpenAPI(events []spec.Event) (*obj, error) {
 			set("security", []any{new(obj), new(obj).set(signatureScheme, []any{})}).
 			set("requestBody", new(obj).set("required", true).set("description", "The JSON envelope: requestId, businessType, data").
 				set("content", new(obj).set(spec.ContentType, new(obj).
-					set("schema", new(obj).set("anyOf", refs)).
+					set("schema", eitherShape(e, func(s spec.Shape) *obj {
+						return new(obj).set("$ref", "#/components/schemas/"+defName(e, s))
+					})).
 					set("examples", examples)))).
 			set("responses", new(obj).
 				set("2XX", new(obj).set("description", answer2xx)).

@@ -9,6 +9,7 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"unicode"
@@ -78,14 +79,28 @@ func For(e spec.Event, s spec.Shape) *obj {
 
 // Bundle returns one schema document for several events and shapes: each
 // under $defs, and the document itself accepts a body any of them accepts.
+// With every shape, each event's body in either shape (eitherShape) is
+// under $defs too, by the event's name, and the document is any of those.
 func Bundle(events []spec.Event, shapes []spec.Shape) *obj {
 	defs := new(obj)
 	var any []any
 	var names []string
+	ref := func(e spec.Event) func(spec.Shape) *obj {
+		return func(s spec.Shape) *obj { return new(obj).set("$ref", "#/$defs/"+defName(e, s)) }
+	}
 	for _, e := range events {
 		for _, s := range shapes {
 			defs.set(defName(e, s), body(new(obj), e, s))
-			any = append(any, new(obj).set("$ref", "#/$defs/"+defName(e, s)))
+		}
+		if len(shapes) == len(spec.Shapes()) {
+			defs.set(e.Name, eitherShape(e, ref(e)).
+				set("description", e.Meaning+" (either shape, as whsim validate --shape auto reads it)"))
+			any = append(any, new(obj).set("$ref", "#/$defs/"+e.Name))
+			names = append(names, e.Name)
+			continue
+		}
+		for _, s := range shapes {
+			any = append(any, ref(e)(s))
 			names = append(names, defName(e, s))
 		}
 	}
@@ -170,6 +185,84 @@ func bodyOf(o *obj, e spec.Event, s spec.Shape, gen bool) *obj {
 	return o.set("properties", props).set("required", required)
 }
 
+// present holds of an object whose member name is there: a member counts
+// as there when its value is not null, as validate reads a null inside data
+// as absent (null-field, a warning), so a null marker mixes no shapes and a
+// null receipt member is no receipt member, where "required" alone is met by
+// a null.
+func present(name string) *obj {
+	return new(obj).set("required", []any{name}).
+		set("properties", new(obj).set(name, new(obj).set("not", new(obj).set("type", "null"))))
+}
+
+// evidence holds of an invoice's data that shows shape sh, as validate
+// reads it: a marker of the shape there, or a status of the shape's type
+// (a string status is the described shape's, an integer one the
+// sample's). Data showing both mixes the shapes.
+func evidence(sh spec.Shape) *obj {
+	typ := spec.String
+	if sh == spec.Sample {
+		typ = spec.Integer
+	}
+	any := []any{new(obj).set("required", []any{spec.FieldStatus}).
+		set("properties", new(obj).set(spec.FieldStatus, new(obj).set("type", string(typ))))}
+	for _, m := range spec.Data(spec.Invoice, sh).Fields {
+		if m.Marker {
+			any = append(any, present(m.Name))
+		}
+	}
+	// "type" keeps Ajv's strict mode (strictTypes) quiet about the
+	// members' "required" and "properties" where no parent says data is
+	// an object (in eitherShape's conditions, beside a $ref).
+	return new(obj).set("type", "object").set("anyOf", any)
+}
+
+// eitherShape is the schema of event e's body in either shape, as validate
+// --shape auto takes it: anyOf the shapes' schemas, which ref names. An
+// invoice is held to the shape validate reads it as: the one its data
+// shows (evidence), or, showing neither, the one its body number picks
+// (4000 the sample shape, another the described one). Without that, a
+// body the schema of its own shape refuses passed as the other shape's,
+// whose schema does not know its fields: a sample invoice without its
+// status and with records[0].quantity "x" passed as a described one, an
+// invoice with no marker, businessType 4010 and a numeric invoiceCode as a
+// sample one, where validate fails both. The condition is written as a
+// "not" of when validate reads the other shape, which code generators
+// (openapi-typescript) leave out of the types, as they do the shape-mixing
+// rule.
+func eitherShape(e spec.Event, ref func(spec.Shape) *obj) *obj {
+	var alts []any
+	for _, s := range spec.Shapes() {
+		if e.Kind != spec.Invoice {
+			alts = append(alts, ref(s))
+			continue
+		}
+		// Validate reads the other shape when the data does not show
+		// this one and either shows the other or the number is the
+		// other's: 4000 for the described shape, another for the sample.
+		other, number := spec.Sample, sampleNumber()
+		if s == spec.Sample {
+			other, number = spec.Described, new(obj).set("not", sampleNumber())
+		}
+		inData := func(x *obj) *obj {
+			return new(obj).set("type", "object").set("properties", new(obj).set(spec.FieldData, x))
+		}
+		alts = append(alts, new(obj).set("allOf", []any{ref(s), new(obj).
+			set("description", "not read as the "+string(other)+" shape: validate reads an invoice as the shape its data shows, or, showing neither, as the body number picks (4000: sample)").
+			set("not", new(obj).set("allOf", []any{
+				inData(new(obj).set("not", evidence(s))),
+				new(obj).set("anyOf", []any{inData(evidence(other)), number}),
+			}))}))
+	}
+	return new(obj).set("anyOf", alts)
+}
+
+// sampleNumber holds of a body whose number is the invoice samples' (4000).
+func sampleNumber() *obj {
+	return new(obj).set("type", "object").
+		set("properties", new(obj).set(spec.FieldBusinessType, new(obj).set("const", spec.SampleInvoiceNumber)))
+}
+
 func data(k spec.Kind, s spec.Shape, f spec.Field, gen bool) *obj {
 	o := new(obj).set("description", f.Meaning).set("type", "object")
 	props := new(obj)
@@ -187,47 +280,39 @@ func data(k spec.Kind, s spec.Shape, f spec.Field, gen bool) *obj {
 		o.set("required", required)
 	}
 	if k == spec.Invoice {
-		// A member counts as there when its value is not null: validate
-		// reads a null inside data as absent (null-field, a warning), so
-		// a null marker mixes no shapes and a null receipt member is no
-		// receipt member, where "required" alone is met by a null.
-		present := func(name string) *obj {
-			return new(obj).set("required", []any{name}).
-				set("properties", new(obj).set(name, new(obj).set("not", new(obj).set("type", "null"))))
-		}
 		var receiptMembers []any
 		for _, m := range spec.Data(spec.Receipt, spec.Sample).Fields {
 			receiptMembers = append(receiptMembers, present(m.Name))
-		}
-		// The status's type is evidence of the shape too (validate's
-		// mixed-shape): a string status is the described shape's, an
-		// integer one the sample's.
-		status := func(t spec.Type) *obj {
-			return new(obj).set("required", []any{spec.FieldStatus}).
-				set("properties", new(obj).set(spec.FieldStatus, new(obj).set("type", string(t))))
-		}
-		desc, samp := []any{status(spec.String)}, []any{status(spec.Integer)}
-		for _, sh := range spec.Shapes() {
-			for _, m := range spec.Data(spec.Invoice, sh).Fields {
-				if !m.Marker {
-					continue
-				}
-				r := present(m.Name)
-				if sh == spec.Described {
-					desc = append(desc, r)
-				} else {
-					samp = append(samp, r)
-				}
-			}
 		}
 		o.set("allOf", []any{
 			new(obj).set("description", "an invoice carries no receipt member").
 				set("not", new(obj).set("anyOf", receiptMembers)),
 			new(obj).set("description", "an invoice does not mix the described and the sample shape").
-				set("not", new(obj).set("allOf", []any{new(obj).set("anyOf", desc), new(obj).set("anyOf", samp)})),
+				set("not", new(obj).set("allOf", []any{evidence(spec.Described), evidence(spec.Sample)})),
 		})
 	}
 	return o
+}
+
+// closedValues says what each value of a closed enumeration stands for, as
+// the spec gives it (the number a createType name stands for, what a status
+// means): "enum" holds the names alone. "" for other fields.
+func closedValues(f spec.Field) string {
+	if !f.Closed || len(f.Values) == 0 {
+		return ""
+	}
+	parts := make([]string, len(f.Values))
+	for i, v := range f.Values {
+		p := v.Name
+		if f.Numbered {
+			p += fmt.Sprintf(" (%d)", v.Number)
+		}
+		if v.Meaning != "" {
+			p += " " + v.Meaning
+		}
+		parts[i] = p
+	}
+	return ": " + strings.Join(parts, ", ")
 }
 
 // field is the schema of one field. nullable: null is allowed (validate
@@ -245,7 +330,7 @@ func field(f spec.Field, nullable, gen bool) *obj {
 		if f.Hidden {
 			d += " (hidden: only the curl sample bodies carry it)"
 		}
-		o.set("description", d)
+		o.set("description", d+closedValues(f))
 	}
 	typ := any(string(f.Type))
 	if nullable {

@@ -252,3 +252,37 @@ func TestEveryDocumentHasItsOwnID(t *testing.T) {
 		t.Errorf("the bundle of every event and shape is no longer %swhsim.json", baseID)
 	}
 }
+
+// TestClosedValuesDescribed: the spec gives the meaning of each audit
+// status and the number each createType name stands for; a closed
+// enumeration's description says them, so that a reader of the schema (an
+// API portal, generated code's comments) has what the spec gives, not the
+// names alone.
+func TestClosedValuesDescribed(t *testing.T) {
+	t.Parallel()
+	b, err := Marshal(For(spec.Events()[1], spec.Described))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Properties struct {
+			Data struct {
+				Properties map[string]struct{ Description string }
+			}
+		}
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string][]string{
+		"createType": {"SALE_ORDER (0)", "SALE_OUT (1)", "SALE_RETURN (2)", "PURCHASE_ORDER (3)", "PURCHASE_RECEIPT (4)", "PURCHASE_RETURN (5)"},
+		"status":     {"PASS approved", "REFUSAL rejected"},
+	} {
+		d := doc.Properties.Data.Properties[name].Description
+		for _, w := range want {
+			if !strings.Contains(d, w) {
+				t.Errorf("%s: description %q does not say %q", name, d, w)
+			}
+		}
+	}
+}

@@ -112,15 +112,35 @@ func ResidentIDCheck[T string | []byte](first17 T) (byte, error) {
 // (GB 11643): 17 digits, of which 7-14 are a plausible birth date, and
 // their check character.
 func ValidResidentID(s string) bool {
+	c, ok := residentCheck(s)
+	return ok && c == s[17]
+}
+
+// residentCheck returns the check character s would have as a resident
+// identity card number, and whether it reads as one but for that
+// character: 18 bytes, 17 digits of which 7-14 are a plausible birth date.
+func residentCheck(s string) (byte, bool) {
 	if len(s) != 18 {
-		return false
+		return 0, false
 	}
 	y := s[6:10]
 	if y < "1900" || y > "2099" || s[10:12] < "01" || s[10:12] > "12" || s[12:14] < "01" || s[12:14] > "31" {
-		return false
+		return 0, false
 	}
 	c, err := ResidentIDCheck(s[:17])
-	return err == nil && c == s[17]
+	return c, err == nil
+}
+
+// residentReading is what the check character of s should be if s is a
+// resident identity card number, for an error about s as a USCC: a sole
+// trader's id with a mistyped (or lower-case x) check character is read
+// as a USCC too, and an error naming GB 32100 alone sends its reader to
+// the wrong standard. "" when s does not read as one.
+func residentReading(s string) string {
+	if c, ok := residentCheck(s); ok {
+		return fmt.Sprintf(", or %c as a resident identity card number (GB 11643)", c)
+	}
+	return ""
 }
 
 // ValidUSCC reports whether s is 18 characters whose organisation-code check
@@ -155,10 +175,10 @@ func Check(s string) error {
 			return fmt.Errorf("%q is 18 characters but not a unified social credit code: %v", s, err)
 		}
 		if want != s[17] {
-			return fmt.Errorf("%q: check character %c, want %c (GB 32100)", s, s[17], want)
+			return fmt.Errorf("%q: check character %c, want %c (GB 32100)%s", s, s[17], want, residentReading(s))
 		}
 		if o, err := OrgCodeCheck(s[8:16]); err != nil || o != s[16] {
-			return fmt.Errorf("%q: organisation-code check character %c is wrong (GB 11714)", s, s[16])
+			return fmt.Errorf("%q: organisation-code check character %c is wrong (GB 11714)%s", s, s[16], residentReading(s))
 		}
 	case n == 15 && len(s) != 15:
 		return fmt.Errorf("%q is 15 characters but not a tax registration number: a character is not ASCII (full-width?)", s)

@@ -164,6 +164,12 @@ func TestCheck(t *testing.T) {
 		{"110101199003077774", ""},
 		{"110101199003077777", "check character 7, want U (GB 32100)"}, // its MOD 11-2 check is 4
 		{"110101199013077778", "(GB 32100)"},                           // its MOD 11-2 check holds, but month 13 is no birth date
+		// An identity card number with a wrong or lower-case check
+		// character reads as one, not only as a wrong USCC: the message
+		// gives the check character of each reading.
+		{"110101199003077777", "want U (GB 32100), or 4 as a resident identity card number (GB 11643)"},
+		{"11010519491231002x", "check character x, want B (GB 32100), or X as a resident identity card number (GB 11643)"},
+		{"110105194912310021", "or X as a resident identity card number (GB 11643)"},
 		{"３１０１１５７５６６０１２７９", "not a tax registration number"},
 		{"１２３４５６７８９０１２３４５６７８９０", "not a taxpayer id"},
 	}
@@ -195,6 +201,16 @@ func TestValidResidentID(t *testing.T) {
 	for _, tt := range tests {
 		if got := ValidResidentID(tt.in); got != tt.want {
 			t.Errorf("ValidResidentID(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+// A USCC, or an id that is no identity card number (a month 13), gets the
+// GB 32100 reading alone.
+func TestCheckNamesTheIdentityCardOnlyForOne(t *testing.T) {
+	for _, in := range []string{"91310115MA1FL3XK9E", "110101199013077778"} {
+		if err := Check(in); err == nil || strings.Contains(err.Error(), "GB 11643") {
+			t.Errorf("Check(%q) = %v, want a GB 32100 error alone", in, err)
 		}
 	}
 }

@@ -36,8 +36,10 @@ func New(a *cmdutil.App) *cobra.Command {
 		Long: `Print JSON Schema (draft 2020-12) derived from the spec model, for use in your
 own tests and code generators. With --event and --shape described or
 sample, the schema of that one body; otherwise (--shape auto, the default,
-as validate's) one document with a schema per event and shape under $defs
-that accepts a body any of them accepts.
+as validate's) one document with a schema per event and shape under $defs,
+and per event one ($defs/<EVENT>) that holds a body to the shape validate
+reads it as (an invoice by its markers and status, else by its number:
+4000 the sample shape); the document accepts a body any event's accepts.
 
 The schemas hold what whsim validate calls errors. Its warnings (missing or
 unknown fields, nulls inside data, tax-id check characters, the arithmetic)
