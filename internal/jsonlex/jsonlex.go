@@ -126,6 +126,13 @@ func (l *Lexer) ResetUTF8(b []byte) {
 	l.safe = &strSafeUTF8
 }
 
+// Rewind starts reading the document again from its start, as Reset or
+// ResetUTF8 did (the UTF-8 knowledge kept): a caller whose quick pass gave
+// up reads it again in full.
+func (l *Lexer) Rewind() {
+	l.i, l.depth, l.scratch = 0, 0, l.scratch[:0]
+}
+
 // Bytes returns the document.
 func (l *Lexer) Bytes() []byte { return l.b }
 
@@ -645,6 +652,68 @@ func (l *Lexer) Num() (s, e int, integral, neg bool) {
 		integral = zero || tz >= -exp
 	}
 	return s, i, integral, neg
+}
+
+// PlainNum reads a number written plainly, as amounts, counts and
+// timestamps are: -?(0|[1-9][0-9]*)(\.[0-9]+)? of at most 15 digits, with
+// no exponent. Its value is converted as its digits are read, once: f is
+// what Float returns for it (exactFloat's case: the digits and the power of
+// ten are exact in a float64, so one division rounds it correctly). frac
+// says it has a fraction part as written (5.00 too), neg that it starts
+// with '-'. Any other number, or text that is no number, it leaves unread
+// (ok false) for Num, which reads and judges it; it never fails itself.
+func (l *Lexer) PlainNum() (s, e int, f float64, frac, neg, ok bool) {
+	b := l.b
+	i := l.i
+	s = i
+	if i < len(b) && b[i] == '-' {
+		neg = true
+		i++
+	}
+	if i >= len(b) {
+		return
+	}
+	var m uint64
+	digits := 0
+	switch ch := b[i]; {
+	case ch == '0':
+		i++
+		digits = 1
+	case ch >= '1' && ch <= '9':
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			m = m*10 + uint64(b[i]-'0')
+			i++
+			digits++
+		}
+	default:
+		return
+	}
+	nf := 0
+	if i < len(b) && b[i] == '.' {
+		i++
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			m = m*10 + uint64(b[i]-'0')
+			i++
+			nf++
+		}
+		if nf == 0 {
+			return
+		}
+		frac = true
+	}
+	// (m wraps past 19 digits; such a number is refused here anyway.)
+	if digits+nf > 15 || i < len(b) && b[i]|0x20 == 'e' {
+		return
+	}
+	l.i = i
+	f = float64(m)
+	if nf > 0 {
+		f /= pow10[nf]
+	}
+	if neg {
+		f = -f
+	}
+	return s, i, f, frac, neg, true
 }
 
 // Float returns the value of the number Num spanned (±Inf when it is out

@@ -602,3 +602,60 @@ func FuzzKeyIs(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPlainNum holds PlainNum to Num and Float: where it reads a number it
+// ends where Num ends, its value is Float's bit for bit, frac and neg say
+// what the text says; where Num reads a plain number of up to 15 digits
+// PlainNum reads it too; and where it refuses, it has read nothing.
+func FuzzPlainNum(f *testing.F) {
+	for _, s := range []string{"0", "-0", "198306.44", "1700000000000", "0.10", "-12.5", "123456789012345", "1234567890123456",
+		"1e5", "1.5E3", "0.000000000000001", "01", "1.", "-", "-x", "5007,", "12.50}", "99999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b := []byte(s)
+		var p, l Lexer
+		p.Reset(b)
+		l.Reset(b)
+		var ps, pe int
+		var pf float64
+		var frac, neg, ok bool
+		p.Run(func() { ps, pe, pf, frac, neg, ok = p.PlainNum() })
+		var ls, le int
+		var lneg bool
+		numErr := l.Run(func() {
+			if l.Peek() == Number {
+				ls, le, _, lneg = l.Num()
+			} else {
+				le = -1
+			}
+		})
+		if !ok {
+			if p.Pos() != 0 {
+				t.Fatalf("PlainNum(%q) refused but read to %d", s, p.Pos())
+			}
+			if numErr == nil && le > 0 {
+				text := s[ls:le]
+				digits := 0
+				for _, c := range text {
+					if c >= '0' && c <= '9' {
+						digits++
+					}
+				}
+				if digits <= 15 && !strings.ContainsAny(text, "eE") && (le == len(s) || s[le] != '.') {
+					t.Fatalf("PlainNum(%q) refused the plain number %q", s, text)
+				}
+			}
+			return
+		}
+		if numErr != nil || le < 0 || ps != ls || pe != le || p.Pos() != l.Pos() {
+			t.Fatalf("PlainNum(%q) = %d..%d, Num %d..%d (%v)", s, ps, pe, ls, le, numErr)
+		}
+		if want := l.Float(ls, le); math.Float64bits(pf) != math.Float64bits(want) {
+			t.Fatalf("PlainNum(%q) = %v, Float %v", s, pf, want)
+		}
+		if frac != strings.Contains(s[ps:pe], ".") || neg != lneg {
+			t.Fatalf("PlainNum(%q): frac %v, neg %v", s, frac, neg)
+		}
+	})
+}

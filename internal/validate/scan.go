@@ -65,6 +65,11 @@ func (c *checker) reset(b []byte) {
 }
 
 func (c *checker) run(event string) {
+	if !c.v.detailedOnly && c.quick() {
+		c.post(event)
+		return
+	}
+	c.rewind()
 	err := c.lx.Run(func() {
 		c.lx.Begin()
 		c.envelope()
@@ -207,6 +212,14 @@ type dupKey struct {
 // dupFree checks an unknown or free key against the object's other such
 // keys (kept on c.keys from base) and records it.
 func (c *checker) dupFree(base int, ref jsonlex.Key, kb []byte, off int) {
+	if c.dupOf(base, ref, kb) {
+		c.emit(rDuplicateKey, off, "", "duplicate key %q: a receiver's JSON library may keep either value", kb)
+	}
+}
+
+// dupOf says whether kb is a key of the object whose keys start at base on
+// c.keys, and records it when it is not.
+func (c *checker) dupOf(base int, ref jsonlex.Key, kb []byte) bool {
 	dup := false
 	switch n := len(c.keys) - base; {
 	case n < dupScan:
@@ -229,11 +242,10 @@ func (c *checker) dupFree(base int, ref jsonlex.Key, kb []byte, off int) {
 		_, dup = c.dups[k]
 		c.dups[k] = struct{}{}
 	}
-	if dup {
-		c.emit(rDuplicateKey, off, "", "duplicate key %q: a receiver's JSON library may keep either value", kb)
-		return
+	if !dup {
+		c.keys = append(c.keys, ref)
 	}
-	c.keys = append(c.keys, ref)
+	return dup
 }
 
 // dropKeys forgets the keys of the object whose keys start at base.

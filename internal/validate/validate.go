@@ -2,7 +2,9 @@
 // (RFC 8259), the envelope, the event the query names, every field's type,
 // format and enumeration, the two invoice shapes, and the arithmetic an ERP's
 // documents satisfy. The rules are compiled from the spec model once; a check
-// is one pass over the bytes with no intermediate tree.
+// is one pass over the bytes with no intermediate tree, the quick scan
+// (fast.go), which only accepts; where it gives up, the detailed scan reads
+// the body again and finds what is wrong.
 package validate
 
 import (
@@ -77,6 +79,10 @@ type Validator struct {
 	// look it up, never comparing the expected member in place (KeyIs):
 	// set by a test only, to show both ways find the same.
 	keysByRead bool
+	// detailedOnly makes every check the detailed scan's, never the
+	// quick scan's first (fast.go): set by a test only, to show both
+	// find the same.
+	detailedOnly bool
 }
 
 // New compiles the spec model into a validator.
