@@ -162,11 +162,13 @@ func (c *checker) invoiceData() {
 				variantShape = inSample
 			}
 			if variantShape != bitOf {
-				want := m.node.typ
+				want, got := m.node.typ, m.alt.typ
 				if bitOf&m.altShapes != 0 {
-					want = m.alt.typ
+					want, got = m.alt.typ, m.node.typ
 				}
-				c.emitAt(rType, int(c.dataMemberOff[i]), spec.FieldData+"."+m.name, "want %s in the %s invoice shape", want, shape)
+				// The value is of the other variant's type: said as
+				// every other type finding says what came.
+				c.emitAt(rType, int(c.dataMemberOff[i]), spec.FieldData+"."+m.name, "want %s in the %s invoice shape, got %s", want, shape, got)
 			}
 		case (c.dataSeen|c.dataNull)&bit == 0 && m.shapes&bitOf != 0:
 			c.emitAt(rMissing, c.dataOff, spec.FieldData+"."+m.name, "%s is absent (%s invoice shape)", m.name, shape)

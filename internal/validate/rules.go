@@ -99,7 +99,7 @@ var rules = []rule{
 	{RuleQueryRepeated, Warning, "the query names businessType more than once, each time the same: receivers that join a repeated parameter (Spring's @RequestParam String, ASP.NET Core) or make an array of it (Express) read no event"},
 	{ruleTaxID, Warning, "a taxpayer id whose check character is wrong, or of a length no taxpayer id has (15, 18 or 20 characters)"},
 	{ruleSeconds, Warning, "a millisecond timestamp that looks like seconds"},
-	{ruleTimeRange, Warning, "a timestamp before 2000 or after 2100"},
+	{ruleTimeRange, Warning, "a timestamp before 2000 or from 2100 on"},
 	{ruleIntegerForm, Warning, "an integer field written with a fraction or an exponent (5007.0, 1e3): an integer to JSON Schema, refused by Go's encoding/json and Rust's serde_json"},
 	{ruleLineTax, Warning, "an invoice line's tax is not a VAT rate on or within quantity × price"},
 	{ruleTotals, Warning, "receipt header totals are not the sums of the lines"},

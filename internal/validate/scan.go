@@ -584,7 +584,7 @@ func (c *checker) checkNumber(n *node, s, e int, integral, neg bool) {
 		case f < ms2000:
 			c.emit(rTimeRange, s, "", "%s is before 2000", c.lx.Bytes()[s:e])
 		case f >= ms2100:
-			c.emit(rTimeRange, s, "", "%s is after 2100", c.lx.Bytes()[s:e])
+			c.emit(rTimeRange, s, "", "%s is in 2100 or later", c.lx.Bytes()[s:e])
 		}
 	}
 	if n.slot >= 0 {

@@ -796,3 +796,29 @@ func TestCaptureQueryRepeated(t *testing.T) {
 		}
 	}
 }
+
+// A finding says what came as well as what was wanted: a status of the
+// other shape's type named its type too (before: "want integer in the
+// sample invoice shape" alone), and a timestamp at 2100-01-01T00:00Z, which
+// the range rule flags, is said to be in 2100 or later (before: "after
+// 2100", which it is not).
+func TestFindingsSayWhatCame(t *testing.T) {
+	t.Parallel()
+	inv, smp, rec := load(t, "invoice.json"), load(t, "invoice-sample.json"), load(t, "receipt.json")
+	for _, tt := range []struct {
+		name, shape, body, path, msg string
+	}{
+		{"string status read as the sample shape", "sample", inv, "data.status", "want integer in the sample invoice shape, got string"},
+		{"integer status read as the described shape", "described", smp, "data.status", "want string in the described invoice shape, got integer"},
+		{"the first millisecond of 2100", "", edit(t, rec, "1789833600000", "4102444800000"), "", "4102444800000 is in 2100 or later"},
+	} {
+		v := mustNew(t, Options{Shape: tt.shape})
+		found := false
+		for _, f := range v.Check([]byte(tt.body), "") {
+			found = found || f.Message == tt.msg && (tt.path == "" || f.Path == tt.path)
+		}
+		if !found {
+			t.Errorf("%s: %+v, want a finding %q", tt.name, v.Check([]byte(tt.body), ""), tt.msg)
+		}
+	}
+}
