@@ -443,6 +443,10 @@ func TestRunPatternSelectingOnlyChecksThatCannotRun(t *testing.T) {
 		{"effects without a probe", []string{"effects"}, nil, "WithProbe(...)"},
 		{"signature without a secret", []string{"signature"}, []Option{WithChecks("signature", "accepts-valid")}, `WithSecret("whsec_...")`},
 		{"both", []string{"signature", "effects"}, []Option{WithChecks("signature", "effects", "accepts-valid")}, `WithSecret("whsec_...") and WithProbe(...)`},
+		// Without a secret signature is no subtest, unless -run
+		// 'TestShop/signature' selects it: the test read "ok" with nothing
+		// judged.
+		{"signature without a secret, not named", []string{"signature"}, nil, `WithSecret("whsec_...")`},
 	} {
 		calls.Store(0)
 		r := run(only(tc.selects...), tc.opts...)
@@ -475,6 +479,20 @@ func TestRunPatternSelectingOnlyChecksThatCannotRun(t *testing.T) {
 	r = run(only("effects"), WithProbe(s.probe), WithSettle(0))
 	if c := r.find("effects"); r.didFail() || c == nil || c.skipped || len(c.children) == 0 {
 		t.Errorf("effects with a probe: %+v\n%s", c, r.said())
+	}
+
+	// A selection of the test's own subtest selects no check: the test
+	// goes on as testing has it, its code after Check too, and makes no
+	// signature subtest.
+	calls.Store(0)
+	r = &recorder{name: "TestShop", signal: make(chan struct{}), release: make(chan struct{}), finished: make(chan struct{}), selects: only("unit")}
+	go r.exec(func(t tb) {
+		checkHandler(t, h, nil)
+		t.Run("unit", func(tb) {})
+	})
+	<-r.signal
+	if r.skipped || r.didFail() || r.find("unit") == nil || r.find("signature") != nil || calls.Load() != 0 {
+		t.Errorf("the test's own subtest selected: skipped %v, unit %v, signature %v, %d calls\n%s", r.skipped, r.find("unit"), r.find("signature"), calls.Load(), r.said())
 	}
 }
 
