@@ -116,7 +116,7 @@ type Error struct {
 func (e *Error) Error() string { return strconv.Quote(e.Spec) + ": " + e.Why }
 
 // Parse reads one --fault spec: KIND=RATE or KIND=RATE:ARG, the rate a
-// share from 0 to 1 (0.1) or a percentage (10%).
+// share above 0 and at most 1 (0.1) or a percentage (10%).
 func Parse(spec string) (Fault, error) {
 	f, err := parse(spec)
 	if err != nil {
@@ -222,7 +222,7 @@ func parseRate(s string) (float64, error) {
 	pct := strings.HasSuffix(s, "%")
 	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, errors.New("want a share of calls from 0 to 1 (0.1) or a percentage (10%)")
+		return 0, errors.New("want a share of calls above 0 and at most 1 (0.1) or a percentage (10%)")
 	}
 	if pct {
 		v /= 100
