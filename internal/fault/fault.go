@@ -326,8 +326,13 @@ func ParsePlan(specs []string, seed uint64) (Plan, error) {
 		p.Faults = append(p.Faults, f)
 	}
 	if sum > 1+1e-9 {
+		// As many digits as show the sum over 1: 1.0001 is "1" in four.
+		said := strconv.FormatFloat(sum, 'g', 4, 64)
+		for prec := 5; said == "1" && prec <= 12; prec++ {
+			said = strconv.FormatFloat(sum, 'g', prec, 64)
+		}
 		return Plan{}, &Error{Spec: strings.Join(specs, " "), Why: fmt.Sprintf(
-			"the rates add up to %s: a call gets one fault at most, so they must add up to 1 or less", strconv.FormatFloat(sum, 'g', 4, 64))}
+			"the rates add up to %s: a call gets one fault at most, so they must add up to 1 or less", said)}
 	}
 	return p, nil
 }

@@ -116,6 +116,10 @@ func TestParsePlan(t *testing.T) {
 	if _, err := ParsePlan([]string{"duplicate=0.6", "drop=0.5"}, 1); err == nil || !strings.Contains(err.Error(), "the rates add up to 1.1") {
 		t.Errorf("rates over 1: %v", err)
 	}
+	// Just over 1: said with the digits that show it over, not "add up to 1".
+	if _, err := ParsePlan([]string{"delay=1:5m", "drop=0.0001"}, 1); err == nil || !strings.Contains(err.Error(), "the rates add up to 1.0001:") {
+		t.Errorf("rates just over 1: %v", err)
+	}
 	if _, err := ParsePlan([]string{"duplicate=0.1", "duplicate=0.2"}, 1); err == nil || !strings.Contains(err.Error(), "duplicate is given twice") {
 		t.Errorf("twice: %v", err)
 	}
