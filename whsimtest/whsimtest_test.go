@@ -630,6 +630,9 @@ func TestUserErrors(t *testing.T) {
 		// WithSecret(os.Getenv("WEBHOOK_SECRET")) where it is not set.
 		{"empty secret", s, []Option{WithSecret("")}, `whsimtest.Check: WithSecret(""): the secret is empty (an environment variable not set?): want "whsec_" and base64, or no WithSecret for unsigned calls`},
 		{"bad load", s, []Option{WithLoad(0, 4)}, "whsimtest.Check: WithLoad(0, 4): want 1 to 10000 calls"},
+		// Both wrong: said together, not the concurrency only once the
+		// calls are fixed.
+		{"bad load and concurrency", s, []Option{WithLoad(0, 0)}, "whsimtest.Check: WithLoad(0, 0): want 1 to 10000 calls and a concurrency of at least 1"},
 		{"bad path", s, []Option{WithPath("hooks")}, `whsimtest.Check: WithPath("hooks"): want a path from the root`},
 		// Every call would carry two businessType values, the path's first.
 		{"path naming the event", s, []Option{WithPath("/hooks?tenant=7&businessType=CREATE_RECEIVABLE_DOC")},
