@@ -72,8 +72,9 @@
 // and the paused subtests say their cases when the test function returns.
 // go test -run 'TestWebhooks/effects' thus sends only the effects check's
 // calls; where they select only checks that cannot run (effects without
-// WithProbe), the test skips saying so, rather than pass having judged
-// nothing. Within a check the cases are sent whole (they depend on each
+// WithProbe, or signature without WithSecret, made a subtest for that
+// selection alone), the test skips saying so, rather than pass having
+// judged nothing. Within a check the cases are sent whole (they depend on each
 // other); -run on a case only chooses which case subtests report. The
 // price is that the check subtests report after the test function
 // returns, and show as paused and continued in go test -v. Under go test

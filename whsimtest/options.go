@@ -212,14 +212,20 @@ func WithLatencyBudget(d time.Duration) Option {
 // worker: no more are in flight than documents, half the calls.
 func WithLoad(calls, concurrency int) Option {
 	return func(s *settings) {
-		switch {
-		case calls < 1 || calls > check.MaxLoadCount:
-			s.fail("WithLoad(%d, %d): want 1 to %d calls", calls, concurrency, check.MaxLoadCount)
-		case concurrency < 1:
-			s.fail("WithLoad(%d, %d): want a concurrency of at least 1", calls, concurrency)
-		default:
-			s.loadCalls, s.loadConc = calls, concurrency
+		// Both said when both are wrong: one fixed at a time would fail
+		// the test twice.
+		var want []string
+		if calls < 1 || calls > check.MaxLoadCount {
+			want = append(want, fmt.Sprintf("1 to %d calls", check.MaxLoadCount))
 		}
+		if concurrency < 1 {
+			want = append(want, "a concurrency of at least 1")
+		}
+		if len(want) > 0 {
+			s.fail("WithLoad(%d, %d): want %s", calls, concurrency, strings.Join(want, " and "))
+			return
+		}
+		s.loadCalls, s.loadConc = calls, concurrency
 	}
 }
 

@@ -443,6 +443,10 @@ func TestRunPatternSelectingOnlyChecksThatCannotRun(t *testing.T) {
 		{"effects without a probe", []string{"effects"}, nil, "WithProbe(...)"},
 		{"signature without a secret", []string{"signature"}, []Option{WithChecks("signature", "accepts-valid")}, `WithSecret("whsec_...")`},
 		{"both", []string{"signature", "effects"}, []Option{WithChecks("signature", "effects", "accepts-valid")}, `WithSecret("whsec_...") and WithProbe(...)`},
+		// Without a secret signature is no subtest, unless -run
+		// 'TestShop/signature' selects it: the test read "ok" with nothing
+		// judged.
+		{"signature without a secret, not named", []string{"signature"}, nil, `WithSecret("whsec_...")`},
 	} {
 		calls.Store(0)
 		r := run(only(tc.selects...), tc.opts...)
@@ -475,6 +479,20 @@ func TestRunPatternSelectingOnlyChecksThatCannotRun(t *testing.T) {
 	r = run(only("effects"), WithProbe(s.probe), WithSettle(0))
 	if c := r.find("effects"); r.didFail() || c == nil || c.skipped || len(c.children) == 0 {
 		t.Errorf("effects with a probe: %+v\n%s", c, r.said())
+	}
+
+	// A selection of the test's own subtest selects no check: the test
+	// goes on as testing has it, its code after Check too, and makes no
+	// signature subtest.
+	calls.Store(0)
+	r = &recorder{name: "TestShop", signal: make(chan struct{}), release: make(chan struct{}), finished: make(chan struct{}), selects: only("unit")}
+	go r.exec(func(t tb) {
+		checkHandler(t, h, nil)
+		t.Run("unit", func(tb) {})
+	})
+	<-r.signal
+	if r.skipped || r.didFail() || r.find("unit") == nil || r.find("signature") != nil || calls.Load() != 0 {
+		t.Errorf("the test's own subtest selected: skipped %v, unit %v, signature %v, %d calls\n%s", r.skipped, r.find("unit"), r.find("signature"), calls.Load(), r.said())
 	}
 }
 
@@ -612,6 +630,9 @@ func TestUserErrors(t *testing.T) {
 		// WithSecret(os.Getenv("WEBHOOK_SECRET")) where it is not set.
 		{"empty secret", s, []Option{WithSecret("")}, `whsimtest.Check: WithSecret(""): the secret is empty (an environment variable not set?): want "whsec_" and base64, or no WithSecret for unsigned calls`},
 		{"bad load", s, []Option{WithLoad(0, 4)}, "whsimtest.Check: WithLoad(0, 4): want 1 to 10000 calls"},
+		// Both wrong: said together, not the concurrency only once the
+		// calls are fixed.
+		{"bad load and concurrency", s, []Option{WithLoad(0, 0)}, "whsimtest.Check: WithLoad(0, 0): want 1 to 10000 calls and a concurrency of at least 1"},
 		{"bad path", s, []Option{WithPath("hooks")}, `whsimtest.Check: WithPath("hooks"): want a path from the root`},
 		// Every call would carry two businessType values, the path's first.
 		{"path naming the event", s, []Option{WithPath("/hooks?tenant=7&businessType=CREATE_RECEIVABLE_DOC")},

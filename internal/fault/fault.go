@@ -116,7 +116,7 @@ type Error struct {
 func (e *Error) Error() string { return strconv.Quote(e.Spec) + ": " + e.Why }
 
 // Parse reads one --fault spec: KIND=RATE or KIND=RATE:ARG, the rate a
-// share from 0 to 1 (0.1) or a percentage (10%).
+// share above 0 and at most 1 (0.1) or a percentage (10%).
 func Parse(spec string) (Fault, error) {
 	f, err := parse(spec)
 	if err != nil {
@@ -222,7 +222,7 @@ func parseRate(s string) (float64, error) {
 	pct := strings.HasSuffix(s, "%")
 	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, errors.New("want a share of calls from 0 to 1 (0.1) or a percentage (10%)")
+		return 0, errors.New("want a share of calls above 0 and at most 1 (0.1) or a percentage (10%)")
 	}
 	if pct {
 		v /= 100
@@ -326,8 +326,13 @@ func ParsePlan(specs []string, seed uint64) (Plan, error) {
 		p.Faults = append(p.Faults, f)
 	}
 	if sum > 1+1e-9 {
+		// As many digits as show the sum over 1: 1.0001 is "1" in four.
+		said := strconv.FormatFloat(sum, 'g', 4, 64)
+		for prec := 5; said == "1" && prec <= 12; prec++ {
+			said = strconv.FormatFloat(sum, 'g', prec, 64)
+		}
 		return Plan{}, &Error{Spec: strings.Join(specs, " "), Why: fmt.Sprintf(
-			"the rates add up to %s: a call gets one fault at most, so they must add up to 1 or less", strconv.FormatFloat(sum, 'g', 4, 64))}
+			"the rates add up to %s: a call gets one fault at most, so they must add up to 1 or less", said)}
 	}
 	return p, nil
 }

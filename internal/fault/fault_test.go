@@ -37,7 +37,7 @@ func TestParse(t *testing.T) {
 		{"nonsense=0.1", Fault{}, "kinds: duplicate, burst, delay"},
 		{"duplicate", Fault{}, "want duplicate=RATE, the share of calls"},
 		{"delay", Fault{}, "want delay=RATE:DURATION"},
-		{"duplicate=", Fault{}, `rate "": want a share`},
+		{"duplicate=", Fault{}, `rate "": want a share of calls above 0 and at most 1 (0.1) or a percentage (10%)`},
 		{"duplicate=x", Fault{}, `rate "x": want a share`},
 		{"duplicate=0", Fault{}, "above 0 and at most 1"},
 		{"duplicate=1.5", Fault{}, "above 0 and at most 1"},
@@ -62,7 +62,8 @@ func TestParse(t *testing.T) {
 		{"status=429", Fault{}, `rate "429": want a share of calls above 0 and at most 1 (0.1 hits one call in ten); did you mean status=RATE:429 (e.g. status=0.1:429)?`},
 		{"delay=300ms", Fault{}, `did you mean delay=RATE:300ms (e.g. delay=0.1:300ms)?`},
 		{"burst=5", Fault{}, `did you mean burst=RATE:5 (e.g. burst=0.1:5)?`},
-		{"burst=", Fault{}, `rate "": want a share of calls from 0 to 1 (0.1) or a percentage (10%)`},
+		// Not "from 0 to 1": a rate of 0 is refused (it would fault nothing).
+		{"burst=", Fault{}, `rate "": want a share of calls above 0 and at most 1 (0.1) or a percentage (10%)`},
 		{"reorder=250ms", Fault{}, `did you mean reorder=RATE:250ms (e.g. reorder=0.1:250ms)?`},
 		{"status:429=0.1", Fault{}, `unknown fault "status:429": the argument goes after the rate: status=0.1:429`},
 		{"delay:300ms=20%", Fault{}, `unknown fault "delay:300ms": the argument goes after the rate: delay=20%:300ms`},
@@ -114,6 +115,10 @@ func TestParsePlan(t *testing.T) {
 	}
 	if _, err := ParsePlan([]string{"duplicate=0.6", "drop=0.5"}, 1); err == nil || !strings.Contains(err.Error(), "the rates add up to 1.1") {
 		t.Errorf("rates over 1: %v", err)
+	}
+	// Just over 1: said with the digits that show it over, not "add up to 1".
+	if _, err := ParsePlan([]string{"delay=1:5m", "drop=0.0001"}, 1); err == nil || !strings.Contains(err.Error(), "the rates add up to 1.0001:") {
+		t.Errorf("rates just over 1: %v", err)
 	}
 	if _, err := ParsePlan([]string{"duplicate=0.1", "duplicate=0.2"}, 1); err == nil || !strings.Contains(err.Error(), "duplicate is given twice") {
 		t.Errorf("twice: %v", err)
