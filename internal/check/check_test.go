@@ -764,3 +764,57 @@ func TestDuplicatesAtOnceNoAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestDuplicatesAtOnceAnsweredBeforeAStop: a receiver that serves one call
+// at a time answers the first of the copies sent at once, and is still
+// busy with the rest when they time out and when the next case's calls
+// do: the run stops there, but the copies' case rests on an answer and is
+// graded, and the stop says it last answered in it. It was held back as
+// resting on calls that got no answer and dropped at the stop, so every
+// output said the receiver stopped answering after the case before, and
+// the copies at once it failed were in none.
+func TestDuplicatesAtOnceAnsweredBeforeAStop(t *testing.T) {
+	var mu sync.Mutex
+	calls := 0
+	rc := newReceiver(t, defects{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		calls++
+		n := calls
+		mu.Unlock()
+		// serial-x4, then the first of the 8 copies: answered; the
+		// other copies and every call after them: never.
+		if n > 5 {
+			// The body read first: the server sees the client give up
+			// (its context ends) only once the body is read.
+			_, _ = io.Copy(io.Discard, r.Body)
+			<-r.Context().Done()
+			return
+		}
+		rc.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Client = testClient(t, 300*time.Millisecond)
+	cfg.Checks = []string{duplicates}
+	sum, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const atOnce = "CREATE_PURCHASE_ORDER_INVOICE/concurrent-x8"
+	if sum.Stopped == nil || sum.Stopped.After != duplicates+"/"+atOnce {
+		t.Errorf("stopped %+v, want a stop after %s/%s, the last case answered", sum.Stopped, duplicates, atOnce)
+	}
+	found := false
+	for _, r := range results {
+		if r.Case.Name == atOnce {
+			found = true
+			if r.Verdict != Fail || !strings.Contains(r.Reason, "7 of 8 copies delivered at once got no answer (timeout) while 1 got 2xx") {
+				t.Errorf("%s: %s %q, want the 7 copies not answered named", r.Case.Name, r.Verdict, r.Reason)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no result of %s among %d", atOnce, len(results))
+	}
+}

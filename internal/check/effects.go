@@ -268,6 +268,11 @@ type effDoc struct {
 	// whose copies arrived at once under one requestId: whether it was
 	// doubled too tells a race from the requestId trap.
 	twin *effDoc
+	// serial, for copies at once and copies under new requestIds, is the
+	// document re-delivered in turn under one requestId: held more than
+	// once too, the receiver stores every delivery, which is neither a
+	// race between copies nor the requestId trap.
+	serial *effDoc
 	// alone, for a create then a follow-up (lifecycle), is the created
 	// case of its kind: held, it tells a follow-up that removed the
 	// document from a create never stored.
@@ -311,8 +316,10 @@ func (b *builder) effects(serial, concurrent int) []*effDoc {
 		d, c := newDoc("re-delivered", fmt.Sprintf("%s/serial-x%d", e.Name, serial), e, spec.Described, b.g.Build(e, spec.Described))
 		d.steps = []effStep{{c: c, copies: serial}}
 		docs = append(docs, d)
+		inTurn := d
 		d, c = newDoc("re-delivered", fmt.Sprintf("%s/concurrent-x%d", e.Name, concurrent), e, spec.Described, b.g.Build(e, spec.Described))
 		d.steps = []effStep{{c: c, copies: concurrent, atOnce: true}}
+		d.serial = inTurn
 		docs = append(docs, d)
 		d, c = newDoc("re-delivered", e.Name+"/sender-retry", e, spec.Described, b.g.Build(e, spec.Described))
 		d.steps = []effStep{{c: c, retry: true}}
@@ -352,14 +359,20 @@ func (b *builder) effects(serial, concurrent int) []*effDoc {
 				twin = o
 			}
 		}
+		var inTurn *effDoc
+		if twin != nil {
+			inTurn = twin.serial
+		}
 		d, c := newDoc("re-delivered", fmt.Sprintf("%s/%s-serial-x%d", e.Name, newRequestID, serial), e, spec.Described, b.g.Build(e, spec.Described))
 		c.NewRequestIDs = true
 		d.steps = []effStep{{c: c, copies: serial}}
+		d.serial = inTurn
 		docs = append(docs, d)
 		d, c = newDoc("re-delivered", fmt.Sprintf("%s/%s-concurrent-x%d", e.Name, newRequestID, concurrent), e, spec.Described, b.g.Build(e, spec.Described))
 		c.NewRequestIDs = true
 		d.steps = []effStep{{c: c, copies: concurrent, atOnce: true}}
 		d.twin = twin
+		d.serial = inTurn
 		docs = append(docs, d)
 	}
 
@@ -726,6 +739,19 @@ func (r *runner) defect(d *effDoc) string {
 	case a.Count > 1:
 		first := d.sent[0]
 		switch {
+		case d.serial != nil && d.serial.asks > 0 && !d.serial.met && d.serial.ans.Count > 1:
+			// The copies in turn under one requestId were stored again
+			// too: nothing de-duplicates, whether copies share a
+			// requestId or arrive together.
+			how := "in turn"
+			if first.step.atOnce {
+				how = "at once"
+			}
+			if first.step.c.NewRequestIDs {
+				how += ", each under a new requestId"
+			}
+			return fmt.Sprintf("holds %d records of one document sent %d times %s, as it held %d of one re-delivered in turn under one requestId (%s): it stores every delivery, keyed on neither requestId nor the document; the ERP may deliver a document again under the same requestId or a new one, so key on the document (its number)",
+				a.Count, first.copies, how, d.serial.ans.Count, d.serial.name)
 		case first.step.c.NewRequestIDs && first.step.atOnce && d.twin != nil && !d.twin.met && d.twin.ans.Count > 1:
 			return fmt.Sprintf("holds %d records of one document whose copies arrived together, each under a new requestId, as it did when they shared one (%s): concurrent copies were all stored, as by a receiver that checks, then inserts, without a lock or unique key on the document", a.Count, d.twin.name)
 		case first.step.c.NewRequestIDs:

@@ -423,6 +423,14 @@ func TestEffects(t *testing.T) {
 					(!strings.Contains(r.Reason, "as it did when they shared one") || strings.Contains(r.Reason, "de-duplicates on requestId")) {
 					t.Errorf("%s: %q, want the race named, not the requestId trap", r.Case.Name, r.Reason)
 				}
+				// A receiver that stores every delivery stored the copies
+				// in turn under one requestId again too: neither a race
+				// between copies at once nor the requestId trap, and
+				// naming either sends its author to the wrong fix.
+				if tt.d.storesAgain && strings.Contains(r.Case.Name, "re-delivered/") && !strings.HasSuffix(r.Case.Name, "/serial-x4") && !strings.HasSuffix(r.Case.Name, "/sender-retry") &&
+					(!strings.Contains(r.Reason, "it stores every delivery") || strings.Contains(r.Reason, "de-duplicates on requestId") || strings.Contains(r.Reason, "checks, then inserts")) {
+					t.Errorf("%s: %q, want every delivery stored named, not a race or the requestId trap", r.Case.Name, r.Reason)
+				}
 				// One line too many is no copy of the lines, on a document
 				// delivered once or eight times.
 				if tt.d.extraLine && (!strings.Contains(r.Reason, "it stored lines the document was not sent with") || strings.Contains(r.Reason, "its lines were stored again")) {

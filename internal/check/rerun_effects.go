@@ -133,9 +133,24 @@ func rerunEffects(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, 
 		return res, nil
 	}
 	want := expect{state: e.WantState, lines: e.WantLines}
-	a, err := askUntil(ctx, cfg, q, want)
+	deadline := time.Now().Add(cfg.Settle)
+	a, asks, err := askUntil(ctx, cfg, q, want, deadline)
 	if err != nil {
 		return RerunResult{}, err
+	}
+	// Held only when asked again, as the run's probeAll judges: the
+	// receiver stores after answering, and a copy or a follow-up of a
+	// document of more than one call may land after the first match. It
+	// is asked once more as the settle time runs out: a receiver still
+	// storing each copy, late, read FIXED on its first copy.
+	deliveries := 0
+	for _, s := range sent {
+		deliveries += len(s.answers)
+	}
+	if asks > 1 && deliveries > 1 && want.met(a) {
+		if a, err = askAt(ctx, cfg, q, deadline); err != nil {
+			return RerunResult{}, err
+		}
 	}
 	// Asked again once the document is probed: a probe that ignores the
 	// document it is asked about answered count 0 before anything was
@@ -171,29 +186,43 @@ func rerunEffects(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, 
 	return res, nil
 }
 
-// askUntil asks the probe about q until its answer meets want or Settle
-// runs out, waiting longer each time, as the run's settling does.
-func askUntil(ctx context.Context, cfg RerunConfig, q probe.Question, want expect) (probe.Answer, error) {
-	deadline := time.Now().Add(cfg.Settle)
+// askUntil asks the probe about q until its answer meets want or the
+// deadline passes, waiting longer each time, as the run's settling does;
+// asks is how many times it asked.
+func askUntil(ctx context.Context, cfg RerunConfig, q probe.Question, want expect, deadline time.Time) (probe.Answer, int, error) {
 	wait := 25 * time.Millisecond
+	asks := 0
 	for {
 		a, err := cfg.Probe.Ask(ctx, q)
+		asks++
 		if err != nil || want.met(a) {
-			return a, err
+			return a, asks, err
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			return a, nil
+			return a, asks, nil
 		}
 		t := time.NewTimer(min(wait, left))
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return a, ctx.Err()
+			return a, asks, ctx.Err()
 		case <-t.C:
 		}
 		wait = min(2*wait, 400*time.Millisecond)
 	}
+}
+
+// askAt asks the probe about q once the deadline has passed.
+func askAt(ctx context.Context, cfg RerunConfig, q probe.Question, deadline time.Time) (probe.Answer, error) {
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return probe.Answer{}, ctx.Err()
+	case <-t.C:
+	}
+	return cfg.Probe.Ask(ctx, q)
 }
 
 // freshDocument is a document's new numbers for a rerun.

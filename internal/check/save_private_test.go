@@ -397,3 +397,54 @@ func TestSavedCaseRecordsThePathAsListenDoes(t *testing.T) {
 		}
 	}
 }
+
+// A rerun judges a document the receiver held only when asked again as
+// the run does: it stores after answering, so a copy may land after the
+// first match, and a document of more than one call is asked once more as
+// the settle time runs out. A receiver that still stored every copy, each
+// late, read FIXED: the first copy was held once when the rerun first
+// found it, and the rerun asked no more.
+func TestRerunEffectsLateCopiesStillFail(t *testing.T) {
+	t.Parallel()
+	broken := httptest.NewServer(newStore(t, storeDefects{storesAgain: true, unsigned: true}))
+	defer broken.Close()
+	cfg := probeConfig(t, broken.URL)
+	cfg.Signer = nil
+	cfg.Checks, cfg.Settle = []string{Effects}, 0
+	cfg.ExcludeCases = []string{"created/*/*", "lifecycle/*/*", "out-of-order/*/*", "re-delivered/*/concurrent-x8", "re-delivered/*/sender-retry", "re-delivered/*/new-request-id-*"}
+	rep := &Reporter{Target: cfg.Target, Now: time.Now}
+	var in bytes.Buffer
+	if _, err := Run(context.Background(), cfg, func(r Result) {
+		if r.Verdict == Fail {
+			in.Write(reported(t, rep, r))
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cases, err := ReadFailed(&in)
+	if err != nil || len(cases) != 2 {
+		t.Fatalf("%d cases, %v; want the two serial-x4 documents", len(cases), err)
+	}
+	// The same defect, stored from a queue: the first copy 400ms after its
+	// answer, the others a second after theirs.
+	late := httptest.NewServer(newStore(t, storeDefects{storesAgain: true, unsigned: true, storeAfter: 400 * time.Millisecond, copiesAfter: time.Second}))
+	defer late.Close()
+	p, err := probe.ParseURL(late.URL+"/probe/{kind}/{code}", cfg.Client, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, _ := url.Parse(late.URL)
+	rc := RerunConfig{Client: cfg.Client, Target: target, Now: time.Now, IDs: reqid.NewIDs(7), Probe: p, Settle: DefaultSettle}
+	n := 0
+	if err := Rerun(context.Background(), rc, cases, func(r RerunResult) {
+		n++
+		if r.Outcome != StillFailing || !strings.Contains(r.Reason, `the probe answered {"count":4`) {
+			t.Errorf("%s: %s %s, want still failing, the 4 copies held", r.Case.Name, r.Outcome, r.Reason)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 {
+		t.Errorf("%d cases rerun, want 2", n)
+	}
+}

@@ -25,6 +25,15 @@ func TestFlagErrorsHelp(t *testing.T) {
 		{[]string{"generate", "--event", "create_recievable_doc"}, []string{`unknown event "create_recievable_doc" (did you mean "CREATE_RECEIVABLE_DOC"?)`}, ""},
 		{[]string{"validate", "--ignore", "line-taks"}, []string{`--ignore: unknown rule "line-taks" (did you mean "line-tax"?)`}, ""},
 		{[]string{"nope"}, []string{"Run 'whsim --help' for usage."}, ""},
+		// A comma-separated list read as CSV keeps its first line only:
+		// "accepts-valid\nlatency" (args: | of the Action, a quoted list
+		// over two lines) ran accepts-valid alone, and an excluded check
+		// after the break ran. A line break is refused, not cut at.
+		{[]string{"check", "--url", "http://127.0.0.1:1/hook", "--checks", "accepts-valid\nlatency"}, []string{`for "--checks" flag: a line break in a comma-separated list`}, ""},
+		{[]string{"check", "--url", "http://127.0.0.1:1/hook", "--exclude-checks", "load,\r\nlatency"}, []string{`for "--exclude-checks" flag: a line break`}, ""},
+		{[]string{"check", "--url", "http://127.0.0.1:1/hook", "--exclude-cases", "*/sample\nnulls"}, []string{`for "--exclude-cases" flag: a line break`}, ""},
+		{[]string{"generate", "--event", "CREATE_RECEIVABLE_DOC\nABANDON_RECEIVABLE_DOC"}, []string{`--event" flag: a line break`}, ""},
+		{[]string{"validate", "--ignore", "line-tax\nline-sum"}, []string{`for "--ignore" flag: a line break`}, ""},
 	}
 	for _, tt := range tests {
 		code, _, stderr := runCLI(t, tt.args...)

@@ -499,7 +499,7 @@ func (r *checkRun) abort(sum *check.Summary, why error) {
 	if err := r.rep.Abort(sum, why); err != nil {
 		fmt.Fprintf(r.a.Streams.Err, "%s %v\n", r.key, err)
 	}
-	r.abortReport(why)
+	r.abortReport(sum, why)
 }
 
 // abortReport writes --report and the job summary of a run that started
@@ -507,12 +507,18 @@ func (r *checkRun) abort(sum *check.Summary, why error) {
 // at fault): the cases graded before it, and why it did not complete. A
 // usage error before the run has no cases to show: its --report and job
 // summary are runCheck's (reportfile.FinishReport, FinishJobSummary).
-func (r *checkRun) abortReport(why error) {
+func (r *checkRun) abortReport(sum *check.Summary, why error) {
 	if r.col == nil {
 		return
 	}
 	js := r.jobSummary(false)
 	js.Unfinished = termsafe.Text(why.Error())
+	// The checks it never reached are rows, as in the text, JSON, JUnit
+	// and HTML report: a table of the checks that ran alone reads as
+	// the whole run.
+	if sum != nil {
+		js.EndedEarly(sum.CutShort, sum.NotRun)
+	}
 	reportfile.AppendJobSummary(r.a, js)
 	if r.opts.Report == "" {
 		return

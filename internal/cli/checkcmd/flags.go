@@ -28,10 +28,13 @@ func (o *checkOptions) registerReceiverFlags(cmd *cobra.Command) {
 func (o *checkOptions) registerBatteryFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringSliceVar(&o.Checks, "checks", nil, "run only these checks (comma-separated): "+strings.Join(check.IDs(), ", "))
+	cmdutil.OneLineList(f, "checks")
 	_ = cmd.RegisterFlagCompletionFunc("checks", cmdutil.CompleteList(cmdutil.CompleteWords(check.IDs()...)))
 	f.StringSliceVar(&o.ExcludeChecks, "exclude-checks", nil, "leave out these checks (comma-separated)")
+	cmdutil.OneLineList(f, "exclude-checks")
 	_ = cmd.RegisterFlagCompletionFunc("exclude-checks", cmdutil.CompleteList(cmdutil.CompleteWords(check.IDs()...)))
 	f.StringSliceVar(&o.ExcludeCases, "exclude-cases", nil, "leave out the cases whose name (or check/name) matches one of these globs (comma-separated; * does not match /; a glob that matches no case of any check is refused)")
+	cmdutil.OneLineList(f, "exclude-cases")
 	// The seed fixes cases, not only payloads, and a random one is printed.
 	cmdutil.SeedFlag(cmd, &o.Seed, "seed for reproducible cases (0: random, printed on stderr)")
 	// Check's fixed ids are webhook-ids and document numbers too.

@@ -97,6 +97,7 @@ func EventsFlag(cmd *cobra.Command, p *[]string, def []string, help string) {
 		help = eventsHelp
 	}
 	cmd.Flags().StringSliceVarP(p, "event", "e", def, help)
+	OneLineList(cmd.Flags(), "event")
 	_ = cmd.RegisterFlagCompletionFunc("event", CompleteEvents)
 }
 

@@ -80,6 +80,7 @@ Rules (--ignore <id> silences one):
 	f.StringVar(&opts.Shape, "shape", validate.ShapeAuto, "body shape: "+strings.Join(validate.ShapeNames(), "|"))
 	f.BoolVar(&opts.Strict, "strict", false, "warnings fail a payload too")
 	f.StringSliceVar(&opts.Ignore, "ignore", nil, "drop findings of a rule id, repeatable or comma-separated")
+	cmdutil.OneLineList(f, "ignore")
 	cmdutil.AddOutputFlag(cmd, &opts.Output, "text", "text", "json", "junit")
 	opts.junit.Register(cmd, "one testcase per payload, a suite per file")
 	a.WhenNotRun(cmd, []string{"junit"}, func(err error, words []string) error {
