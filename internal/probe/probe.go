@@ -502,6 +502,12 @@ func (p *httpProbe) Ask(ctx context.Context, q Question) (Answer, error) {
 	if ue := p.unsafePath(q); ue != nil {
 		return Answer{Lines: -1}, ue
 	}
+	names := func(name string) bool {
+		return slices.ContainsFunc(p.parts, func(t tmplPart) bool { return t.name == name })
+	}
+	if ue := noCode(q, "{code}", "{invoiceCode}", names("code"), names("invoiceCode")); ue != nil {
+		return Answer{Lines: -1}, ue
+	}
 	u := p.url(q)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
@@ -716,9 +722,16 @@ type UnsafeError struct {
 	What        string // the character, or what is wrong, as the message says it
 	// urlPath is set when the value stands in a URL probe's path.
 	urlPath bool
+	// alt, when set, is how the probe would name the invoice instead
+	// ({invoiceCode}, $WHSIM_INVOICE_CODE): the value is an invoice's
+	// empty data.code (see noCode).
+	alt string
 }
 
 func (e *UnsafeError) Error() string {
+	if e.alt != "" {
+		return fmt.Sprintf("%s %q %s, which %s: %s: not asked", e.Name, e.Value, e.What, e.Risk(), e.Remedy())
+	}
 	if e.urlPath {
 		return fmt.Sprintf("%s %q %s, which %s (a server resolves . and .., and may decode %%2F into /, or decode twice): %s: not asked",
 			e.Name, e.Value, e.What, e.Risk(), e.Remedy())
@@ -730,6 +743,9 @@ func (e *UnsafeError) Error() string {
 // Risk says what the probe could make of the value, for a line that
 // counts the documents not asked.
 func (e *UnsafeError) Risk() string {
+	if e.alt != "" {
+		return "leaves the probe nothing to ask by"
+	}
 	if e.urlPath {
 		return "the probe URL's path could read as another resource than the document's"
 	}
@@ -740,10 +756,27 @@ func (e *UnsafeError) Risk() string {
 // "" when nothing in the probe can: a URL probe's placeholder moves to the
 // query, where every value is escaped whole.
 func (e *UnsafeError) Remedy() string {
+	if e.alt != "" {
+		return "name " + e.alt + " in the probe too"
+	}
 	if e.urlPath {
 		return "put " + e.Name + " in the query, where every value is escaped whole"
 	}
 	return ""
+}
+
+// noCode says why q cannot be asked by a probe that names the document's
+// code (as code) but not its invoiceCode (as alt): an invoice whose
+// data.code is empty, which the spec allows and whsim knows by its
+// invoiceCode, would be asked about "" (a URL's path then names the
+// collection, a where clause matches nothing), and the receiver blamed
+// for holding nothing of a document it may hold. nil when it can be
+// asked.
+func noCode(q Question, code, alt string, namesCode, namesAlt bool) *UnsafeError {
+	if q.Kind != spec.Invoice || q.Code != "" || q.InvoiceCode == "" || !namesCode || namesAlt {
+		return nil
+	}
+	return &UnsafeError{Name: code, What: "is empty (the invoice has no data.code; its invoiceCode is " + strconv.Quote(termsafe.Text(q.InvoiceCode)) + ")", alt: alt}
 }
 
 // unsafe returns why a value cannot be given to a command, nil when it
@@ -779,6 +812,11 @@ func (q Question) unsafe() *UnsafeError {
 
 func (p *Cmd) Ask(ctx context.Context, q Question) (Answer, error) {
 	if ue := q.unsafe(); ue != nil {
+		return Answer{Lines: -1}, ue
+	}
+	// A command that names neither variable (a script reading them) is
+	// asked: it is given both, as the contract says.
+	if ue := noCode(q, EnvCode, "$"+envInvoiceCode, strings.Contains(p.Run, EnvCode), strings.Contains(p.Run, envInvoiceCode)); ue != nil {
 		return Answer{Lines: -1}, ue
 	}
 	if p.Timeout > 0 {

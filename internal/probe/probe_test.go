@@ -591,3 +591,67 @@ func TestHTTPProbeRefusesPathValuesReadAsAnotherResource(t *testing.T) {
 		}
 	}
 }
+
+// An invoice may have an empty data.code (the spec allows it; whsim send
+// writes some): whsim knows it by its invoiceCode. A probe that names
+// {code} (or $WHSIM_CODE) but not the invoiceCode would ask about "" (the
+// collection's URL, a where clause matching nothing), and listen blamed
+// the receiver, "BROKE ... holds nothing", for a document it may hold. It
+// is not asked, saying why and what to add; a probe that names the
+// invoiceCode, or a command that names neither variable (a script given
+// both), is asked.
+func TestInvoiceWithoutCodeAskedOnlyByItsInvoiceCode(t *testing.T) {
+	t.Parallel()
+	var asked atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		_, _ = w.Write([]byte(`{"count":0}`))
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	ran := filepath.Join(dir, "ran")
+	touch := func(vars string) string { return `touch ` + shellcmd.Quote(ran) + `; : ` + vars + `; echo '{"count":0}'` }
+	const want = `is empty (the invoice has no data.code; its invoiceCode is "04400190"), which leaves the probe nothing to ask by: name `
+	noCode := Question{Kind: spec.Invoice, InvoiceCode: "04400190", Event: "CREATE_PURCHASE_ORDER_INVOICE"}
+	withCode := Question{Kind: spec.Invoice, Code: "CG-1", InvoiceCode: "04400190"}
+	for _, tt := range []struct {
+		name, url, cmd string
+		q              Question
+		want           string // "" when asked
+	}{
+		{name: "{code} in the path", url: "/debug/{kind}/{code}", q: noCode, want: `{code} "" ` + want + `{invoiceCode} in the probe too: not asked`},
+		{name: "{code} in the query", url: "/debug?code={code}", q: noCode, want: `{code} "" ` + want + `{invoiceCode}`},
+		{name: "{code} and {invoiceCode}", url: "/debug?code={code}&invoiceCode={invoiceCode}", q: noCode},
+		{name: "{invoiceCode} alone", url: "/debug/{invoiceCode}", q: noCode},
+		{name: "{requestId} alone", url: "/debug/{requestId}", q: noCode},
+		{name: "{code} of an invoice with one", url: "/debug/{code}", q: withCode},
+		{name: "$WHSIM_CODE", cmd: touch(`"$WHSIM_CODE"`), q: noCode, want: `WHSIM_CODE "" ` + want + `$WHSIM_INVOICE_CODE in the probe too: not asked`},
+		{name: "$WHSIM_CODE and $WHSIM_INVOICE_CODE", cmd: touch(`"$WHSIM_CODE" "$WHSIM_INVOICE_CODE"`), q: noCode},
+		{name: "a script given both", cmd: touch(""), q: noCode},
+	} {
+		var p Probe
+		if tt.url != "" {
+			hp, err := ParseURL(srv.URL+tt.url, srv.Client(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p = hp
+		} else {
+			p = &Cmd{Run: tt.cmd, Timeout: time.Minute}
+		}
+		_ = os.Remove(ran)
+		before := asked.Load()
+		_, err := p.Ask(context.Background(), tt.q)
+		_, statErr := os.Stat(ran)
+		wasAsked := asked.Load() != before || statErr == nil
+		var ue *UnsafeError
+		switch {
+		case tt.want == "" && (err != nil || !wasAsked):
+			t.Errorf("%s: %v (asked: %v), want it asked", tt.name, err, wasAsked)
+		case tt.want != "" && (!errors.As(err, &ue) || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%s: %v, want an UnsafeError saying %q", tt.name, err, tt.want)
+		case tt.want != "" && wasAsked:
+			t.Errorf("%s: the probe was asked", tt.name)
+		}
+	}
+}
