@@ -610,7 +610,9 @@ func TestInvoiceWithoutCodeAskedOnlyByItsInvoiceCode(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	ran := filepath.Join(dir, "ran")
-	touch := func(vars string) string { return `touch ` + shellcmd.Quote(ran) + `; : ` + vars + `; echo '{"count":0}'` }
+	touch := func(vars string) string {
+		return `touch ` + shellcmd.Quote(ran) + `; : ` + vars + `; echo '{"count":0}'`
+	}
 	const want = `is empty (the invoice has no data.code; its invoiceCode is "04400190"), which leaves the probe nothing to ask by: name `
 	noCode := Question{Kind: spec.Invoice, InvoiceCode: "04400190", Event: "CREATE_PURCHASE_ORDER_INVOICE"}
 	withCode := Question{Kind: spec.Invoice, Code: "CG-1", InvoiceCode: "04400190"}
