@@ -256,17 +256,8 @@ func (c *checker) quickString(n *node, s, e int, esc bool) bool {
 		return true
 	}
 	v := c.lx.Content(s, e, esc)
-	if n.values != nil {
-		known := false
-		for _, x := range n.values {
-			if string(v) == x {
-				known = true
-				break
-			}
-		}
-		if !known {
-			return false
-		}
+	if !n.knows(v) {
+		return false
 	}
 	switch n.format {
 	case spec.CurrencyCode:

@@ -447,26 +447,31 @@ func (c *checker) setSlot(n *node, off int, f float64) {
 	c.cur.set |= 1 << n.slot
 }
 
+// knows says whether v is one of the values n's field takes, true when the
+// spec lists none.
+func (n *node) knows(v []byte) bool {
+	if n.values == nil {
+		return true
+	}
+	for _, x := range n.values {
+		if string(v) == x {
+			return true
+		}
+	}
+	return false
+}
+
 func (c *checker) checkString(n *node, s, e int, esc bool) {
 	if n.values == nil && n.format == "" && !n.taxID {
 		return
 	}
 	v := c.lx.Content(s, e, esc)
-	if n.values != nil {
-		known := false
-		for _, x := range n.values {
-			if string(v) == x {
-				known = true
-				break
-			}
-		}
-		if !known {
-			if n.closed {
-				c.emit(rEnum, s, "", "%q is not one of %s", v, strings.Join(n.values, ", "))
-			} else {
-				c.emit(rAdvisory, s, "", "%q is not %s, the only value the spec gives", v, strings.Join(n.values, ", "))
-			}
-		}
+	switch {
+	case n.knows(v):
+	case n.closed:
+		c.emit(rEnum, s, "", "%q is not one of %s", v, strings.Join(n.values, ", "))
+	default:
+		c.emit(rAdvisory, s, "", "%q is not %s, the only value the spec gives", v, strings.Join(n.values, ", "))
 	}
 	switch n.format {
 	case spec.CurrencyCode:
