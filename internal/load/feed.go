@@ -127,13 +127,31 @@ func (f *feed) fill() bool {
 		}
 	}
 	if f.shuffle {
+		// A job is one document's calls, the first of them counting the
+		// document (Request.Document). Shuffled, its void may go out
+		// before its create, and a run cut short may send the void
+		// alone: the document counts with whichever of its calls goes
+		// out first, so that documents is what the calls sent carried.
 		var flat [][]*attempt.Request
-		for _, job := range f.out {
+		var owner []int // the job of flat[i]
+		var counts []bool
+		for ji, job := range f.out {
+			counts = append(counts, len(job) > 0 && job[0].Document)
 			for _, r := range job {
+				r.Document = false
 				flat = append(flat, []*attempt.Request{r})
+				owner = append(owner, ji)
 			}
 		}
-		f.rng.Shuffle(len(flat), func(i, j int) { flat[i], flat[j] = flat[j], flat[i] })
+		f.rng.Shuffle(len(flat), func(i, j int) {
+			flat[i], flat[j] = flat[j], flat[i]
+			owner[i], owner[j] = owner[j], owner[i]
+		})
+		for i, job := range flat {
+			if counts[owner[i]] && !job[0].Duplicate {
+				job[0].Document, counts[owner[i]] = true, false
+			}
+		}
 		f.out = flat
 	}
 	for _, job := range f.out {
