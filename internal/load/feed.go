@@ -147,6 +147,30 @@ func (f *feed) fill() bool {
 			flat[i], flat[j] = flat[j], flat[i]
 			owner[i], owner[j] = owner[j], owner[i]
 		})
+		// --duplicate re-delivers a call later: a re-delivery the shuffle
+		// put before its call changes places with it, so that the first
+		// to go out is the delivery (a requestId that more than one
+		// delivery carries, as --set requestId makes, is left as drawn).
+		first, orig, delivered := map[string]int{}, map[string]int{}, map[string]int{}
+		for i, job := range flat {
+			id := job[0].RequestID
+			if id == "" {
+				continue
+			}
+			if _, ok := first[id]; !ok {
+				first[id] = i
+			}
+			if !job[0].Duplicate {
+				orig[id] = i
+				delivered[id]++
+			}
+		}
+		for id, o := range orig {
+			if at := first[id]; delivered[id] == 1 && at < o {
+				flat[at], flat[o] = flat[o], flat[at]
+				owner[at], owner[o] = owner[o], owner[at]
+			}
+		}
 		for i, job := range flat {
 			if counts[owner[i]] && !job[0].Duplicate {
 				job[0].Document, counts[owner[i]] = true, false

@@ -329,3 +329,33 @@ func TestFeedShuffledScenarioCountsEachDocumentByItsFirstCall(t *testing.T) {
 		t.Error("no void went out before its create: the test shuffles nothing")
 	}
 }
+
+// --duplicate re-delivers a call a little later; --shuffle mixes a window
+// that may hold both the call and its re-delivery, and must not send the
+// re-delivery first: the first of the two to go out is the delivery, the
+// one that counts the document, and the later one the duplicate, so a run
+// cut short at any point counts what the receiver got.
+func TestFeedShuffledDuplicatesFollowTheirCall(t *testing.T) {
+	lanes := [][][]attempt.Template{templates("A", 50), templates("B", 50)}
+	feed := NewFeed(lanes, 200, 0.3, true, 3)
+	seen := map[string]bool{}
+	docs, dups, calls := 0, 0, 0
+	for job := feed.Next(); job != nil; job = feed.Next() {
+		for _, r := range job {
+			calls++
+			if r.Duplicate != seen[r.RequestID] {
+				t.Fatalf("call %d (%s): duplicate=%v, its requestId seen before: %v", calls, r.RequestID, r.Duplicate, seen[r.RequestID])
+			}
+			if r.Document {
+				docs++
+			}
+			if r.Duplicate {
+				dups++
+			}
+			seen[r.RequestID] = true
+		}
+	}
+	if docs != 400 || calls != docs+dups || dups < 60 {
+		t.Errorf("%d calls: %d documents, %d duplicates; want 400 documents and about 120 duplicates", calls, docs, dups)
+	}
+}
