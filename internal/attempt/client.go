@@ -330,6 +330,12 @@ const idleConnTimeout = 90 * time.Second
 // maxRedirects is how many redirects a call follows, as net/http's default.
 const maxRedirects = 10
 
+// redirectError is a redirect that cannot be followed through: it is
+// the receiver's configuration, no passing fault, so it is not retried.
+type redirectError string
+
+func (e redirectError) Error() string { return string(e) }
+
 // dropCredentials follows a redirect, without the request's credential
 // headers when it leaves the first call's origin (another host, port or
 // scheme): net/http keeps only Authorization and Cookie from another
@@ -337,7 +343,12 @@ const maxRedirects = 10
 // The names are those every output masks (termsafe.SecretHeader).
 func dropCredentials(req *http.Request, via []*http.Request) error {
 	if len(via) >= maxRedirects {
-		return errors.New("stopped after " + strconv.Itoa(maxRedirects) + " redirects")
+		return redirectError("stopped after " + strconv.Itoa(maxRedirects) + " redirects")
+	}
+	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+		// Said before the transport's "unsupported protocol scheme",
+		// which would be retried as if the receiver might mend.
+		return redirectError("redirected to " + strconv.Quote(req.URL.String()) + ", which is not http or https")
 	}
 	first := via[0].URL
 	if strings.EqualFold(req.URL.Host, first.Host) && req.URL.Scheme == first.Scheme {

@@ -226,7 +226,11 @@ const (
 	// lines say the code (ShortError).
 	KindStreamReset = "stream reset"
 	KindGoAway      = "goaway"
-	KindOther       = "error"
+	// KindRedirect is a redirect --follow-redirects could not follow
+	// through: a loop past maxRedirects, or a Location that is not http
+	// or https. It is the receiver's configuration, so it is not retried.
+	KindRedirect = "redirect"
+	KindOther    = "error"
 )
 
 // Classify names the kind of a transport error.
@@ -238,10 +242,13 @@ func Classify(err error) string {
 		hostErr x509.HostnameError
 		recErr  tls.RecordHeaderError
 		netErr  net.Error
+		redir   redirectError
 	)
 	switch {
 	case err == nil:
 		return ""
+	case errors.As(err, &redir):
+		return KindRedirect
 	case errors.Is(err, context.Canceled):
 		return KindInterrupted
 	case errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE), errors.Is(err, syscall.ENOBUFS),
@@ -421,7 +428,7 @@ func retryable(a Attempt) bool {
 	case a.Status != 0:
 		return false
 	}
-	return a.Kind != KindInterrupted && a.Kind != KindTLS && a.Kind != KindDNS
+	return a.Kind != KindInterrupted && a.Kind != KindTLS && a.Kind != KindDNS && a.Kind != KindRedirect
 }
 
 // Deliver makes one delivery, retrying as configured.
@@ -1042,7 +1049,7 @@ func ShortError(a Attempt) string {
 		// send the user to a slow receiver, which never read it.
 		return a.Kind + ": " + unwrapped(a.Err)
 	}
-	if a.Kind != KindOther && a.Kind != KindTLS && a.Kind != KindDNS && a.Kind != KindLocal {
+	if a.Kind != KindOther && a.Kind != KindTLS && a.Kind != KindDNS && a.Kind != KindLocal && a.Kind != KindRedirect {
 		return a.Kind
 	}
 	msg := a.Err

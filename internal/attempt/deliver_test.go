@@ -671,3 +671,48 @@ func TestKeptAlive408IsSentAgain(t *testing.T) {
 		})
 	}
 }
+
+// A redirect whsim will not follow through (a loop past maxRedirects, a
+// Location that is not http or https) is the receiver's configuration,
+// not a passing fault: retrying it only sends the call around the loop
+// again. Such an attempt is not retried and its kind says redirect.
+func TestRedirectsThatCannotEndAreNotRetried(t *testing.T) {
+	var calls atomic.Int32
+	mux := http.NewServeMux()
+	mux.HandleFunc("/loop", func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		http.Redirect(w, r, r.URL.String(), http.StatusTemporaryRedirect)
+	})
+	mux.HandleFunc("/ftp", func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.Header().Set("Location", "ftp://files.example/in")
+		w.WriteHeader(http.StatusPermanentRedirect)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	for _, tt := range []struct {
+		path, words string
+		calls       int32
+	}{
+		{"/loop", "stopped after 10 redirects", maxRedirects},
+		{"/ftp", `redirected to "ftp://files.example/in"`, 1},
+	} {
+		calls.Store(0)
+		vs := &virtualSleep{}
+		d := newTestDeliverer(t, srv, 3, vs)
+		c, _ := newTestClient(ClientOptions{Timeout: 2 * time.Second, FollowRedirects: true})
+		d.Client = c
+		d.Target, _ = url.Parse(srv.URL + tt.path)
+		res := d.Deliver(context.Background(), &Request{Body: []byte(`{}`)})
+		last := res.Last()
+		if res.OK || len(res.Attempts) != 1 || len(vs.waits) != 0 {
+			t.Errorf("%s: ok=%v attempts=%d waits=%v, want one failed attempt and no retry", tt.path, res.OK, len(res.Attempts), vs.waits)
+		}
+		if last.Kind != KindRedirect || !strings.Contains(ShortError(last), tt.words) {
+			t.Errorf("%s: kind %q, error %q; want %q saying %q", tt.path, last.Kind, ShortError(last), KindRedirect, tt.words)
+		}
+		if got := calls.Load(); got != tt.calls {
+			t.Errorf("%s: the receiver got %d calls, want %d", tt.path, got, tt.calls)
+		}
+	}
+}

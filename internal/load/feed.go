@@ -127,13 +127,55 @@ func (f *feed) fill() bool {
 		}
 	}
 	if f.shuffle {
+		// A job is one document's calls, the first of them counting the
+		// document (Request.Document). Shuffled, its void may go out
+		// before its create, and a run cut short may send the void
+		// alone: the document counts with whichever of its calls goes
+		// out first, so that documents is what the calls sent carried.
 		var flat [][]*attempt.Request
-		for _, job := range f.out {
+		var owner []int // the job of flat[i]
+		var counts []bool
+		for ji, job := range f.out {
+			counts = append(counts, len(job) > 0 && job[0].Document)
 			for _, r := range job {
+				r.Document = false
 				flat = append(flat, []*attempt.Request{r})
+				owner = append(owner, ji)
 			}
 		}
-		f.rng.Shuffle(len(flat), func(i, j int) { flat[i], flat[j] = flat[j], flat[i] })
+		f.rng.Shuffle(len(flat), func(i, j int) {
+			flat[i], flat[j] = flat[j], flat[i]
+			owner[i], owner[j] = owner[j], owner[i]
+		})
+		// --duplicate re-delivers a call later: a re-delivery the shuffle
+		// put before its call changes places with it, so that the first
+		// to go out is the delivery (a requestId that more than one
+		// delivery carries, as --set requestId makes, is left as drawn).
+		first, orig, delivered := map[string]int{}, map[string]int{}, map[string]int{}
+		for i, job := range flat {
+			id := job[0].RequestID
+			if id == "" {
+				continue
+			}
+			if _, ok := first[id]; !ok {
+				first[id] = i
+			}
+			if !job[0].Duplicate {
+				orig[id] = i
+				delivered[id]++
+			}
+		}
+		for id, o := range orig {
+			if at := first[id]; delivered[id] == 1 && at < o {
+				flat[at], flat[o] = flat[o], flat[at]
+				owner[at], owner[o] = owner[o], owner[at]
+			}
+		}
+		for i, job := range flat {
+			if counts[owner[i]] && !job[0].Duplicate {
+				job[0].Document, counts[owner[i]] = true, false
+			}
+		}
 		f.out = flat
 	}
 	for _, job := range f.out {

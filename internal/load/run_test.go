@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -284,5 +285,77 @@ func TestRunOptionsInFlight(t *testing.T) {
 		if got := tt.o.InFlight(); got != tt.want {
 			t.Errorf("%+v.InFlight() = %d, want %d", tt.o, got, tt.want)
 		}
+	}
+}
+
+// --shuffle mixes a scenario's events, so a document's void may go out
+// before its create; a run cut short (--duration, Ctrl-C) then sent the
+// void alone. Each document is counted by the first of its calls to go
+// out, whichever event that is: at every point of the run the documents
+// counted are the distinct documents the calls so far carried.
+func TestFeedShuffledScenarioCountsEachDocumentByItsFirstCall(t *testing.T) {
+	const docs = 200
+	var lane [][]attempt.Template
+	for i := range docs {
+		c, v := fmt.Sprintf("c%d", i), fmt.Sprintf("v%d", i)
+		lane = append(lane, []attempt.Template{
+			{Event: "CREATE", Body: []byte(`{"requestId":"` + c + `"}`), IDOff: -1, RequestID: c},
+			{Event: "ABANDON", Body: []byte(`{"requestId":"` + v + `"}`), IDOff: -1, RequestID: v},
+		})
+	}
+	feed := NewFeed([][][]attempt.Template{lane}, docs, 0, true, 3)
+	seen := map[string]bool{}
+	counted, voidFirst, calls := 0, 0, 0
+	for job := feed.Next(); job != nil; job = feed.Next() {
+		for _, r := range job {
+			calls++
+			doc := r.RequestID[1:]
+			if !seen[doc] && r.Event == "ABANDON" {
+				voidFirst++
+			}
+			seen[doc] = true
+			if r.Document {
+				counted++
+			}
+			if counted != len(seen) {
+				t.Fatalf("after %d calls (%s of document %s): %d documents counted, %d carried", calls, r.Event, doc, counted, len(seen))
+			}
+		}
+	}
+	if calls != 2*docs || counted != docs {
+		t.Errorf("%d calls, %d documents counted; want %d and %d", calls, counted, 2*docs, docs)
+	}
+	if voidFirst == 0 {
+		t.Error("no void went out before its create: the test shuffles nothing")
+	}
+}
+
+// --duplicate re-delivers a call a little later; --shuffle mixes a window
+// that may hold both the call and its re-delivery, and must not send the
+// re-delivery first: the first of the two to go out is the delivery, the
+// one that counts the document, and the later one the duplicate, so a run
+// cut short at any point counts what the receiver got.
+func TestFeedShuffledDuplicatesFollowTheirCall(t *testing.T) {
+	lanes := [][][]attempt.Template{templates("A", 50), templates("B", 50)}
+	feed := NewFeed(lanes, 200, 0.3, true, 3)
+	seen := map[string]bool{}
+	docs, dups, calls := 0, 0, 0
+	for job := feed.Next(); job != nil; job = feed.Next() {
+		for _, r := range job {
+			calls++
+			if r.Duplicate != seen[r.RequestID] {
+				t.Fatalf("call %d (%s): duplicate=%v, its requestId seen before: %v", calls, r.RequestID, r.Duplicate, seen[r.RequestID])
+			}
+			if r.Document {
+				docs++
+			}
+			if r.Duplicate {
+				dups++
+			}
+			seen[r.RequestID] = true
+		}
+	}
+	if docs != 400 || calls != docs+dups || dups < 60 {
+		t.Errorf("%d calls: %d documents, %d duplicates; want 400 documents and about 120 duplicates", calls, docs, dups)
 	}
 }

@@ -269,7 +269,8 @@ func (c *Console) Unreachable(st *load.Stats, target *url.URL) string {
 	switch {
 	case kinds[0] == attempt.KindLocal:
 		return fmt.Sprintf("could not send to %s: %s (a limit of this machine, not the receiver's failure)", termsafe.URL(target), why)
-	case kinds[0] == attempt.KindOther, kinds[0] == attempt.KindStreamReset, kinds[0] == attempt.KindGoAway:
+	case kinds[0] == attempt.KindOther, kinds[0] == attempt.KindStreamReset, kinds[0] == attempt.KindGoAway,
+		kinds[0] == attempt.KindRedirect:
 		// Reached, most often, but answered with bytes that are no HTTP
 		// answer, or ended otherwise (an HTTP/2 stream reset, GOAWAY):
 		// "cannot reach" would send the user to the network, and the
