@@ -622,6 +622,19 @@ func sendUnlike(c *call) string {
 	if _, ok := spec.Lookup(c.Event); !ok {
 		return fmt.Sprintf("its businessType %q is no event of the spec, and whsim send sends only those, as the spec spells them", c.Event)
 	}
+	if q := withoutBusinessType(r.Query); q != "" {
+		// The command's --url carries the rest of the query, and send
+		// checks it as any --url: one it refuses ("a;b", "%zz") made a
+		// command that ended at once, nothing sent.
+		if _, err := endpoint.ParseTarget("http://127.0.0.1/?" + q); err != nil {
+			var te *endpoint.TargetError
+			why := err.Error()
+			if errors.As(err, &te) {
+				why = te.Why
+			}
+			return "whsim send's --url refuses the call's query (" + why + ")"
+		}
+	}
 	// send --file reads a file as its payloads: one JSON value is one
 	// call; an array is one call each, and so is NDJSON; what is not
 	// JSON, or nothing, it refuses.

@@ -227,3 +227,32 @@ func TestCopyAsCurlOfAnAsteriskTarget(t *testing.T) {
 		}
 	}
 }
+
+// A call whose query whsim send's --url refuses (a ';' between pairs,
+// an escape that is none, "%zz") offers no send command and says why:
+// the page offered one, and pasted it ended at once with "bad query:
+// invalid semicolon separator in query", nothing sent. Curl sends it.
+func TestNoSendCommandForAQuerySendRefuses(t *testing.T) {
+	for _, q := range []string{"a=1;b=2", "bad=%zz", "x=%"} {
+		rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-1"}`), 200)
+		rec.Query = "businessType=CREATE_RECEIVABLE_DOC&" + q
+		s := NewStore(10)
+		c := s.Add(rec, nil)
+		h := newHandler(Options{Token: testToken, Store: s, Origin: "http://127.0.0.1:8080"})
+		d := h.describe(c)
+		if d.Send != "" || !strings.Contains(d.NoSend, "--url") {
+			t.Errorf("query %q: send command %q, no-send reason %q: want none, and why", q, d.Send, d.NoSend)
+		}
+		if d.Curl == "" {
+			t.Errorf("query %q: no curl command", q)
+		}
+	}
+	// A query send takes keeps its command.
+	rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-1"}`), 200)
+	rec.Query = "businessType=CREATE_RECEIVABLE_DOC&tenant=t%201"
+	s := NewStore(10)
+	c := s.Add(rec, nil)
+	if d := newHandler(Options{Token: testToken, Store: s, Origin: "http://127.0.0.1:8080"}).describe(c); d.Send == "" {
+		t.Errorf("query %q: no send command (%s)", rec.Query, d.NoSend)
+	}
+}
