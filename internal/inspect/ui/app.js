@@ -134,7 +134,9 @@ const verdictClass = { valid: "ok", warning: "warn", invalid: "bad" };
 function offerEvent(ev) {
   if (!ev || !state.events || state.events.has(ev)) return;
   state.events.add(ev);
-  $("f-event").insertBefore(el("option", { value: ev }, ev), $("f-event").querySelector('option[value="-"]'));
+  // An option holds text alone: a bidi control in the name shows as its
+  // escape (escaped), the value stays the name the API filters by.
+  $("f-event").insertBefore(el("option", { value: ev }, escaped(ev)), $("f-event").querySelector('option[value="-"]'));
 }
 
 function row(c) {
@@ -520,15 +522,17 @@ function table(pairs, empty) {
 
 function detail(d) {
   // The request line's parts are drawn each on its own (isolated): a bidi
-  // control in the path drew the query after it backwards.
-  const line = [el("span", { class: "iso" }, d.method), " ", el("span", { class: "iso" }, d.path),
-    d.query ? el("span", { class: "iso" }, "?" + d.query) : null];
+  // control in the path drew the query after it backwards. Within each,
+  // such a control shows as its escape, as in the list: "/hook\u202e12345"
+  // drew "/hook54321".
+  const line = [el("span", { class: "iso" }, shown(d.method)), " ", el("span", { class: "iso" }, shown(d.path)),
+    d.query ? el("span", { class: "iso" }, shown("?" + d.query)) : null];
   const out = el("div", { class: "detail", "data-id": String(d.id) },
     el("h2", {}, el("span", { class: "reqline" }, line), " ",
       el("span", { class: "badge " + (verdictClass[d.verdict] || "") }, d.verdict || "not known")),
     el("p", { class: "meta" }, el("a", { class: "permalink", href: "#/calls/" + d.id, title: "this call's link" }, "#" + d.id),
       " · " + (d.receivedAt.startsWith("0001-") ? "time not known" : new Date(d.receivedAt).toISOString()) + " · from " + d.remote +
-      " · " + size(d.size) + " · requestId " + (d.requestId || "-")),
+      " · " + size(d.size) + " · requestId ", shown(d.requestId || "-")),
     actions(d));
   out.append(flagsList(d));
   out.append(faultNote(d));
