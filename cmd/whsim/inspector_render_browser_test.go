@@ -592,3 +592,43 @@ func TestInspectorDrawsTheCallsHeadingInOrderAfterABidiControl(t *testing.T) {
 		}
 	}
 }
+
+// The links between a call's deliveries and the calls about its document
+// drew a bidi control in a document number ("Calls about purchase invoice
+// \u202eC12345: #1 → #3") or in a delivery's event as the control, which
+// reordered the links after it in the line. They show its escape now.
+func TestInspectorDrawsTheLinksInOrderAfterABidiControl(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	body := func(rid string) []byte {
+		return []byte(`{"requestId":"` + rid + `","businessType":4010,"data":{"code":"\u202eC12345"}}`)
+	}
+	l.post(t, "/?businessType=CREATE_PURCHASE_ORDER_INVOICE", body("r-1"), nil)
+	l.post(t, "/?businessType=%E2%80%AE12345", body("r-1"), nil)
+	l.post(t, "/?businessType=CREATE_PURCHASE_ORDER_INVOICE", body("r-2"), nil)
+	var raw []string
+	var kinds []string
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(l.page()),
+		chromedp.WaitVisible(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="1"] p.links.document`, chromedp.ByQuery),
+		chromedp.Evaluate(`[...document.querySelectorAll('.detail[data-id="1"] p.links')].map(p => p.className)`, &kinds),
+		chromedp.Evaluate(`(() => {
+  const out = [];
+  for (const p of document.querySelectorAll('.detail[data-id="1"] p.links')) {
+    const w = document.createTreeWalker(p, NodeFilter.SHOW_TEXT);
+    for (let n; (n = w.nextNode()); ) if (n.data.includes("\u202e")) out.push(n.data);
+  }
+  return out;
+})()`, &raw),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if len(kinds) != 2 {
+		t.Fatalf("the call's links are %q, want its deliveries and its document's", kinds)
+	}
+	for _, r := range raw {
+		t.Errorf("a link line draws U+202E as the control: %q", r)
+	}
+}

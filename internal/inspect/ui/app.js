@@ -603,10 +603,12 @@ function links(cls, title, list, self) {
   const items = [];
   for (const l of list) {
     if (items.length) items.push(" → ");
-    const text = "#" + l.id + " " + (l.event || "(no businessType)");
+    // An event or a document number a sender wrote with a bidi control
+    // shows its escape: the control reordered the links after it.
+    const text = ["#" + l.id + " ", shown(l.event || "(no businessType)")];
     items.push(l.id === self ? el("strong", { class: "self" }, text) : el("a", { href: "#/calls/" + l.id, "data-id": String(l.id) }, text));
   }
-  return el("p", { class: "links " + cls }, title + ": ", items);
+  return el("p", { class: "links " + cls }, shown(title), ": ", items);
 }
 
 function findingsList(d) {
