@@ -632,3 +632,35 @@ func TestInspectorDrawsTheLinksInOrderAfterABidiControl(t *testing.T) {
 		t.Errorf("a link line draws U+202E as the control: %q", r)
 	}
 }
+
+// The diff of two calls drew a bidi control in a requestId, a member's
+// name or a value as the control: "requestId differs (r\u202e12345 → r-2):
+// expected between deliveries" drew the sentence after the id reordered,
+// and a value "\u202e12345" read "54321" in its column. The diff shows
+// their escapes, as the tree does.
+func TestInspectorDrawsTheDiffInOrderAfterABidiControl(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	l.post(t, "/?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r\u202e12345","businessType":5007,"data":{"k\u202e":"\u202e12345"}}`), nil)
+	l.post(t, "/?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-2","businessType":5007,"data":{"k\u202e":"x"}}`), nil)
+	var raw []string
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(l.page()), chromedp.WaitVisible(`#rows tr[data-id="2"]`, chromedp.ByQuery),
+		chromedp.Evaluate(`location.hash = "#/calls/1"`, nil),
+		chromedp.WaitVisible(`.detail[data-id="1"] #diff-base`, chromedp.ByQuery), chromedp.Click(`#diff-base`, chromedp.ByQuery),
+		chromedp.Evaluate(`location.hash = "#/calls/2"`, nil),
+		chromedp.WaitVisible(`.detail[data-id="2"] #diff`, chromedp.ByQuery), chromedp.Click(`#diff`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail .diff table`, chromedp.ByQuery),
+		chromedp.Evaluate(`(() => {
+  const out = [];
+  const w = document.createTreeWalker(document.querySelector(".detail .diff"), NodeFilter.SHOW_TEXT);
+  for (let n; (n = w.nextNode()); ) if (n.data.includes("\u202e")) out.push(n.data);
+  return out;
+})()`, &raw),
+	); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range raw {
+		t.Errorf("the diff draws U+202E as the control: %q", r)
+	}
+}

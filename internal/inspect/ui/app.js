@@ -985,13 +985,15 @@ function otherMachine(u) {
 }
 
 function diffView(d, a, b) {
+  // A requestId, a name or a value shows a bidi control as its escape, as
+  // the tree does: "r\u202e1 → r-2" reordered the sentence after it.
   const rid = d.requestId.differ
-    ? el("p", { class: "note warning" }, "requestId differs (" + (d.requestId.a || "-") + " → " + (d.requestId.b || "-") + "): expected between deliveries, left out below.")
-    : el("p", { class: "hint" }, "Same requestId: " + (d.requestId.a || "-"));
+    ? el("p", { class: "note warning" }, "requestId differs (", shown(d.requestId.a || "-"), " → ", shown(d.requestId.b || "-"), "): expected between deliveries, left out below.")
+    : el("p", { class: "hint" }, "Same requestId: ", shown(d.requestId.a || "-"));
   if (!d.differences.length) return el("div", {}, rid, el("p", {}, "The bodies of #" + a + " and #" + b + " are the same JSON (member order aside)."));
   return el("div", {}, rid, el("table", { class: "kv diff" },
     el("tr", {}, el("th", {}, "path"), el("th", {}, "change"), el("th", {}, "#" + a), el("th", {}, "#" + b)),
-    d.differences.map((x) => el("tr", { class: x.kind }, el("td", {}, x.path || "(body)"), el("td", {}, x.kind), el("td", {}, x.a || ""), el("td", {}, x.b || "")))),
+    d.differences.map((x) => el("tr", { class: x.kind }, el("td", {}, shown(x.path || "(body)")), el("td", {}, x.kind), el("td", {}, shown(x.a || "")), el("td", {}, shown(x.b || ""))))),
     d.more ? el("p", { class: "note warning" }, "… and " + d.more + " more difference" + (d.more === 1 ? "" : "s") + ", not listed: compare the raw bytes of the two calls for the rest.") : null);
 }
 
