@@ -449,6 +449,10 @@ func TestInspectorDrawsValuesInOrderAfterABidiControl(t *testing.T) {
 	ltr := func(sel string) string {
 		return `(() => {
   const root = document.querySelector(` + "`" + sel + "`" + `);
+  // On one line: a line that wraps inside "12345" puts its "5" left of its "1".
+  root.style.whiteSpace = "nowrap";
+  root.style.overflowWrap = "normal";
+  root.style.wordBreak = "normal";
   const w = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
   for (let n; (n = w.nextNode()); ) {
     const i = n.data.indexOf("12345");
@@ -533,5 +537,130 @@ func TestInspectorDrawsTableValuesInOrderAfterABidiControl(t *testing.T) {
 	}
 	if !rid {
 		t.Errorf("no tooltip of the list's row is the requestId with its escape, r\\u202e12345: %q", titles)
+	}
+}
+
+// A call's heading drew a bidi control in its path, and the requestId
+// under it, as the control, where the list shows its escape: a requestId
+// "r\u202e12345" read "r54321" above the call, and a path "/hook\u202e12345"
+// read "/hook54321", another id and another path than the list's and the
+// receiver's logs. The event filter named an event so sent with the raw
+// control too. Each shows the visible escape now.
+func TestInspectorDrawsTheCallsHeadingInOrderAfterABidiControl(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	l.post(t, "/hook%E2%80%AE12345?businessType=%E2%80%AE12345",
+		[]byte(`{"requestId":"r\u202e12345","businessType":5007,"data":{}}`), nil)
+	order := func(sel string) string {
+		return `(() => {
+  const out = [];
+  for (const root of document.querySelectorAll(` + "`" + sel + "`" + `)) {
+    // On one line: a line that wraps inside "12345" puts its "5" left of its "1".
+    root.style.whiteSpace = "nowrap";
+    root.style.overflowWrap = "normal";
+    root.style.wordBreak = "normal";
+    const w = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let n; (n = w.nextNode()); ) {
+      const i = n.data.indexOf("12345");
+      if (i < 0) continue;
+      const x = (k) => { const r = document.createRange(); r.setStart(n, i + k); r.setEnd(n, i + k + 1); return r.getBoundingClientRect().left; };
+      out.push(x(0) < x(4) ? "ltr" : "rtl");
+    }
+  }
+  return out.join(",") || "absent";
+})()`
+	}
+	var heading, meta string
+	var options []string
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(l.page()),
+		chromedp.WaitVisible(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="1"] p.meta`, chromedp.ByQuery),
+		chromedp.Evaluate(order(`.detail[data-id="1"] h2`), &heading),
+		chromedp.Evaluate(order(`.detail[data-id="1"] p.meta`), &meta),
+		chromedp.Evaluate(`[...document.querySelectorAll('#f-event option')].map(o => o.textContent)`, &options),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(heading, "rtl") || heading == "absent" || meta != "ltr" {
+		t.Errorf("after a U+202E, 12345 is drawn %q in the call's request line and %q in the line under it, want ltr", heading, meta)
+	}
+	for _, o := range options {
+		if strings.ContainsRune(o, '\u202e') {
+			t.Errorf("the event filter's option %q holds U+202E, want its escape", o)
+		}
+	}
+}
+
+// The links between a call's deliveries and the calls about its document
+// drew a bidi control in a document number ("Calls about purchase invoice
+// \u202eC12345: #1 → #3") or in a delivery's event as the control, which
+// reordered the links after it in the line. They show its escape now.
+func TestInspectorDrawsTheLinksInOrderAfterABidiControl(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	body := func(rid string) []byte {
+		return []byte(`{"requestId":"` + rid + `","businessType":4010,"data":{"code":"\u202eC12345"}}`)
+	}
+	l.post(t, "/?businessType=CREATE_PURCHASE_ORDER_INVOICE", body("r-1"), nil)
+	l.post(t, "/?businessType=%E2%80%AE12345", body("r-1"), nil)
+	l.post(t, "/?businessType=CREATE_PURCHASE_ORDER_INVOICE", body("r-2"), nil)
+	var raw []string
+	var kinds []string
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(l.page()),
+		chromedp.WaitVisible(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="1"] p.links.document`, chromedp.ByQuery),
+		chromedp.Evaluate(`[...document.querySelectorAll('.detail[data-id="1"] p.links')].map(p => p.className)`, &kinds),
+		chromedp.Evaluate(`(() => {
+  const out = [];
+  for (const p of document.querySelectorAll('.detail[data-id="1"] p.links')) {
+    const w = document.createTreeWalker(p, NodeFilter.SHOW_TEXT);
+    for (let n; (n = w.nextNode()); ) if (n.data.includes("\u202e")) out.push(n.data);
+  }
+  return out;
+})()`, &raw),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if len(kinds) != 2 {
+		t.Fatalf("the call's links are %q, want its deliveries and its document's", kinds)
+	}
+	for _, r := range raw {
+		t.Errorf("a link line draws U+202E as the control: %q", r)
+	}
+}
+
+// The diff of two calls drew a bidi control in a requestId, a member's
+// name or a value as the control: "requestId differs (r\u202e12345 → r-2):
+// expected between deliveries" drew the sentence after the id reordered,
+// and a value "\u202e12345" read "54321" in its column. The diff shows
+// their escapes, as the tree does.
+func TestInspectorDrawsTheDiffInOrderAfterABidiControl(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	l.post(t, "/?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r\u202e12345","businessType":5007,"data":{"k\u202e":"\u202e12345"}}`), nil)
+	l.post(t, "/?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-2","businessType":5007,"data":{"k\u202e":"x"}}`), nil)
+	var raw []string
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(l.page()), chromedp.WaitVisible(`#rows tr[data-id="2"]`, chromedp.ByQuery),
+		chromedp.Evaluate(`location.hash = "#/calls/1"`, nil),
+		chromedp.WaitVisible(`.detail[data-id="1"] #diff-base`, chromedp.ByQuery), chromedp.Click(`#diff-base`, chromedp.ByQuery),
+		chromedp.Evaluate(`location.hash = "#/calls/2"`, nil),
+		chromedp.WaitVisible(`.detail[data-id="2"] #diff`, chromedp.ByQuery), chromedp.Click(`#diff`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail .diff table`, chromedp.ByQuery),
+		chromedp.Evaluate(`(() => {
+  const out = [];
+  const w = document.createTreeWalker(document.querySelector(".detail .diff"), NodeFilter.SHOW_TEXT);
+  for (let n; (n = w.nextNode()); ) if (n.data.includes("\u202e")) out.push(n.data);
+  return out;
+})()`, &raw),
+	); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range raw {
+		t.Errorf("the diff draws U+202E as the control: %q", r)
 	}
 }

@@ -540,13 +540,18 @@ func (h *handler) commands(c *call, file string) (curl, send string) {
 	}
 	cc := shellcmd.Curl{Method: r.Method, URL: u, Header: curlHdr, Body: c.body, NoBody: c.Size == 0,
 		BodyFile: file, MaxInline: 64 << 10}
-	if target := r.TargetPath(); strings.Contains(r.Query, "#") || target != r.URLPath() {
+	if target := r.TargetPath(); strings.Contains(r.Query, "#") || target != r.URLPath() || notAPath(target) {
 		// curl takes a '#' in its URL for a fragment's start and sends the
 		// query cut there, and a URL cannot hold a path's byte the sender
-		// wrote raw (a '#', a space, a byte above 0x7f): the request line's
-		// target goes as received (credentials in it masked, as in the
-		// URL), the URL names the server and path.
+		// wrote raw (a '#', a space, a byte above 0x7f), nor a target
+		// that is no path ("*" of OPTIONS *: after the port, curl refuses
+		// the URL): the request line's target goes as received
+		// (credentials in it masked, as in the URL), the URL names the
+		// server and path.
 		cc.URL = h.opts.Origin + r.URLPath()
+		if notAPath(target) {
+			cc.URL = h.opts.Origin + "/"
+		}
 		if r.Query != "" {
 			target += "?" + termsafe.MaskQuery(r.Query)
 		}
@@ -577,6 +582,12 @@ func (h *handler) commands(c *call, file string) (curl, send string) {
 	return cc.String(), ws.String()
 }
 
+// notAPath says whether a request line's target was no path: the
+// asterisk form, "*", that Go's server reads as the path "*".
+func notAPath(target string) bool {
+	return target != "" && !strings.HasPrefix(target, "/")
+}
+
 // hasHeader says whether h has a header named name in any case (a
 // hand-made capture may say "content-type").
 func hasHeader(h http.Header, name string) bool {
@@ -598,6 +609,8 @@ func sendUnlike(c *call) string {
 	switch {
 	case r.Method != http.MethodPost:
 		return "whsim send makes a POST, and this call was a " + r.Method
+	case notAPath(r.TargetPath()):
+		return fmt.Sprintf("its request line asked for %q, no path, and whsim send asks for a URL's path", r.TargetPath())
 	case capture.ContentCodings(r.Headers) != nil:
 		return "its body was sent " + strings.Join(capture.ContentCodings(r.Headers), ", ") +
 			"-coded (Content-Encoding), and whsim send --file sends the bytes of a JSON file as they are"
@@ -608,6 +621,19 @@ func sendUnlike(c *call) string {
 	}
 	if _, ok := spec.Lookup(c.Event); !ok {
 		return fmt.Sprintf("its businessType %q is no event of the spec, and whsim send sends only those, as the spec spells them", c.Event)
+	}
+	if q := withoutBusinessType(r.Query); q != "" {
+		// The command's --url carries the rest of the query, and send
+		// checks it as any --url: one it refuses ("a;b", "%zz") made a
+		// command that ended at once, nothing sent.
+		if _, err := endpoint.ParseTarget("http://127.0.0.1/?" + q); err != nil {
+			var te *endpoint.TargetError
+			why := err.Error()
+			if errors.As(err, &te) {
+				why = te.Why
+			}
+			return "whsim send's --url refuses the call's query (" + why + ")"
+		}
 	}
 	// send --file reads a file as its payloads: one JSON value is one
 	// call; an array is one call each, and so is NDJSON; what is not

@@ -189,3 +189,70 @@ func TestCopyAsCurlSendsThePathAsSent(t *testing.T) {
 		}
 	}
 }
+
+// A call whose request line named no path but "*" (OPTIONS *, the
+// asterisk form listen records as it came) copied as curl asks for "*":
+// the command put "*" after the port, http://127.0.0.1:8080*, and curl
+// refused the URL (exit 3) before sending anything. whsim send, which
+// asks for a URL's path, says why it has no command for it.
+func TestCopyAsCurlOfAnAsteriskTarget(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed (scripts/install-tools.sh curl): the copied command is run as a user pastes it")
+	}
+	type got struct{ method, target string }
+	calls := make(chan got, 1)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls <- got{r.Method, r.RequestURI}
+	}))
+	// As listen does: Go's server answers OPTIONS * itself otherwise.
+	srv.Config.DisableGeneralOptionsHandler = true
+	srv.Start()
+	defer srv.Close()
+	for _, method := range []string{http.MethodOptions, http.MethodPost} {
+		rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{}`), 200)
+		rec.Method, rec.Path, rec.RawPath, rec.Query = method, "*", "", ""
+		s := NewStore(10)
+		c := s.Add(rec, nil)
+		h := newHandler(Options{Token: testToken, Store: s, Origin: srv.URL})
+		d := h.describe(c)
+		out, err := exec.Command("sh", "-c", d.Curl+" -sS -o /dev/null").CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s *: %s: %v\n%s", method, d.Curl, err, out)
+		}
+		if g := <-calls; g.method != method || g.target != "*" {
+			t.Errorf("%s *: %s\nsent %s %s", method, d.Curl, g.method, g.target)
+		}
+		if d.Send != "" || d.NoSend == "" {
+			t.Errorf("%s *: send command %q, no-send reason %q: want none, and why", method, d.Send, d.NoSend)
+		}
+	}
+}
+
+// A call whose query whsim send's --url refuses (a ';' between pairs,
+// an escape that is none, "%zz") offers no send command and says why:
+// the page offered one, and pasted it ended at once with "bad query:
+// invalid semicolon separator in query", nothing sent. Curl sends it.
+func TestNoSendCommandForAQuerySendRefuses(t *testing.T) {
+	for _, q := range []string{"a=1;b=2", "bad=%zz", "x=%"} {
+		rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-1"}`), 200)
+		rec.Query = "businessType=CREATE_RECEIVABLE_DOC&" + q
+		s := NewStore(10)
+		c := s.Add(rec, nil)
+		h := newHandler(Options{Token: testToken, Store: s, Origin: "http://127.0.0.1:8080"})
+		d := h.describe(c)
+		if d.Send != "" || !strings.Contains(d.NoSend, "--url") {
+			t.Errorf("query %q: send command %q, no-send reason %q: want none, and why", q, d.Send, d.NoSend)
+		}
+		if d.Curl == "" {
+			t.Errorf("query %q: no curl command", q)
+		}
+	}
+	// A query send takes keeps its command.
+	rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-1"}`), 200)
+	rec.Query = "businessType=CREATE_RECEIVABLE_DOC&tenant=t%201"
+	s := NewStore(10)
+	c := s.Add(rec, nil)
+	if d := newHandler(Options{Token: testToken, Store: s, Origin: "http://127.0.0.1:8080"}).describe(c); d.Send == "" {
+		t.Errorf("query %q: no send command (%s)", rec.Query, d.NoSend)
+	}
+}

@@ -3,6 +3,7 @@ package inspect
 import (
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
@@ -50,6 +51,9 @@ type (
 		PostData    *harPostData   `json:"postData,omitempty"`
 		HeadersSize int            `json:"headersSize"`
 		BodySize    int            `json:"bodySize"`
+		// Comment says what the request line asked for when a URL
+		// cannot name it: "*" (OPTIONS *).
+		Comment string `json:"comment,omitempty"`
 	}
 	harResponse struct {
 		Status      int            `json:"status"`
@@ -117,6 +121,15 @@ func entryOf(c *call, origin string) harEntry {
 		},
 		Response: harResponse{Cookies: []harNameValue{}, Headers: []harNameValue{}, HTTPVersion: httpVersion(r), HeadersSize: -1, BodySize: -1},
 		Timings:  harTimings{Send: 0, Wait: 0, Receive: 0},
+	}
+	if target := r.TargetPath(); notAPath(target) {
+		// "*" after the port is no URL: a reader's URL parser refused
+		// the whole file for it.
+		e.Request.URL = origin + "/"
+		if r.Query != "" {
+			e.Request.URL += "?" + urlQuery(termsafe.MaskQuery(r.Query))
+		}
+		e.Request.Comment = fmt.Sprintf("the request line asked for %q, not a path; the url names the server", target)
 	}
 	if r.BodyEncoding != "" || r.Body != "" {
 		pd := &harPostData{MimeType: r.Headers.Get("Content-Type"), Params: []harNameValue{}, Text: r.Body}

@@ -503,3 +503,23 @@ func TestHARURLKeepsAQueryWithAHash(t *testing.T) {
 		t.Errorf("url %s reads as %v, want ref=ab#cd and x=1", u, q)
 	}
 }
+
+// A call that asked for "*" (OPTIONS *) is exported with a URL a HAR
+// reader can parse: its url was http://127.0.0.1:8080*, which JavaScript's
+// new URL() and Go's url.Parse refuse (a port that ends in '*'), so a
+// reader choked on the file for one such call. The url names the
+// server's "/" and the request's comment says what the line asked for.
+func TestHAREntryOfAnAsteriskTarget(t *testing.T) {
+	rec := record(1, "CREATE_RECEIVABLE_DOC", nil, 200)
+	rec.Method, rec.Path, rec.RawPath, rec.Query = http.MethodOptions, "*", "", ""
+	s := NewStore(10)
+	c := s.Add(rec, nil)
+	e := entryOf(c, "http://127.0.0.1:8080")
+	u, err := url.Parse(e.Request.URL)
+	if err != nil || !u.IsAbs() || u.Host != "127.0.0.1:8080" || u.Path != "/" {
+		t.Errorf("HAR url %q (%v): want http://127.0.0.1:8080/", e.Request.URL, err)
+	}
+	if !strings.Contains(e.Request.Comment, `"*"`) {
+		t.Errorf("request comment %q: want it to say the request asked for \"*\"", e.Request.Comment)
+	}
+}

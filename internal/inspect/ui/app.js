@@ -134,7 +134,9 @@ const verdictClass = { valid: "ok", warning: "warn", invalid: "bad" };
 function offerEvent(ev) {
   if (!ev || !state.events || state.events.has(ev)) return;
   state.events.add(ev);
-  $("f-event").insertBefore(el("option", { value: ev }, ev), $("f-event").querySelector('option[value="-"]'));
+  // An option holds text alone: a bidi control in the name shows as its
+  // escape (escaped), the value stays the name the API filters by.
+  $("f-event").insertBefore(el("option", { value: ev }, escaped(ev)), $("f-event").querySelector('option[value="-"]'));
 }
 
 function row(c) {
@@ -520,15 +522,17 @@ function table(pairs, empty) {
 
 function detail(d) {
   // The request line's parts are drawn each on its own (isolated): a bidi
-  // control in the path drew the query after it backwards.
-  const line = [el("span", { class: "iso" }, d.method), " ", el("span", { class: "iso" }, d.path),
-    d.query ? el("span", { class: "iso" }, "?" + d.query) : null];
+  // control in the path drew the query after it backwards. Within each,
+  // such a control shows as its escape, as in the list: "/hook\u202e12345"
+  // drew "/hook54321".
+  const line = [el("span", { class: "iso" }, shown(d.method)), " ", el("span", { class: "iso" }, shown(d.path)),
+    d.query ? el("span", { class: "iso" }, shown("?" + d.query)) : null];
   const out = el("div", { class: "detail", "data-id": String(d.id) },
     el("h2", {}, el("span", { class: "reqline" }, line), " ",
       el("span", { class: "badge " + (verdictClass[d.verdict] || "") }, d.verdict || "not known")),
     el("p", { class: "meta" }, el("a", { class: "permalink", href: "#/calls/" + d.id, title: "this call's link" }, "#" + d.id),
       " · " + (d.receivedAt.startsWith("0001-") ? "time not known" : new Date(d.receivedAt).toISOString()) + " · from " + d.remote +
-      " · " + size(d.size) + " · requestId " + (d.requestId || "-")),
+      " · " + size(d.size) + " · requestId ", shown(d.requestId || "-")),
     actions(d));
   out.append(flagsList(d));
   out.append(faultNote(d));
@@ -599,10 +603,12 @@ function links(cls, title, list, self) {
   const items = [];
   for (const l of list) {
     if (items.length) items.push(" → ");
-    const text = "#" + l.id + " " + (l.event || "(no businessType)");
+    // An event or a document number a sender wrote with a bidi control
+    // shows its escape: the control reordered the links after it.
+    const text = ["#" + l.id + " ", shown(l.event || "(no businessType)")];
     items.push(l.id === self ? el("strong", { class: "self" }, text) : el("a", { href: "#/calls/" + l.id, "data-id": String(l.id) }, text));
   }
-  return el("p", { class: "links " + cls }, title + ": ", items);
+  return el("p", { class: "links " + cls }, shown(title), ": ", items);
 }
 
 function findingsList(d) {
@@ -979,13 +985,15 @@ function otherMachine(u) {
 }
 
 function diffView(d, a, b) {
+  // A requestId, a name or a value shows a bidi control as its escape, as
+  // the tree does: "r\u202e1 → r-2" reordered the sentence after it.
   const rid = d.requestId.differ
-    ? el("p", { class: "note warning" }, "requestId differs (" + (d.requestId.a || "-") + " → " + (d.requestId.b || "-") + "): expected between deliveries, left out below.")
-    : el("p", { class: "hint" }, "Same requestId: " + (d.requestId.a || "-"));
+    ? el("p", { class: "note warning" }, "requestId differs (", shown(d.requestId.a || "-"), " → ", shown(d.requestId.b || "-"), "): expected between deliveries, left out below.")
+    : el("p", { class: "hint" }, "Same requestId: ", shown(d.requestId.a || "-"));
   if (!d.differences.length) return el("div", {}, rid, el("p", {}, "The bodies of #" + a + " and #" + b + " are the same JSON (member order aside)."));
   return el("div", {}, rid, el("table", { class: "kv diff" },
     el("tr", {}, el("th", {}, "path"), el("th", {}, "change"), el("th", {}, "#" + a), el("th", {}, "#" + b)),
-    d.differences.map((x) => el("tr", { class: x.kind }, el("td", {}, x.path || "(body)"), el("td", {}, x.kind), el("td", {}, x.a || ""), el("td", {}, x.b || "")))),
+    d.differences.map((x) => el("tr", { class: x.kind }, el("td", {}, shown(x.path || "(body)")), el("td", {}, x.kind), el("td", {}, shown(x.a || "")), el("td", {}, shown(x.b || ""))))),
     d.more ? el("p", { class: "note warning" }, "… and " + d.more + " more difference" + (d.more === 1 ? "" : "s") + ", not listed: compare the raw bytes of the two calls for the rest.") : null);
 }
 
