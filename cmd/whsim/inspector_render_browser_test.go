@@ -434,6 +434,30 @@ func TestInspectorShowsLargeRawBytesAPartAtATime(t *testing.T) {
 	}
 }
 
+// drawnOrder is a script saying, for each "12345" in a text node inside
+// the elements sel matches, whether its "1" is drawn left of its "5"
+// ("ltr") or not ("rtl"), comma-separated, "absent" when there is none.
+// Each element is set on one line first: a line that wraps inside
+// "12345" puts its "5" left of its "1".
+func drawnOrder(sel string) string {
+	return `(() => {
+  const out = [];
+  for (const root of document.querySelectorAll(` + "`" + sel + "`" + `)) {
+    root.style.whiteSpace = "nowrap";
+    root.style.overflowWrap = "normal";
+    root.style.wordBreak = "normal";
+    const w = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let n; (n = w.nextNode()); ) {
+      const i = n.data.indexOf("12345");
+      if (i < 0) continue;
+      const x = (k) => { const r = document.createRange(); r.setStart(n, i + k); r.setEnd(n, i + k + 1); return r.getBoundingClientRect().left; };
+      out.push(x(0) < x(4) ? "ltr" : "rtl");
+    }
+  }
+  return out.join(",") || "absent";
+})()`
+}
+
 // A bidi control in a body reordered what the page drew after it: with a
 // key "备注\u202e" (RIGHT-TO-LEFT OVERRIDE), the value beside it,
 // "12345", was drawn "54321"; in the request line a path holding one
@@ -444,32 +468,13 @@ func TestInspectorDrawsValuesInOrderAfterABidiControl(t *testing.T) {
 	ctx := newInspectorBrowser(t)
 	l := startListenUI(t)
 	l.post(t, "/hook\u202e/x?businessType=CREATE_RECEIVABLE_DOC&page=12345", []byte(`{"requestId":"r1","businessType":5007,"data":{"备注\u202e":"12345"}}`), nil)
-	// ltr says the first "1" of the first "12345" inside sel is drawn left
-	// of its "5".
-	ltr := func(sel string) string {
-		return `(() => {
-  const root = document.querySelector(` + "`" + sel + "`" + `);
-  // On one line: a line that wraps inside "12345" puts its "5" left of its "1".
-  root.style.whiteSpace = "nowrap";
-  root.style.overflowWrap = "normal";
-  root.style.wordBreak = "normal";
-  const w = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-  for (let n; (n = w.nextNode()); ) {
-    const i = n.data.indexOf("12345");
-    if (i < 0) continue;
-    const x = (k) => { const r = document.createRange(); r.setStart(n, i + k); r.setEnd(n, i + k + 1); return r.getBoundingClientRect().left; };
-    return x(0) < x(4) ? "ltr" : "rtl";
-  }
-  return "absent";
-})()`
-	}
 	var tree, line, key string
 	if err := chromedp.Run(ctx,
 		chromedp.Navigate(l.page()),
 		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`.detail[data-id="1"] .tree`, chromedp.ByQuery),
-		chromedp.Evaluate(ltr(`.detail[data-id="1"] .tree`), &tree),
-		chromedp.Evaluate(ltr(`.detail[data-id="1"] h2`), &line),
+		chromedp.Evaluate(drawnOrder(`.detail[data-id="1"] .tree`), &tree),
+		chromedp.Evaluate(drawnOrder(`.detail[data-id="1"] h2`), &line),
 		chromedp.Evaluate(`[...document.querySelectorAll('.detail[data-id="1"] .tree .key')].map((e) => e.textContent).find((t) => t.includes("备注")) || ""`, &key),
 	); err != nil {
 		t.Fatal(err)
@@ -491,33 +496,16 @@ func TestInspectorDrawsTableValuesInOrderAfterABidiControl(t *testing.T) {
 	l := startListenUI(t)
 	l.post(t, "/hook?businessType=CREATE_RECEIVABLE_DOC&n=%E2%80%AE12345",
 		[]byte(`{"requestId":"r\u202e12345","businessType":5007,"data":{}}`), http.Header{"X-Note": {"a\u202e12345"}})
-	// order says, for each element sel matches that holds "12345", whether
-	// its "1" is drawn left of its "5".
-	order := func(sel string) string {
-		return `(() => {
-  const out = [];
-  for (const root of document.querySelectorAll(` + "`" + sel + "`" + `)) {
-    const w = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-    for (let n; (n = w.nextNode()); ) {
-      const i = n.data.indexOf("12345");
-      if (i < 0) continue;
-      const x = (k) => { const r = document.createRange(); r.setStart(n, i + k); r.setEnd(n, i + k + 1); return r.getBoundingClientRect().left; };
-      out.push(x(0) < x(4) ? "ltr" : "rtl");
-    }
-  }
-  return out.join(",") || "absent";
-})()`
-	}
 	var tables, row string
 	var titles []string
 	if err := chromedp.Run(ctx,
 		chromedp.Navigate(l.page()),
 		chromedp.WaitVisible(`#rows tr[data-id="1"]`, chromedp.ByQuery),
-		chromedp.Evaluate(order(`#rows tr[data-id="1"] td.rid`), &row),
+		chromedp.Evaluate(drawnOrder(`#rows tr[data-id="1"] td.rid`), &row),
 		chromedp.Evaluate(`[...document.querySelectorAll('#rows tr[data-id="1"] td[title]')].map(td => td.title)`, &titles),
 		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`.detail[data-id="1"] table.kv`, chromedp.ByQuery),
-		chromedp.Evaluate(order(`.detail[data-id="1"] table.kv td`), &tables),
+		chromedp.Evaluate(drawnOrder(`.detail[data-id="1"] table.kv td`), &tables),
 	); err != nil {
 		t.Fatal(err)
 	}
@@ -551,25 +539,6 @@ func TestInspectorDrawsTheCallsHeadingInOrderAfterABidiControl(t *testing.T) {
 	l := startListenUI(t)
 	l.post(t, "/hook%E2%80%AE12345?businessType=%E2%80%AE12345",
 		[]byte(`{"requestId":"r\u202e12345","businessType":5007,"data":{}}`), nil)
-	order := func(sel string) string {
-		return `(() => {
-  const out = [];
-  for (const root of document.querySelectorAll(` + "`" + sel + "`" + `)) {
-    // On one line: a line that wraps inside "12345" puts its "5" left of its "1".
-    root.style.whiteSpace = "nowrap";
-    root.style.overflowWrap = "normal";
-    root.style.wordBreak = "normal";
-    const w = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-    for (let n; (n = w.nextNode()); ) {
-      const i = n.data.indexOf("12345");
-      if (i < 0) continue;
-      const x = (k) => { const r = document.createRange(); r.setStart(n, i + k); r.setEnd(n, i + k + 1); return r.getBoundingClientRect().left; };
-      out.push(x(0) < x(4) ? "ltr" : "rtl");
-    }
-  }
-  return out.join(",") || "absent";
-})()`
-	}
 	var heading, meta string
 	var options []string
 	if err := chromedp.Run(ctx,
@@ -577,8 +546,8 @@ func TestInspectorDrawsTheCallsHeadingInOrderAfterABidiControl(t *testing.T) {
 		chromedp.WaitVisible(`#rows tr[data-id="1"]`, chromedp.ByQuery),
 		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`.detail[data-id="1"] p.meta`, chromedp.ByQuery),
-		chromedp.Evaluate(order(`.detail[data-id="1"] h2`), &heading),
-		chromedp.Evaluate(order(`.detail[data-id="1"] p.meta`), &meta),
+		chromedp.Evaluate(drawnOrder(`.detail[data-id="1"] h2`), &heading),
+		chromedp.Evaluate(drawnOrder(`.detail[data-id="1"] p.meta`), &meta),
 		chromedp.Evaluate(`[...document.querySelectorAll('#f-event option')].map(o => o.textContent)`, &options),
 	); err != nil {
 		t.Fatal(err)
