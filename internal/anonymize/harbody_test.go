@@ -11,21 +11,33 @@ import (
 	"testing"
 )
 
+// harEnvelope is an invoice call's body with a name and a mobile in it,
+// and the same gzipped.
+func harEnvelope(t *testing.T) (string, []byte) {
+	t.Helper()
+	envelope := `{"requestId":"7f1c2d3e-1111-4a5b-9c8d-0123456789ab","businessType":4010,"data":{"staffCode":"0038","staffName":"张伟","comments":"手机13812345678"}}`
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	if _, err := w.Write([]byte(envelope)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return envelope, gz.Bytes()
+}
+
 // A HAR's body in base64 (compressed, or not UTF-8) is decoded,
 // anonymized as a body and written back in base64, compressed as it was;
 // --check reads it so.
 func TestHARBodiesInBase64AreAnonymized(t *testing.T) {
 	t.Parallel()
-	envelope := `{"requestId":"7f1c2d3e-1111-4a5b-9c8d-0123456789ab","businessType":4010,"data":{"staffCode":"0038","staffName":"张伟","comments":"手机13812345678"}}`
-	var gz bytes.Buffer
-	w := gzip.NewWriter(&gz)
-	w.Write([]byte(envelope))
-	w.Close()
+	envelope, gz := harEnvelope(t)
 	for _, tt := range []struct {
 		name    string
 		raw     []byte
 		gzipped bool
-	}{{"gzip", gz.Bytes(), true}, {"plain", []byte(envelope), false}} {
+	}{{"gzip", gz, true}, {"plain", []byte(envelope), false}} {
 		text := base64.StdEncoding.EncodeToString(tt.raw)
 		har := `{"log":{"entries":[{"request":{"postData":{"mimeType":"application/json","encoding":"base64","text":"` + text + `"}}}]}}`
 		a := newTestAnonymizer(t, testKey)
@@ -98,12 +110,8 @@ func TestATextBesideBase64ThatIsNoBase64IsSearched(t *testing.T) {
 // nothing, and --check passed the file (that it fails is shown on the binary).
 func TestHARBodyInBase64CutShortIsRefused(t *testing.T) {
 	t.Parallel()
-	envelope := `{"requestId":"7f1c2d3e-1111-4a5b-9c8d-0123456789ab","businessType":4010,"data":{"staffCode":"0038","staffName":"张伟","comments":"手机13812345678"}}`
-	var gz bytes.Buffer
-	w := gzip.NewWriter(&gz)
-	w.Write([]byte(envelope))
-	w.Close()
-	cut := gz.Bytes()[:gz.Len()-10]
+	_, gz := harEnvelope(t)
+	cut := gz[:len(gz)-10]
 	har := []byte(`{"log":{"entries":[{"request":{"postData":{"mimeType":"application/json","encoding":"base64","text":"` + base64.StdEncoding.EncodeToString(cut) + `"}}}]}}`)
 	_, _, err := newTestAnonymizer(t, testKey).Payload(har)
 	if err == nil || !strings.Contains(err.Error(), "starts as gzip data but does not decompress") {

@@ -771,12 +771,13 @@ func (e *UnsafeError) Remedy() string {
 // invoiceCode, would be asked about "" (a URL's path then names the
 // collection, a where clause matches nothing), and the receiver blamed
 // for holding nothing of a document it may hold. nil when it can be
-// asked.
+// asked. (strconv.Quote escapes the sender's control and bidi
+// characters: the reason is printed on a terminal.)
 func noCode(q Question, code, alt string, namesCode, namesAlt bool) *UnsafeError {
 	if q.Kind != spec.Invoice || q.Code != "" || q.InvoiceCode == "" || !namesCode || namesAlt {
 		return nil
 	}
-	return &UnsafeError{Name: code, What: "is empty (the invoice has no data.code; its invoiceCode is " + strconv.Quote(termsafe.Text(q.InvoiceCode)) + ")", alt: alt}
+	return &UnsafeError{Name: code, What: "is empty (the invoice has no data.code; its invoiceCode is " + strconv.Quote(q.InvoiceCode) + ")", alt: alt}
 }
 
 // unsafe returns why a value cannot be given to a command, nil when it

@@ -535,6 +535,19 @@ func TestCmdRefusesValuesThatReadAsCode(t *testing.T) {
 	}
 }
 
+// countingProbeServer is a probe endpoint that holds nothing and counts
+// the questions it was asked.
+func countingProbeServer(t *testing.T) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	asked := new(atomic.Int32)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		_, _ = w.Write([]byte(`{"count":0}`))
+	}))
+	t.Cleanup(srv.Close)
+	return srv, asked
+}
+
 // A URL probe asks about a document from the traffic only at its own
 // resource: a value a server could read as a step up or a separator in
 // the path (escaped or not: servers resolve dot segments, and many decode
@@ -542,12 +555,7 @@ func TestCmdRefusesValuesThatReadAsCode(t *testing.T) {
 // reason; in the query, escaped whole, it is asked.
 func TestHTTPProbeRefusesPathValuesReadAsAnotherResource(t *testing.T) {
 	t.Parallel()
-	var asked atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		asked.Add(1)
-		_, _ = w.Write([]byte(`{"count":0}`))
-	}))
-	defer srv.Close()
+	srv, asked := countingProbeServer(t)
 	inPath, err := ParseURL(srv.URL+"/debug/{kind}/{code}?id={requestId}", srv.Client(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -602,12 +610,7 @@ func TestHTTPProbeRefusesPathValuesReadAsAnotherResource(t *testing.T) {
 // both), is asked.
 func TestInvoiceWithoutCodeAskedOnlyByItsInvoiceCode(t *testing.T) {
 	t.Parallel()
-	var asked atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		asked.Add(1)
-		_, _ = w.Write([]byte(`{"count":0}`))
-	}))
-	defer srv.Close()
+	srv, asked := countingProbeServer(t)
 	dir := t.TempDir()
 	ran := filepath.Join(dir, "ran")
 	touch := func(vars string) string {
