@@ -121,8 +121,15 @@ func TestHTTP2MoreConnectionsForConcurrency(t *testing.T) {
 		results <- d.Deliver(context.Background(), &Request{Body: []byte(`{}`)})
 	}
 	// A first call alone sets the first connection up, and its SETTINGS
-	// say the limit: the calls after find it (net/http's transport opens
-	// a connection for each call that comes before the first is set up).
+	// say the limit: the calls after find it. net/http's transport opens
+	// a connection for each call that comes before it holds one, and it
+	// holds one a moment after the call it opened it for got it (in a
+	// goroutine of its own, late on a loaded machine): a call after it
+	// opened another, which joined the pool as the calls at once came,
+	// and they went on four connections. Here it opens none but the
+	// first (MaxConnsPerHost counts the connections it opened, not the
+	// pool's): the connections beside it are the pool's.
+	cl.Transport.(directTransport).MaxConnsPerHost = 1
 	results := make(chan *Result, conc)
 	go deliver(results)
 	<-srv.in
