@@ -186,31 +186,19 @@ func rerunEffects(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, 
 	return res, nil
 }
 
-// askUntil asks the probe about q until its answer meets want or the
-// deadline passes, waiting longer each time, as the run's settling does;
-// asks is how many times it asked.
+// askUntil asks the probe about q until its answer is what want says
+// or deadline has passed (probe.AskUntil's backoff): the last answer and
+// how many times it asked.
 func askUntil(ctx context.Context, cfg RerunConfig, q probe.Question, want expect, deadline time.Time) (probe.Answer, int, error) {
-	wait := 25 * time.Millisecond
+	var a probe.Answer
 	asks := 0
-	for {
-		a, err := cfg.Probe.Ask(ctx, q)
+	err := probe.AskUntil(ctx, deadline, func(ctx context.Context) (bool, error) {
+		var err error
+		a, err = cfg.Probe.Ask(ctx, q)
 		asks++
-		if err != nil || want.met(a) {
-			return a, asks, err
-		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			return a, asks, nil
-		}
-		t := time.NewTimer(min(wait, left))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return a, asks, ctx.Err()
-		case <-t.C:
-		}
-		wait = min(2*wait, 400*time.Millisecond)
-	}
+		return err == nil && want.met(a), err
+	})
+	return a, asks, err
 }
 
 // askAt asks the probe about q once the deadline has passed.

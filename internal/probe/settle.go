@@ -53,9 +53,17 @@ func Settle(ctx context.Context, n int, deadline time.Time, ask func(ctx context
 // settleOne asks about the i-th document until it is settled or deadline
 // has passed.
 func settleOne(ctx context.Context, i int, deadline time.Time, ask func(context.Context, int) (bool, error)) error {
+	return AskUntil(ctx, deadline, func(ctx context.Context) (bool, error) { return ask(ctx, i) })
+}
+
+// AskUntil asks about one document until ask says it is settled or
+// deadline has passed, with Settle's backoff: from 25 ms doubling to
+// 400 ms, the last wait cut to the deadline. The end of ctx is returned
+// as its error.
+func AskUntil(ctx context.Context, deadline time.Time, ask func(context.Context) (settled bool, err error)) error {
 	wait := 25 * time.Millisecond
 	for {
-		settled, err := ask(ctx, i)
+		settled, err := ask(ctx)
 		if err != nil || settled {
 			return err
 		}
