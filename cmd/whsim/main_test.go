@@ -28,6 +28,7 @@ func TestMain(m *testing.M) {
 		"holdrecv":     func() { os.Exit(holdRecv()) },
 		"rawrecv":      func() { os.Exit(rawRecv()) },
 		"droprecv":     func() { os.Exit(dropRecv()) },
+		"earlyrecv":    func() { os.Exit(earlyRecv()) },
 		"h2recv":       func() { os.Exit(h2Recv()) },
 		"streamfeed":   func() { os.Exit(streamFeed()) },
 		"connectproxy": func() { os.Exit(connectProxy()) },
@@ -77,6 +78,7 @@ func TestScripts(t *testing.T) {
 			"accounts":     accounts,
 			"distinctdocs": distinctDocs,
 			"checkcounts":  checkCounts,
+			"bigjson":      bigJSON,
 		},
 	})
 }

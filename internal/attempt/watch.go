@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http/httptrace"
 	"sync/atomic"
+	"syscall"
 )
 
 // watchConn is a connection of net/http's transport, watched so that a
@@ -109,6 +110,18 @@ type watchConn struct {
 	// pendErr.
 	pendErr   error
 	pendClose atomic.Bool
+	// callAt is begun when a call of whsim's was last given the
+	// connection (callConn.got), -1 before; answerAt is begun as a read
+	// last returned the start of an HTTP/1 answer, -1 before. An answer
+	// read with answerAt past callAt came after some of that call was
+	// written: it is the call's, though the call was not written whole
+	// (a receiver that answers 413 before it reads the body).
+	callAt, answerAt atomic.Int64
+	// cut says a write of the call failed, the receiver having ended the
+	// connection, after the call's answer came (writeCut): the rest of the
+	// call is taken as written, so that net/http reads that answer, and
+	// the connection carries no other call.
+	cut atomic.Bool
 	// readable has a read of an empty socket wait for bytes before it
 	// takes them (nil where the socket cannot be looked at that way): a
 	// look before a call (ready, quiet) that finds waiting set, the socket
@@ -304,6 +317,8 @@ func newWatchConn(c net.Conn, notes *clientNotes) *watchConn {
 	wc.note.c = wc
 	wc.idleGen.Store(-1)
 	wc.gaveUp.Store(-1)
+	wc.callAt.Store(-1)
+	wc.answerAt.Store(-1)
 	return wc
 }
 
@@ -315,6 +330,8 @@ func newTLSWatch(tc *tls.Conn, sock *watchConn, notes *clientNotes) *watchConn {
 	wc.note.c = wc
 	wc.idleGen.Store(-1)
 	wc.gaveUp.Store(-1)
+	wc.callAt.Store(-1)
+	wc.answerAt.Store(-1)
 	// The first bytes are an answer's, decrypted: no h2c SETTINGS to tell.
 	wc.firstRead.Store(true)
 	return wc
@@ -417,6 +434,9 @@ func (c *watchConn) read(p []byte) (int, error) {
 // begun by then, the first error, and bytes no call asked for.
 func (c *watchConn) noteRead(p []byte, n int, err error) (int, error) {
 	c.readBegun.Store(c.begun.Load())
+	if n > 0 && isAnswerStart(p[:n]) {
+		c.answerAt.Store(c.begun.Load())
+	}
 	if err != nil {
 		c.readErr.CompareAndSwap(nil, &err)
 	}
@@ -442,9 +462,63 @@ func (c *watchConn) Write(p []byte) (int, error) {
 	if c.closed.Load() || c.pendClose.Load() {
 		return 0, errUnfit
 	}
+	if c.cut.Load() {
+		// The rest of a call whose answer came before the receiver ended
+		// the connection: it cannot go out, and its answer is to be read.
+		return len(p), nil
+	}
 	c.begun.Add(int64(len(p)))
 	c.gen.Add(1) // a call's: what comes next may be its answer
-	return c.Conn.Write(p)
+	n, err := c.Conn.Write(p)
+	if err != nil && c.writeCut(err) {
+		return len(p), nil
+	}
+	return n, err
+}
+
+// writeCut says whether the failed write of a call, err, came after the
+// call's answer: the receiver answered before it read the whole call (a
+// 413 for a body it will not take, as nginx does past
+// client_max_body_size) and ended the connection, which resets a write
+// with the body unread. net/http's transport returns the write's error
+// then and drops the answer, which came; the fast path reads it. Taken as
+// written (cut), the call's rest goes nowhere and net/http reads the
+// answer. Only a reset or a broken pipe, on a call of whsim's (callAt),
+// whose answer's start was read (answerAt) or is read by net/http's
+// reader before the connection's end: any other failure is the call's.
+func (c *watchConn) writeCut(err error) bool {
+	call := c.callAt.Load()
+	if call < 0 || !errors.Is(err, syscall.ECONNRESET) && !errors.Is(err, syscall.EPIPE) {
+		return false
+	}
+	// The bytes that came before the reset may be still to be read: wait
+	// for net/http's reader, which reads the connection all through a
+	// call, to take them (through the TLS, over TLS) or to meet the
+	// connection's end, which a reset or a broken pipe has it meet next.
+	// The socket is not looked at here: a look that meets the reset takes
+	// it, and the reader would see a close.
+	w := c.wire()
+	defer c.signal() // a kick taken here may have been another wait's
+	for c.answerAt.Load() <= call {
+		if c.closed.Load() || w.closed.Load() || c.readErr.Load() != nil || w.readErr.Load() != nil {
+			if c.answerAt.Load() > call {
+				break // read as the connection ended
+			}
+			return false
+		}
+		<-c.kick
+	}
+	c.cut.Store(true)
+	return true
+}
+
+// answerStart is how an HTTP/1 answer's status line starts.
+const answerStart = "HTTP/1."
+
+// isAnswerStart says b starts as an HTTP/1 answer does, as far as b goes.
+func isAnswerStart(b []byte) bool {
+	n := min(len(b), len(answerStart))
+	return string(b[:n]) == answerStart[:n]
 }
 
 func (c *watchConn) Close() error {
@@ -471,6 +545,10 @@ func (c *watchConn) ready(ctx context.Context) bool {
 	for {
 		switch {
 		case c.closed.Load():
+			return false
+		case c.cut.Load():
+			c.ours.Store(true)
+			c.Close()
 			return false
 		case c.waiting.Load():
 			if c.quiet() {
@@ -502,6 +580,10 @@ func (c *watchConn) readyTLS(ctx context.Context) bool {
 	for {
 		switch {
 		case c.closed.Load():
+			return false
+		case c.cut.Load():
+			c.ours.Store(true)
+			c.Close()
 			return false
 		case !c.pendClose.Load() && c.sock.quiet():
 			return true
@@ -550,6 +632,8 @@ type callConn struct {
 	// a connection found unfit), and what net/http read as its answer
 	// was bytes no call asked for.
 	given int64
+	// callAt is conn's callAt as it was given the call.
+	callAt int64
 	// answered says an answer's first byte came on it: net/http makes no
 	// call again after that, and the body is asked for a redirect.
 	answered atomic.Bool
@@ -611,6 +695,8 @@ func (s *callConn) got(i httptrace.GotConnInfo) {
 		return
 	}
 	s.conn, s.at, s.given = wc, wc.wire().begun.Load(), wc.gen.Load()
+	s.callAt = wc.begun.Load()
+	wc.callAt.Store(s.callAt)
 	s.gen.Store(-2) // not written yet: no PutIdleConn makes it idle
 }
 
@@ -619,6 +705,11 @@ func (s *callConn) got(i httptrace.GotConnInfo) {
 func (s *callConn) putIdle(err error) {
 	if err == nil && s.conn != nil {
 		s.conn.putIdle(s.gen.Load())
+		// A call that takes the connection without whsim's hooks (a probe
+		// sharing the client) is no call of whsim's: its failed write is
+		// its own, whatever answer came before. A call of whsim's given
+		// the connection already has set its own.
+		s.conn.callAt.CompareAndSwap(s.callAt, -1)
 	}
 }
 

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// earlyRecv is a receiver that answers every call 413 from its head alone
+// and closes the connection with the body unread, as nginx does past
+// client_max_body_size: a body larger than the sockets' buffers has the
+// sender's write of it reset, after the answer came.
+//
+//	exec earlyrecv <readyfile> &
+//
+// It writes its URL to readyfile.
+func earlyRecv() int {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: earlyrecv <readyfile>")
+		return 2
+	}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Taken over before a byte of the body is read: net/http's
+		// server would read some of it, and wait, before it closed.
+		conn, bw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		_, _ = io.WriteString(bw, "HTTP/1.1 413 Payload Too Large\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+		_ = bw.Flush()
+	})
+	return serveUntilSignal("earlyrecv", os.Args[1], "/hook", h, nil)
+}
+
+// bigJSON writes a JSON object of about n MiB, one long string in it: a
+// body no socket's buffers take whole.
+//
+//	bigjson <file> <MiB>
+func bigJSON(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: bigjson <file> <MiB>")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	body := `{"requestId":"big-1","pad":"` + strings.Repeat("x", n<<20) + `"}` + "\n"
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(body), 0o644))
+}
