@@ -303,6 +303,22 @@ func (s SendSummary) AppendText(b []byte, rst *term.Style) []byte {
 	}
 	b = appendFailed(b, st)
 	b = appendUnasked(b, st)
+	b = appendRate(b, st)
+	b = appendModel(b, st)
+	if h.Count() > 0 {
+		b = fmt.Appendf(b, "latency p50 %s  p90 %s  p99 %s  p99.9 %s  max %s\n", fmtLatency(h.Quantile(.5)),
+			fmtLatency(h.Quantile(.9)), fmtLatency(h.Quantile(.99)), fmtLatency(h.Quantile(.999)), fmtLatency(h.Max()))
+	}
+	if len(s.Thresholds) == 0 || rst == nil {
+		return appendThresholdsText(b, s.Thresholds, "FAILED", "ok")
+	}
+	return appendThresholdsText(b, s.Thresholds, string(rst.Fail.Append(nil, "FAILED")), string(rst.OK.Append(nil, "ok")))
+}
+
+// appendRate is the summary's rate line: answered calls per second, or
+// why there is none, with what the rate leaves out.
+func appendRate(b []byte, st *load.Stats) []byte {
+	h := &st.Latency
 	// A refused connection fails at once: a rate over such calls would
 	// measure how fast the client gives up, not the receiver. A delivery
 	// Ctrl-C ended has no final answer either: one cut short in its call
@@ -348,15 +364,7 @@ func (s SendSummary) AppendText(b []byte, rst *term.Style) []byte {
 	default:
 		b = fmt.Appendf(b, "%.1f req/s over %s\n", st.RequestsPerSecond(), st.Elapsed.Round(time.Millisecond))
 	}
-	b = appendModel(b, st)
-	if h.Count() > 0 {
-		b = fmt.Appendf(b, "latency p50 %s  p90 %s  p99 %s  p99.9 %s  max %s\n", fmtLatency(h.Quantile(.5)),
-			fmtLatency(h.Quantile(.9)), fmtLatency(h.Quantile(.99)), fmtLatency(h.Quantile(.999)), fmtLatency(h.Max()))
-	}
-	if len(s.Thresholds) == 0 || rst == nil {
-		return appendThresholdsText(b, s.Thresholds, "FAILED", "ok")
-	}
-	return appendThresholdsText(b, s.Thresholds, string(rst.Fail.Append(nil, "FAILED")), string(rst.OK.Append(nil, "ok")))
+	return b
 }
 
 // retryNotMadeAnswered is how many deliveries Ctrl-C stopped in the
