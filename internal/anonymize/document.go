@@ -169,7 +169,7 @@ func (a *anonymizer) payload(p *pass, body []byte) ([]byte, []replaced, error) {
 		} else if t.kind == keyToken {
 			x.Old = t.view(body)
 			x.New = p.str(x.Old)
-		} else if x.Old = t.view(body); kinds[t.obj]&base64Object != 0 && lastKey(t.path) == "text" && a.base64Into(p, x.Old, &x.New) {
+		} else if x.Old = t.view(body); kinds[t.obj]&base64Object != 0 && lastKey(t.path) == "text" && a.base64Into(p, x.Old, &x.New, body, t.s) {
 			// a HAR's body in base64 (harbody.go)
 		} else if !a.nested(p, t.path, x.Old, &x.New) {
 			p.obj = kinds[t.obj]
@@ -233,7 +233,7 @@ func (a *anonymizer) scanPayload(p *pass, out []byte, lines bool) error {
 			p.labelledNumber(lastKey(t.path), string(out[t.s:t.e]))
 		case t.kind == keyToken:
 			p.str(t.view(out))
-		case kinds[t.obj]&base64Object != 0 && lastKey(t.path) == "text" && a.base64Into(p, t.view(out), nil):
+		case kinds[t.obj]&base64Object != 0 && lastKey(t.path) == "text" && a.base64Into(p, t.view(out), nil, out, t.s):
 		default:
 			if v := t.view(out); !a.nested(p, t.path, v, nil) {
 				p.obj = kinds[t.obj]

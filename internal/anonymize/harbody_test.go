@@ -118,3 +118,46 @@ func TestHARBodyInBase64CutShortIsRefused(t *testing.T) {
 		t.Errorf("err %v, want the body refused", err)
 	}
 }
+
+// The refusal names the entry that holds the body, by its index in
+// log.entries (from 0, as whsim's paths count) and its request: it named
+// the file alone, and a HAR holds hundreds of entries.
+func TestHARBodyRefusedNamesItsEntry(t *testing.T) {
+	t.Parallel()
+	_, gz := harEnvelope(t)
+	cut := base64.StdEncoding.EncodeToString(gz[:len(gz)-10])
+	good := base64.StdEncoding.EncodeToString(gz)
+	entry := func(url, text string) string {
+		return `{"request":{"method":"POST","url":"` + url + `","postData":{"mimeType":"application/json","encoding":"base64","text":"` + text + `"}},"response":{"status":200,"content":{"text":""}}}`
+	}
+	for _, tt := range []struct {
+		name, har, want string
+	}{
+		{"second entry", `{"log":{"version":"1.2","entries":[` + entry("http://h/hook?businessType=A", good) + `, ` + entry("http://h/hook?businessType=B", cut) + `]}}`,
+			"HAR entry log.entries.1 (POST http://h/hook?businessType=B): its body in base64 starts as gzip data but does not decompress"},
+		{"first entry, log's other keys after", `{"log":{"entries":[` + entry("http://h/\\u001b[2Jx", cut) + `],"pages":[]}}`,
+			`HAR entry log.entries.0 (POST http://h/\x1b[2Jx): its body`},
+		{"no URL", `{"log":{"entries":[{"request":{"postData":{"encoding":"base64","text":"` + cut + `"}}}]}}`,
+			"HAR entry log.entries.0: its body"},
+		{"no HAR", `{"postData":{"encoding":"base64","text":"` + cut + `"}}`,
+			"a HAR body in base64 starts as gzip data"},
+	} {
+		_, _, err := newTestAnonymizer(t, testKey).Payload([]byte(tt.har))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// harEntryAt reads an untrusted document at any offset: it never panics,
+// and names an entry only as log.entries.N.
+func FuzzHAREntryAt(f *testing.F) {
+	f.Add([]byte(`{"log":{"entries":[{"request":{"method":"POST","url":"http://h/"}},{}]}}`), 40)
+	f.Add([]byte(`{"log":{"entries":[1,"x",null]}}`), 22)
+	f.Add([]byte(`{"log":[]}`), 3)
+	f.Fuzz(func(t *testing.T, doc []byte, at int) {
+		if got := harEntryAt(doc, at); got != "" && !strings.HasPrefix(got, "log.entries.") {
+			t.Errorf("harEntryAt = %q", got)
+		}
+	})
+}

@@ -32,11 +32,16 @@ The scripts ask the installed whsim at each TAB, so event names, shapes and
 formats always match it. bash-completion and fish load a user's scripts
 from the directories below, which a fresh account does not have yet: make
 them first (mkdir -p ~/.local/share/bash-completion/completions, or
-mkdir -p ~/.config/fish/completions), then open a new shell.`
+mkdir -p ~/.config/fish/completions), then open a new shell.
+
+PowerShell loads it from your profile: add the line below to it (notepad
+$PROFILE), as cobra's own help says. Do not append the script with
+>> $PROFILE: Windows PowerShell 5.1 writes UTF-16 there, which breaks a
+profile saved as UTF-8.`
 		c.Example = `  whsim completion bash > ~/.local/share/bash-completion/completions/whsim
   whsim completion zsh > "${fpath[1]}/_whsim"
   whsim completion fish > ~/.config/fish/completions/whsim.fish
-  whsim completion powershell >> $PROFILE`
+  whsim completion powershell | Out-String | Invoke-Expression   # PowerShell: this line in $PROFILE`
 		// Runnable, so that cobra checks its arguments: an unknown shell is
 		// a usage error, not help and exit 0.
 		c.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }

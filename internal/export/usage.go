@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/whsim/whsim/internal/shellcmd"
+	"github.com/whsim/whsim/internal/term"
 )
 
 // VegetaUsage tells how to run n targets saved as file (targets.json when
@@ -29,6 +30,9 @@ func VegetaUsage(w io.Writer, n int, ids, file string, r Reach) error {
 	if file == "" {
 		file = "targets.json"
 		saved = " They went to stdout, not to a file: save them as targets.json (> targets.json) first."
+		if n == 1 {
+			saved = " It went to stdout, not to a file: save it as targets.json (> targets.json) first."
+		}
 	}
 	targets := pathWord(file)
 	// vegeta cycles through its targets, and -rate K/Ds for D seconds
@@ -37,11 +41,14 @@ func VegetaUsage(w io.Writer, n int, ids, file string, r Reach) error {
 	secs := max((n+99)/100, 1)
 	if ids == "" {
 		ids = "each its own requestId"
+		if n == 1 {
+			ids = "with its own requestId"
+		}
 	}
 	reach := r.vegetaFlags()
-	_, err := fmt.Fprintf(w, `%d vegeta targets, %s.%s Run them, each once (vegeta cycles through the targets; -rate K/Ds for D seconds sends K):
+	_, err := fmt.Fprintf(w, `%d vegeta %s, %s.%s %s (vegeta cycles through the targets; -rate K/Ds for D seconds sends K):
   vegeta attack -format json -targets %s -rate %s -duration %ds -redirects 0%s | tee results.bin | vegeta report
-`, n, ids, saved, targets, vegetaRate(n, secs), secs, reach)
+`, n, term.Plural(n, "target", "targets"), ids, saved, term.Plural(n, "Run it once", "Run them, each once"), targets, vegetaRate(n, secs), secs, reach)
 	if err != nil || n < 2 {
 		return err
 	}
@@ -101,20 +108,20 @@ func K6Usage(w io.Writer, dir, testRun string, ko k6Options, tr testRunOptions) 
 				strconv.FormatFloat(ko.Rate, 'f', -1, 64), ko.Duration, ko.Iterations(), ko.Calls, again)
 		}
 	}
-	fmt.Fprintf(w, `wrote %s: %d calls, k6 makes them %s. Run them%s:
+	fmt.Fprintf(w, `wrote %s: %d %s, k6 makes them %s. Run them%s:
   %sk6 run%s %s
 On two machines, each its own execution segment (every call once between them):
   machine 1: %sk6 run%s --execution-segment 0:1/2 --execution-segment-sequence 0,1/2,1 %s
   machine 2: %sk6 run%s --execution-segment 1/2:1 --execution-segment-sequence 0,1/2,1 %s
-`, shellcmd.Word(dir), ko.Calls, makes, first, trust, env, script, trust, env, script, trust, env, script)
+`, shellcmd.Word(dir), ko.Calls, term.Plural(ko.Calls, "call", "calls"), makes, first, trust, env, script, trust, env, script, trust, env, script)
 	if over := tr.overConfigMap(); over != "" {
 		// A command that cannot run is not printed.
 		_, err := fmt.Fprintf(w, "On Kubernetes (k6-operator): %s.\n", strings.ReplaceAll(over, "\n", " "))
 		return err
 	}
-	fmt.Fprintf(w, `On Kubernetes (k6-operator, %d pods):
+	fmt.Fprintf(w, `On Kubernetes (k6-operator, %d %s):
   kubectl create configmap %s --from-file=%s --from-file=%s%s
-`, tr.Parallelism, shellcmd.Word(tr.Name), script, pathWord(filepath.Join(dir, tr.DataFile)), caFrom)
+`, tr.Parallelism, term.Plural(tr.Parallelism, "pod", "pods"), shellcmd.Word(tr.Name), script, pathWord(filepath.Join(dir, tr.DataFile)), caFrom)
 	if ko.Sign {
 		fmt.Fprintf(w, "  kubectl create secret generic %s --from-literal=secret=\"$%s\"\n", shellcmd.Word(tr.Name+"-secret"), secretEnv)
 	}
@@ -137,6 +144,13 @@ func IDWords(calls []Call) string {
 		if c.RequestID != "" {
 			ids[c.RequestID] = true
 		}
+	}
+	if len(calls) == 1 {
+		// "1 vegeta target, each its own requestId" reads wrong.
+		if len(ids) == 1 {
+			return "with its own requestId"
+		}
+		return "without a requestId string"
 	}
 	switch len(ids) {
 	case len(calls):

@@ -220,3 +220,39 @@ func TestK6UsageTrustsTheCA(t *testing.T) {
 		t.Errorf("the CA file's own path in\n%s", out)
 	}
 }
+
+// The counts read right at one: "1 vegeta targets, each its own
+// requestId" and "1 calls" read wrong.
+func TestUsageCountsAtOne(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		n    int
+		ids  string
+		want string
+	}{
+		{1, "", "1 vegeta target, with its own requestId. Run it once (vegeta"},
+		{1, IDWords([]Call{{RequestID: "a"}}), "1 vegeta target, with its own requestId. Run it once (vegeta"},
+		{1, IDWords([]Call{{}}), "1 vegeta target, without a requestId string. Run it once (vegeta"},
+		{2, IDWords([]Call{{RequestID: "a"}, {RequestID: "b"}}), "2 vegeta targets, each its own requestId. Run them, each once (vegeta"},
+	} {
+		var b bytes.Buffer
+		if err := VegetaUsage(&b, tt.n, tt.ids, "t.json", Reach{Timeout: time.Second}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(b.String(), tt.want) {
+			t.Errorf("n=%d ids %q: want %q first in\n%s", tt.n, tt.ids, tt.want, b.String())
+		}
+	}
+
+	var b bytes.Buffer
+	ko := k6Options{DataFile: "data.json", Calls: 1, Rate: 1, Duration: time.Second}
+	tr := testRunOptions{Name: "hooks", Script: "script.js", DataFile: "data.json", Parallelism: 1}
+	if err := K6Usage(&b, "out", "testrun.yaml", ko, tr); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"wrote out: 1 call, ", "On Kubernetes (k6-operator, 1 pod):\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("missing %q in\n%s", want, b.String())
+		}
+	}
+}

@@ -345,9 +345,21 @@ func (p Plan) Empty() bool { return len(p.Faults) == 0 }
 func (p Plan) Describe() string {
 	var parts []string
 	for _, f := range p.Faults {
-		parts = append(parts, f.Label()+" "+strconv.FormatFloat(f.Rate*100, 'g', 4, 64)+"%")
+		parts = append(parts, f.Label()+" "+percent(f.Rate)+"%")
 	}
 	return strings.Join(parts, ", ")
+}
+
+// percent is a share of calls (above 0, at most 1) in percent as a person
+// reads it: four significant digits in plain decimals, "0.00001" for 1e-7,
+// never "1e-05" and never "0" (a rate above 0 faults some calls).
+func percent(rate float64) string {
+	rounded, err := strconv.ParseFloat(strconv.FormatFloat(rate*100, 'g', 4, 64), 64)
+	if err != nil {
+		// Unreachable: FormatFloat's output parses. Said exactly.
+		return strconv.FormatFloat(rate*100, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(rounded, 'f', -1, 64)
 }
 
 // Draw returns the fault the call with this requestId gets on this attempt

@@ -147,6 +147,34 @@ func TestParsePlan(t *testing.T) {
 	}
 }
 
+// The plan listen prints says a rate in percent as a person reads it:
+// "drop 1e-05%" was a tiny rate, and no rate above 0 reads as "0%".
+func TestDescribePercent(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		rate string
+		want string
+	}{
+		{"1", "drop 100%"},
+		{"0.5", "drop 50%"},
+		{"0.001", "drop 0.1%"},
+		{"0.00001", "drop 0.001%"},
+		{"1e-7", "drop 0.00001%"},
+		{"0.123456", "drop 12.35%"},
+		{"0.07", "drop 7%"},
+		{"33.33333%", "drop 33.33%"},
+		{"1e-300", "drop 0." + strings.Repeat("0", 297) + "1%"},
+	} {
+		p, err := ParsePlan([]string{"drop=" + tt.rate}, 1)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.rate, err)
+		}
+		if got := p.Describe(); got != tt.want {
+			t.Errorf("rate %s: %q, want %q", tt.rate, got, tt.want)
+		}
+	}
+}
+
 // The draw follows from seed, key and attempt only, and each fault's
 // share of many calls is near its rate.
 func TestDraw(t *testing.T) {

@@ -340,8 +340,14 @@ type detail struct {
 	// when it is alone.
 	Deliveries []link `json:"deliveries"`
 	Document   []link `json:"document"`
-	DocNumber  string `json:"docNumber"`
-	BodyGone   bool   `json:"bodyGone"` // the body left memory and no capture file has it
+	// DeliveriesNotShown and DocumentNotShown count the links past the
+	// lists' bound (maxRelated), older and newer; null when none was left
+	// out. A search of the list for the requestId or the document number
+	// finds them.
+	DeliveriesNotShown *notShown `json:"deliveriesNotShown"`
+	DocumentNotShown   *notShown `json:"documentNotShown"`
+	DocNumber          string    `json:"docNumber"`
+	BodyGone           bool      `json:"bodyGone"` // the body left memory and no capture file has it
 	// CutShort is set when the body came cut short (over listen's
 	// --max-body, its sender gone mid-body): the commands, the download
 	// and a replay send the bytes recorded, not the call the sender made.
@@ -449,7 +455,9 @@ func (h *handler) describe(c *call) detail {
 	d.Decoded = c.decoded
 	h.dates(d.Tree)
 	d.FlagList = append([]receiver.Flag{}, c.Flags...)
-	d.Deliveries, d.Document = h.opts.Store.Related(c)
+	deliveries, document := h.opts.Store.Related(c)
+	d.Deliveries, d.DeliveriesNotShown = deliveries.Links, deliveries.NotShown
+	d.Document, d.DocumentNotShown = document.Links, document.NotShown
 	if d.Deliveries == nil {
 		d.Deliveries = []link{}
 	}

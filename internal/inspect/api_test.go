@@ -1474,3 +1474,58 @@ func TestDetailMasksTheForwardURLsCredentials(t *testing.T) {
 		}
 	}
 }
+
+// A call's links to related calls stop at maxRelated: the detail says how
+// many more there are on either side (the list said nothing of them), and
+// that a count stopped at the walk's bound is a lower bound; null when
+// none was left out.
+func TestDetailCountsTheLinksNotShown(t *testing.T) {
+	const n = maxRelated + 10
+	s := NewStore(4 * maxRelated)
+	body := []byte(`{"requestId":"r-1","businessType":4010,"data":{"code":"A"}}`)
+	for i := 1; i <= n; i++ {
+		s.Add(record(i, "CREATE_PURCHASE_ORDER_INVOICE", body, 200), nil)
+	}
+	s.Add(record(n+1, "CREATE_PURCHASE_ORDER_INVOICE", []byte(`{"requestId":"r-2","businessType":4010,"data":{"code":"B"}}`), 200), nil)
+	srv := newTestServer(t, s, nil)
+	for _, tt := range []struct {
+		id               int
+		older, newer     int
+		first, last      uint64
+		documentNotShown bool
+	}{
+		{n, 10, 0, 11, n, true},
+		{1, 0, 10, 1, maxRelated, true},
+		{30, 4, 6, 5, maxRelated + 4, true},
+	} {
+		var d detail
+		get(t, srv.URL+fmt.Sprintf("/api/calls/%d", tt.id), &d)
+		ns := d.DeliveriesNotShown
+		if len(d.Deliveries) != maxRelated || d.Deliveries[0].ID != tt.first || d.Deliveries[maxRelated-1].ID != tt.last ||
+			ns == nil || ns.Older != tt.older || ns.Newer != tt.newer || ns.OlderAtLeast {
+			t.Errorf("call %d: %d deliveries (%v…), not shown %+v; want %d from %d to %d, %d older and %d newer not shown",
+				tt.id, len(d.Deliveries), d.Deliveries[:min(1, len(d.Deliveries))], ns, maxRelated, tt.first, tt.last, tt.older, tt.newer)
+		}
+		if dn := d.DocumentNotShown; len(d.Document) != maxRelated || dn == nil || *dn != *ns {
+			t.Errorf("call %d: %d about the document, not shown %+v; want %d, as the deliveries %+v", tt.id, len(d.Document), dn, maxRelated, ns)
+		}
+	}
+	// Alone, or within the bound: nothing left out, said as null.
+	var raw map[string]json.RawMessage
+	get(t, srv.URL+fmt.Sprintf("/api/calls/%d", n+1), &raw)
+	if string(raw["deliveriesNotShown"]) != "null" || string(raw["documentNotShown"]) != "null" {
+		t.Errorf("a call alone: deliveriesNotShown %s, documentNotShown %s; want null", raw["deliveriesNotShown"], raw["documentNotShown"])
+	}
+
+	// Past the walk's bound (4×maxRelated links back): the count of the
+	// older ones is a lower bound, and says so.
+	big := NewStore(5 * maxRelated)
+	for i := 1; i <= 5*maxRelated; i++ {
+		big.Add(record(i, "CREATE_PURCHASE_ORDER_INVOICE", body, 200), nil)
+	}
+	var d detail
+	get(t, newTestServer(t, big, nil).URL+fmt.Sprintf("/api/calls/%d", 5*maxRelated), &d)
+	if ns := d.DeliveriesNotShown; ns == nil || ns.Older != 3*maxRelated || ns.Newer != 0 || !ns.OlderAtLeast {
+		t.Errorf("past the bound: not shown %+v, want at least %d older", ns, 3*maxRelated)
+	}
+}

@@ -648,10 +648,28 @@ type link struct {
 	Event string `json:"event"`
 }
 
+// related is a chain of calls linked to one, as its detail shows it: the
+// links, oldest first, up to maxRelated; NotShown, when more were linked,
+// says how many were left out on either side.
+type related struct {
+	Links    []link
+	NotShown *notShown
+}
+
+// notShown counts the links of a chain left out past maxRelated: Older
+// before the first shown, Newer after the last. OlderAtLeast says the walk
+// stopped at its bound with more before it, so Older is a lower bound.
+type notShown struct {
+	Older        int  `json:"older"`
+	Newer        int  `json:"newer"`
+	OlderAtLeast bool `json:"olderAtLeast,omitempty"`
+}
+
 // Related lists the calls linked to c, oldest first, c among them: those
-// with its requestId and those about its document, up to maxRelated each;
-// nil when c is alone. It reads only the store's links, not the file.
-func (s *Store) Related(c *call) (deliveries, document []link) {
+// with its requestId and those about its document, up to maxRelated each,
+// with how many more there are; no links when c is alone. It reads only
+// the store's links, not the file.
+func (s *Store) Related(c *call) (deliveries, document related) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c.RequestID != "" {
@@ -677,10 +695,12 @@ func (s *Store) Related(c *call) (deliveries, document []link) {
 const maxRelated = 50
 
 // chainLocked walks a chain of links back from newest, oldest first in the
-// result; with more than maxRelated links it keeps those nearest to c.
-func (s *Store) chainLocked(newest uint64, c *call, prev func(*call, entry, uint64) uint64) []link {
+// result; with more than maxRelated links it keeps those nearest to c and
+// counts the rest: the list stopped at 50 and said nothing of them.
+func (s *Store) chainLocked(newest uint64, c *call, prev func(*call, entry, uint64) uint64) related {
 	var out []link
-	for at := max(newest, c.ID); at > 0 && len(out) < 4*maxRelated; {
+	at := max(newest, c.ID)
+	for at > 0 && len(out) < 4*maxRelated {
 		x := s.atLocked(at)
 		var e entry
 		if x == nil {
@@ -698,23 +718,29 @@ func (s *Store) chainLocked(newest uint64, c *call, prev func(*call, entry, uint
 		out = append(out, link{ID: at, Event: ev})
 		next := prev(x, e, at)
 		if next >= at {
+			at = 0
 			break // a link only ever goes back
 		}
 		at = next
 	}
+	// Stopped at the bound with a link still to follow: there are older
+	// ones, not counted.
+	bounded := len(out) >= 4*maxRelated && at > 0
 	slices.Reverse(out)
 	i, found := slices.BinarySearchFunc(out, c.ID, func(l link, id uint64) int { return cmp.Compare(l.ID, id) })
 	if !found {
 		out = slices.Insert(out, i, link{ID: c.ID, Event: c.Event}) // its key was forgotten (maxLinked)
 	}
+	var ns *notShown
 	if len(out) > maxRelated {
 		lo := max(0, min(i-maxRelated/2, len(out)-maxRelated))
+		ns = &notShown{Older: lo, Newer: len(out) - lo - maxRelated, OlderAtLeast: bounded}
 		out = out[lo : lo+maxRelated]
 	}
 	if len(out) == 1 {
-		return nil
+		return related{}
 	}
-	return out
+	return related{Links: out, NotShown: ns}
 }
 
 // eventIndex is 1 + the index of event in spec.Events, 0 for none.

@@ -99,13 +99,20 @@ type Stats struct {
 	Sent        int            // deliveries started (duplicates included)
 	Succeeded   int            // got an expected status
 	Failed      int            // did not
-	Interrupted int            // started and cut short by Ctrl-C
+	Interrupted int            // started and ended by Ctrl-C before its final answer
 	NotStarted  int            // never started: the run was interrupted or its --duration ended first
 	Duplicates  int            // deliberate re-deliveries sent
 	Documents   int            // distinct documents sent (Request.Document)
 	Retries     int            // attempts beyond the first
 	ByStatus    map[int]int    // final status of failed deliveries that got an answer
 	ByError     map[string]int // error kind of failed deliveries that got none
+	// RetryNotMade counts the Interrupted deliveries Ctrl-C stopped in
+	// the backoff: their attempt was over (answered, or failed without an
+	// answer) and the retry it waited for was never made. They were not
+	// cut short in a call: a receiver that answered 429 with Retry-After
+	// did answer. RetryNotMadeByStatus is those answered, by the status.
+	RetryNotMade         int
+	RetryNotMadeByStatus map[int]int
 	// NotStartedUncounted says the run stopped before the end of an input
 	// it could not read again to count (stdin): what that still held was
 	// not started either, and is not in NotStarted.
@@ -141,7 +148,7 @@ type Stats struct {
 
 // NewStats returns empty stats.
 func NewStats() *Stats {
-	return &Stats{ByStatus: map[int]int{}, ByError: map[string]int{}}
+	return &Stats{ByStatus: map[int]int{}, ByError: map[string]int{}, RetryNotMadeByStatus: map[int]int{}}
 }
 
 // Add accounts for one delivery's result.
@@ -172,6 +179,12 @@ func (s *Stats) Add(r *attempt.Result) {
 		s.Succeeded++
 	case last.Kind == attempt.KindInterrupted:
 		s.Interrupted++
+		if last.Unsent && len(r.Attempts) > 1 {
+			s.RetryNotMade++
+			if before := r.Attempts[len(r.Attempts)-2]; before.Status != 0 {
+				s.RetryNotMadeByStatus[before.Status]++
+			}
+		}
 	case last.Unfinished() != "":
 		// Not the status's fault: counted by what cut the answer.
 		s.Failed++
@@ -214,6 +227,13 @@ func (s *Stats) Merge(o *Stats) {
 	s.Succeeded += o.Succeeded
 	s.Failed += o.Failed
 	s.Interrupted += o.Interrupted
+	s.RetryNotMade += o.RetryNotMade
+	for k, v := range o.RetryNotMadeByStatus {
+		if s.RetryNotMadeByStatus == nil {
+			s.RetryNotMadeByStatus = map[int]int{}
+		}
+		s.RetryNotMadeByStatus[k] += v
+	}
 	s.NotStarted += o.NotStarted
 	s.NotStartedUncounted = s.NotStartedUncounted || o.NotStartedUncounted
 	s.Duplicates += o.Duplicates

@@ -283,14 +283,14 @@ func (s CheckSummary) appendFigures(b []byte) []byte {
 	sum := s.Summary
 	if l := sum.Load; l != nil {
 		if l.Answered+l.TimedOut == 0 {
-			b = fmt.Appendf(b, "\nload: %d calls at concurrency %d, none answered\n", l.Calls, l.Concurrency)
+			b = fmt.Appendf(b, "\nload: %d %s at concurrency %d, none answered\n", l.Calls, term.Plural(l.Calls, "call", "calls"), l.Concurrency)
 		} else {
 			rate := "calls/s"
 			if l.Answered < l.Calls {
 				rate = "answered calls/s" // refused calls are no rate
 			}
-			b = fmt.Appendf(b, "\nload: %d calls at concurrency %d, %.0f %s, p50 %s p90 %s p99 %s max %s",
-				l.Calls, l.Concurrency, l.PerSecond, rate, fmtMS(l.P50), fmtMS(l.P90), fmtMS(l.P99), fmtMS(l.Max))
+			b = fmt.Appendf(b, "\nload: %d %s at concurrency %d, %.0f %s, p50 %s p90 %s p99 %s max %s",
+				l.Calls, term.Plural(l.Calls, "call", "calls"), l.Concurrency, l.PerSecond, rate, fmtMS(l.P50), fmtMS(l.P90), fmtMS(l.P99), fmtMS(l.Max))
 			if l.TimedOut > 0 {
 				b = fmt.Appendf(b, " (%d timed out, counted at the time limit)", l.TimedOut)
 			}
@@ -334,17 +334,17 @@ func (s CheckSummary) appendVerdict(b []byte, st *term.Style) []byte {
 	sum := s.Summary
 	if it := sum.Interrupted; it != nil {
 		b = st.Fail.Append(b, "interrupted")
-		return fmt.Appendf(b, " after %s: %d of %d cases run\n", termsafe.Text(it.After), sum.Done, sum.Total)
+		return fmt.Appendf(b, " after %s: %d of %d %s run\n", termsafe.Text(it.After), sum.Done, sum.Total, term.Plural(sum.Total, "case", "cases"))
 	}
 	if st1 := sum.Stopped; st1 != nil {
 		b = st.Fail.Append(b, "FAIL")
-		return fmt.Appendf(b, " the receiver stopped answering %s: %s; %d of %d cases run, %d checks not run\n", termsafe.Text(st1.Where()), st1.Reason, sum.Done, sum.Total, len(sum.NotRun))
+		return fmt.Appendf(b, " the receiver stopped answering %s: %s; %d of %d %s run, %d %s not run\n", termsafe.Text(st1.Where()), st1.Reason, sum.Done, sum.Total, term.Plural(sum.Total, "case", "cases"), len(sum.NotRun), term.Plural(len(sum.NotRun), "check", "checks"))
 	}
 	failed, warns := s.tally()
 	skipped := sum.Skipped()
 	if len(failed) > 0 {
 		b = st.Fail.Append(b, "FAIL")
-		b = fmt.Appendf(b, " %d of %d checks failed: %s", len(failed), len(sum.Order), strings.Join(failed, ", "))
+		b = fmt.Appendf(b, " %d of %d %s failed: %s", len(failed), len(sum.Order), term.Plural(len(sum.Order), "check", "checks"), strings.Join(failed, ", "))
 		b = appendSkipped(b, sum, skipped)
 		if unjudged := s.unjudged(); unjudged != "" {
 			// Named as when nothing failed: else a check whose every
@@ -365,15 +365,20 @@ func (s CheckSummary) appendVerdict(b []byte, st *term.Style) []byte {
 	if unjudged := s.unjudged(); unjudged != "" {
 		// A case not judged is no pass either: the line claims no check
 		// passed, only that none failed, and names what was not judged.
-		b = fmt.Appendf(b, " no check failed (%d warnings)", warns)
+		b = fmt.Appendf(b, " no check failed (%s)", warnings(warns))
 		return append(appendSkipped(b, sum, skipped), "; "+unjudged+"\n"...)
 	}
 	if len(skipped) == 0 {
-		return fmt.Appendf(b, " every check passed (%d warnings)\n", warns)
+		return fmt.Appendf(b, " every check passed (%s)\n", warnings(warns))
 	}
 	// A skipped check is no pass: the line says what it leaves unproved.
-	b = fmt.Appendf(b, " %d of %d checks passed (%d warnings)", len(sum.Order)-len(skipped), len(sum.Order), warns)
+	b = fmt.Appendf(b, " %d of %d %s passed (%s)", len(sum.Order)-len(skipped), len(sum.Order), term.Plural(len(sum.Order), "check", "checks"), warnings(warns))
 	return append(appendSkipped(b, sum, skipped), '\n')
+}
+
+// warnings is a count of warnings as the verdict line says it: "1 warning".
+func warnings(n int) string {
+	return strconv.Itoa(n) + " " + term.Plural(n, "warning", "warnings")
 }
 
 // unjudged says how many cases of the checks that ran were not judged
@@ -429,8 +434,10 @@ func appendSkipped(b []byte, sum *check.Summary, ids []string) []byte {
 
 // appendEffects is the summary's line of the effects figures.
 func appendEffects(b []byte, e *check.EffectsStats) []byte {
-	b = fmt.Appendf(b, "\neffects: %d documents probed", e.Documents)
+	b = fmt.Appendf(b, "\neffects: %d %s probed", e.Documents, term.Plural(e.Documents, "document", "documents"))
 	switch {
+	case e.LoadProbed == e.Load && e.Load == 1:
+		b = append(b, " (the one load document answered 2xx)"...)
 	case e.LoadProbed == e.Load && e.Load > 0:
 		b = fmt.Appendf(b, " (every one of the %d load documents answered 2xx)", e.Load)
 	case e.Load > 0:

@@ -116,7 +116,7 @@ func TestCheckSummaryText(t *testing.T) {
 		{"stopped", checkSum(func(s *check.Summary) {
 			s.Stopped, s.NotRun = &check.Stop{After: "accepts-valid/x", Reason: "2 calls timed out"}, []string{"load"}
 		}), "\ncheck                   pass  warn  fail\naccepts-valid              2     0     0\nload                             not run\n\n" +
-			"<f>FAIL</> the receiver stopped answering after accepts-valid/x: 2 calls timed out; 3 of 3 cases run, 1 checks not run\n"},
+			"<f>FAIL</> the receiver stopped answering after accepts-valid/x: 2 calls timed out; 3 of 3 cases run, 1 check not run\n"},
 		{"failure and its command", func() *check.SummaryReport {
 			s := checkSum(func(s *check.Summary) { s.Checks["accepts-valid"].Fail = 1 })
 			s.Failures = []check.CaseReport{*failed}
@@ -164,7 +164,7 @@ func TestCheckSummaryText(t *testing.T) {
 			s.Checks["effects"] = &check.Tally{Skipped: "needs a probe"}
 			s.Checks["load"] = &check.Tally{Pass: 1, Warn: 1, Inconclusive: 1}
 		}), "\ncheck                   pass  warn  fail\naccepts-valid              2     0     0\nload                       1     1     0\neffects                    0     0     0  <d>skipped</>\n\n" +
-			"<ok>ok</> no check failed (1 warnings); effects skipped: storage not verified (--probe); 1 case not judged (inconclusive): load 1\n"},
+			"<ok>ok</> no check failed (1 warning); effects skipped: storage not verified (--probe); 1 case not judged (inconclusive): load 1\n"},
 		{"skipped is no pass", checkSum(func(s *check.Summary) {
 			s.Order = append(s.Order, "effects")
 			s.Checks["effects"] = &check.Tally{Skipped: "needs a probe"}
@@ -183,6 +183,18 @@ func TestCheckSummaryText(t *testing.T) {
 			s.Checks["load"] = &check.Tally{Warn: 1, Inconclusive: 1}
 		}), "\ncheck                   pass  warn  fail\naccepts-valid              2     0     1  <f>FAILED</>\nload                       0     1     0\n\n" +
 			"<f>FAIL</> 1 of 2 checks failed: accepts-valid; 1 case not judged (inconclusive): load 1\n"},
+		// Counts read right at one: "1 checks", "1 warnings", "1
+		// documents", "every one of the 1 load documents".
+		{"counts of one", &check.SummaryReport{Summary: &check.Summary{Order: []string{"accepts-valid"},
+			Checks: map[string]*check.Tally{"accepts-valid": {Pass: 1, Warn: 1}}, Done: 1, Total: 1,
+			Effects: &check.EffectsStats{Documents: 1, Load: 1, LoadProbed: 1}}, Budget: time.Second},
+			"\ncheck                   pass  warn  fail\naccepts-valid              1     1     0\n\neffects: 1 document probed (the one load document answered 2xx); every document that matched did so when first asked (settle 0s)\n\n<ok>ok</> every check passed (1 warning)\n"},
+		{"one of one check failed", &check.SummaryReport{Summary: &check.Summary{Order: []string{"accepts-valid"},
+			Checks: map[string]*check.Tally{"accepts-valid": {Fail: 1}}, Done: 1, Total: 1}, Budget: time.Second},
+			"\ncheck                   pass  warn  fail\naccepts-valid              0     0     1  <f>FAILED</>\n\n<f>FAIL</> 1 of 1 check failed: accepts-valid\n"},
+		{"interrupted at the one case", &check.SummaryReport{Summary: &check.Summary{Order: []string{"accepts-valid"},
+			Checks: map[string]*check.Tally{"accepts-valid": {}}, Total: 1, Interrupted: &check.Stop{After: "the start"}}, Budget: time.Second},
+			"\ncheck                   pass  warn  fail\naccepts-valid              0     0     0\n\n<f>interrupted</> after the start: 0 of 1 case run\n"},
 		{"probe found nothing", checkSum(func(s *check.Summary) { s.Effects = &check.EffectsStats{Documents: 3, NoneHeld: true} }),
 			strings.TrimSuffix(table, "\n") + "\neffects: 3 documents probed; the probe found none of them (settle 0s): if the receiver holds them, it stores them more than 0s after answering (a longer --settle waits for them), or the probe asks about other numbers than it keeps ({code} is data.code of an invoice, 收款单编号 of a receipt) or another database\n\n<ok>ok</> every check passed (0 warnings)\n"},
 		{"probe found no receipt", checkSum(func(s *check.Summary) {

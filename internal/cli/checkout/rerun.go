@@ -88,6 +88,15 @@ type RerunSummary struct{ *check.RerunSummary }
 
 func (s RerunSummary) Title() string { return "whsim check --rerun" }
 
+// allFixed says that every one of n failed cases (n > 0) is fixed: "all
+// 1 failed case" reads wrong, so one is "the failed case".
+func allFixed(n int) string {
+	if n == 1 {
+		return "the failed case is fixed"
+	}
+	return fmt.Sprintf("all %d failed cases are fixed", n)
+}
+
 func (s RerunSummary) AppendText(b []byte, st *term.Style) []byte {
 	if s.Unfinished != "" {
 		return b // no verdict: stderr says why
@@ -101,7 +110,7 @@ func (s RerunSummary) AppendText(b []byte, st *term.Style) []byte {
 	}
 	if s.Passed() {
 		b = st.OK.Append(b, "ok")
-		return fmt.Appendf(b, " all %d failed %s fixed\n", total, term.Plural(total, "case is", "cases are"))
+		return append(append(b, ' '), allFixed(total)+"\n"...)
 	}
 	b = st.Fail.Append(b, "FAIL")
 	switch {
@@ -109,7 +118,7 @@ func (s RerunSummary) AppendText(b []byte, st *term.Style) []byte {
 		// Only the report's checks not run make it a FAIL: said after.
 		b = append(b, " no case failed, nothing to rerun, but"...)
 	case s.AllFixed():
-		b = fmt.Appendf(b, " all %d failed %s fixed, but", total, term.Plural(total, "case is", "cases are"))
+		b = append(append(b, ' '), allFixed(total)+", but"...)
 	default:
 		b = fmt.Appendf(b, " %d of %d failed %s fixed, %d still failing", s.Fixed, total, term.Plural(total, "case", "cases"), s.StillFailing)
 		if s.NotRerun > 0 {

@@ -53,7 +53,7 @@ func TestRerunSummary(t *testing.T) {
 	}{
 		{check.RerunSummary{Fixed: 2}, "\n<ok>ok</> all 2 failed cases are fixed\n",
 			`{"summary":{"allFixed":true,"fixed":2,"interrupted":false,"notRerun":0,"stillFailing":0}}`},
-		{check.RerunSummary{Fixed: 1}, "\n<ok>ok</> all 1 failed case is fixed\n",
+		{check.RerunSummary{Fixed: 1}, "\n<ok>ok</> the failed case is fixed\n",
 			`{"summary":{"allFixed":true,"fixed":1,"interrupted":false,"notRerun":0,"stillFailing":0}}`},
 		{check.RerunSummary{Fixed: 1, StillFailing: 1, NotRerun: 1}, "\n<f>FAIL</> 1 of 3 failed cases fixed, 1 still failing, 1 not rerun\n",
 			`{"summary":{"allFixed":false,"fixed":1,"interrupted":false,"notRerun":1,"stillFailing":1}}`},
@@ -80,7 +80,7 @@ func TestRerunSummary(t *testing.T) {
 		// Cut short in its last check: the cases it never sent there are
 		// no pass either.
 		{check.RerunSummary{Fixed: 1, ReportEnd: check.ReportEnd{CutShort: "latency"}},
-			"\n<f>FAIL</> all 1 failed case is fixed, but the report's run cut latency short\n",
+			"\n<f>FAIL</> the failed case is fixed, but the report's run cut latency short\n",
 			`{"summary":{"allFixed":false,"cutShort":"latency","fixed":1,"interrupted":false,"notRerun":0,"stillFailing":0}}`},
 	}
 	for _, tt := range tests {

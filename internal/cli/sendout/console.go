@@ -168,7 +168,7 @@ func (c *Console) Run(ctx context.Context, d *attempt.Deliverer, next func() []*
 	if ctx.Err() != nil {
 		cases = append(cases, interruptedCase{st})
 	} else if outErr != nil {
-		msg := fmt.Sprintf("stdout could not be written (%v): sending stopped there, %d sent (%d of them cut short)", outErr, st.Sent, st.Interrupted)
+		msg := fmt.Sprintf("stdout could not be written (%v): sending stopped there, %d sent (%s)", outErr, st.Sent, interruptedWords(st))
 		if w := st.NotStartedWords(); w != "" {
 			msg += ", " + w
 		}

@@ -45,7 +45,7 @@ func TestInterruptedInTheBackoffReport(t *testing.T) {
 		t.Fatalf("receiver got %d calls, result says %d tries; want 2 and 2", got, res.Tries())
 	}
 	line := string((*delivery)(res).AppendText(nil, &term.Style{}))
-	if !strings.Contains(line, "--- interrupted  after 2 attempts, in the backoff") {
+	if !strings.Contains(line, "--- interrupted  after 2 attempts, in the backoff after a 503: its retry not made\n") {
 		t.Errorf("text line %q", line)
 	}
 	var j struct {

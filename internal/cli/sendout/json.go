@@ -115,6 +115,11 @@ type statsJSON struct {
 		Failed      int `json:"failed"`
 		Interrupted int `json:"interrupted"`
 		NotStarted  int `json:"notStarted"`
+		// RetryNotMade and RetryNotMadeByStatus are load.Stats', when not
+		// 0: of interrupted, those Ctrl-C stopped in the backoff, not cut
+		// short in a call, and by status those that had been answered.
+		RetryNotMade         int            `json:"retryNotMade,omitempty"`
+		RetryNotMadeByStatus map[string]int `json:"retryNotMadeByStatus,omitempty"`
 		// NotStartedUncounted: what stdin still held was not started
 		// either, and is not in notStarted (it is read once).
 		NotStartedUncounted bool `json:"notStartedUncounted,omitempty"`
@@ -161,6 +166,13 @@ func appendStatsJSON(b []byte, st *load.Stats) []byte {
 	s := &j.Summary
 	s.Sent, s.Succeeded, s.Failed, s.Interrupted, s.NotStarted = st.Sent, st.Succeeded, st.Failed, st.Interrupted, st.NotStarted
 	s.NotStartedUncounted = st.NotStartedUncounted
+	s.RetryNotMade = st.RetryNotMade
+	for k, v := range st.RetryNotMadeByStatus {
+		if s.RetryNotMadeByStatus == nil {
+			s.RetryNotMadeByStatus = map[string]int{}
+		}
+		s.RetryNotMadeByStatus[strconv.Itoa(k)] = v
+	}
 	s.Documents, s.Duplicates, s.Retries = st.Documents, st.Duplicates, st.Retries
 	s.FailedByStatus, s.FailedByError = map[string]int{}, map[string]int{}
 	for k, v := range st.ByStatus {

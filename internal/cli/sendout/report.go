@@ -5,13 +5,15 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"github.com/whsim/whsim/internal/attempt"
-	"github.com/whsim/whsim/internal/load"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/load"
 	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/threshold"
@@ -54,10 +56,17 @@ func (c *delivery) AppendText(b []byte, st *term.Style) []byte {
 		b = append(b, excerpt(last.BodyPrefix)...)
 	}
 	switch n := res.Tries(); {
-	case n < len(res.Attempts) && n == 1:
-		b = append(b, "  after 1 attempt, in the backoff"...)
 	case n < len(res.Attempts):
-		b = fmt.Appendf(b, "  after %d attempts, in the backoff", n)
+		// Ctrl-C in the backoff: the attempt before it was over, and an
+		// answer it got (a 429 with Retry-After) is said, not hidden
+		// behind the "---" of the retry never made.
+		b = fmt.Appendf(b, "  after %d %s, in the backoff", n, term.Plural(n, "attempt", "attempts"))
+		if n > 0 {
+			if before := res.Attempts[n-1]; before.Status != 0 {
+				b = fmt.Appendf(b, " after a %d", before.Status)
+			}
+		}
+		b = append(b, ": its retry not made"...)
 	case n > 1:
 		b = fmt.Appendf(b, "  after %d attempts", n)
 	}
@@ -294,36 +303,7 @@ func (s SendSummary) AppendText(b []byte, rst *term.Style) []byte {
 	}
 	b = appendFailed(b, st)
 	b = appendUnasked(b, st)
-	// A refused connection fails at once: a rate over such calls would
-	// measure how fast the client gives up, not the receiver. A delivery
-	// Ctrl-C cut short (in its call or in the backoff after a 500) has no
-	// final answer either, though the receiver may have answered it:
-	// said apart, not as calls that got no answer.
-	answered := h.Count()
-	cut := min(uint64(st.Interrupted), uint64(st.Sent)-answered)
-	none := uint64(st.Sent) - answered - cut
-	switch elapsed := st.Elapsed.Round(time.Millisecond); {
-	case st.Sent == 0:
-		b = append(b, "no rate: nothing was sent\n"...)
-	case answered == 0 && cut > 0 && none > 0:
-		b = fmt.Appendf(b, "no rate: interrupted before a delivery got its final answer (%d cut short, %d without an answer, over %s)\n", cut, none, elapsed)
-	case answered == 0 && cut > 0:
-		b = fmt.Appendf(b, "no rate: interrupted before a delivery got its final answer (%d cut short over %s)\n", cut, elapsed)
-	case answered == 0:
-		b = fmt.Appendf(b, "no rate: no call was answered (%d over %s)\n", st.Sent, elapsed)
-	case cut+none > 0:
-		var left []string
-		if cut > 0 {
-			left = append(left, fmt.Sprintf("the %d cut short by the interrupt", cut))
-		}
-		if none > 0 {
-			left = append(left, fmt.Sprintf("the %d %s that got no answer", none, term.Plural(int(none), "call", "calls")))
-		}
-		b = fmt.Appendf(b, "%.1f answered req/s over %s (%s not counted)\n",
-			float64(answered)/st.Elapsed.Seconds(), elapsed, strings.Join(left, " and "))
-	default:
-		b = fmt.Appendf(b, "%.1f req/s over %s\n", st.RequestsPerSecond(), st.Elapsed.Round(time.Millisecond))
-	}
+	b = appendRate(b, st)
 	b = appendModel(b, st)
 	if h.Count() > 0 {
 		b = fmt.Appendf(b, "latency p50 %s  p90 %s  p99 %s  p99.9 %s  max %s\n", fmtLatency(h.Quantile(.5)),
@@ -333,6 +313,96 @@ func (s SendSummary) AppendText(b []byte, rst *term.Style) []byte {
 		return appendThresholdsText(b, s.Thresholds, "FAILED", "ok")
 	}
 	return appendThresholdsText(b, s.Thresholds, string(rst.Fail.Append(nil, "FAILED")), string(rst.OK.Append(nil, "ok")))
+}
+
+// appendRate is the summary's rate line: answered calls per second, or
+// why there is none, with what the rate leaves out.
+func appendRate(b []byte, st *load.Stats) []byte {
+	h := &st.Latency
+	// A refused connection fails at once: a rate over such calls would
+	// measure how fast the client gives up, not the receiver. A delivery
+	// Ctrl-C ended has no final answer either: one cut short in its call
+	// may have been answered, one stopped in the backoff after an answer
+	// (a 429's Retry-After) was, and its retry never made. Each is said
+	// apart, not as a call that got no answer, nor the second as cut short.
+	answered := h.Count()
+	cut := min(uint64(max(st.Interrupted-st.RetryNotMade, 0)), uint64(st.Sent)-answered)
+	waited := min(uint64(retryNotMadeAnswered(st)), uint64(st.Sent)-answered-cut)
+	none := uint64(st.Sent) - answered - cut - waited
+	switch elapsed := st.Elapsed.Round(time.Millisecond); {
+	case st.Sent == 0:
+		b = append(b, "no rate: nothing was sent\n"...)
+	case answered == 0 && cut > 0 && waited+none == 0:
+		b = fmt.Appendf(b, "no rate: interrupted before a delivery got its final answer (%d cut short over %s)\n", cut, elapsed)
+	case answered == 0 && cut+waited > 0:
+		var parts []string
+		if cut > 0 {
+			parts = append(parts, fmt.Sprintf("%d cut short", cut))
+		}
+		if waited > 0 {
+			parts = append(parts, retryNotMadeWords(st))
+		}
+		if none > 0 {
+			parts = append(parts, fmt.Sprintf("%d without an answer", none))
+		}
+		b = fmt.Appendf(b, "no rate: interrupted before a delivery got its final answer (%s, over %s)\n", strings.Join(parts, ", "), elapsed)
+	case answered == 0:
+		b = fmt.Appendf(b, "no rate: no call was answered (%d over %s)\n", st.Sent, elapsed)
+	case cut+waited+none > 0:
+		var left []string
+		if cut > 0 {
+			left = append(left, fmt.Sprintf("the %d cut short by the interrupt", cut))
+		}
+		if waited > 0 {
+			left = append(left, "the "+retryNotMadeWords(st))
+		}
+		if none > 0 {
+			left = append(left, fmt.Sprintf("the %d %s that got no answer", none, term.Plural(int(none), "call", "calls")))
+		}
+		b = fmt.Appendf(b, "%.1f answered req/s over %s (%s not counted)\n",
+			float64(answered)/st.Elapsed.Seconds(), elapsed, strings.Join(left, " and "))
+	default:
+		b = fmt.Appendf(b, "%.1f req/s over %s\n", st.RequestsPerSecond(), st.Elapsed.Round(time.Millisecond))
+	}
+	return b
+}
+
+// retryNotMadeAnswered is how many deliveries Ctrl-C stopped in the
+// backoff after an answer.
+func retryNotMadeAnswered(st *load.Stats) int {
+	n := 0
+	for _, c := range st.RetryNotMadeByStatus {
+		n += c
+	}
+	return n
+}
+
+// retryNotMadeWords says the deliveries Ctrl-C stopped in the backoff
+// after an answer, with their statuses: "1 answered 429 and interrupted
+// waiting to retry". They were answered: no call of theirs was cut short.
+func retryNotMadeWords(st *load.Stats) string {
+	n := retryNotMadeAnswered(st)
+	codes := slices.Sorted(maps.Keys(st.RetryNotMadeByStatus))
+	said := make([]string, len(codes))
+	for i, c := range codes {
+		said[i] = strconv.Itoa(c)
+	}
+	return fmt.Sprintf("%d answered %s and interrupted waiting to retry", n, strings.Join(said, " or "))
+}
+
+// interruptedWords says what Ctrl-C ended of the deliveries sent, for a
+// line that counts them: those cut short in their call, and apart those
+// it stopped in the backoff, their attempt over and its retry not made.
+func interruptedWords(st *load.Stats) string {
+	cut := max(st.Interrupted-st.RetryNotMade, 0)
+	words := fmt.Sprintf("%d of them cut short", cut)
+	if n := retryNotMadeAnswered(st); n > 0 {
+		words += ", " + retryNotMadeWords(st)
+	}
+	if n := st.RetryNotMade - retryNotMadeAnswered(st); n > 0 {
+		words += fmt.Sprintf(", %d without an answer and interrupted waiting to retry", n)
+	}
+	return words
 }
 
 // appendFailed is how the failed deliveries failed: by status, by error,

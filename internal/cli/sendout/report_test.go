@@ -109,32 +109,43 @@ func TestSendSummaryRate(t *testing.T) {
 			st.Add(&attempt.Result{OK: true, Attempts: []attempt.Attempt{{Status: 200, Latency: time.Millisecond}}})
 		}
 	}
-	// Ctrl-C in the backoff after a 500: the receiver answered, the
-	// delivery has no final answer.
+	// Ctrl-C in the call: the delivery has no final answer.
 	cutShort := func(st *load.Stats, n int) {
 		for range n {
-			st.Add(&attempt.Result{Attempts: []attempt.Attempt{{Status: 500, Latency: time.Millisecond}, {Kind: attempt.KindInterrupted}}})
+			st.Add(&attempt.Result{Attempts: []attempt.Attempt{{Status: 500, Latency: time.Millisecond, Wait: time.Second}, {Kind: attempt.KindInterrupted}}})
+		}
+	}
+	// Ctrl-C in the backoff after a 429 (Retry-After): the receiver
+	// answered, and the retry was never made. No call was cut short.
+	waiting := func(st *load.Stats, n int) {
+		for range n {
+			st.Add(&attempt.Result{Attempts: []attempt.Attempt{{Status: 429, Latency: time.Millisecond, Wait: 30 * time.Second}, {Kind: attempt.KindInterrupted, Unsent: true}}})
 		}
 	}
 	tests := []struct {
 		name            string
 		ok, refuse, cut int
 		want            string
+		waited          int
 	}{
-		{"all refused", 0, 5, 0, "no rate: no call was answered (5 over 2s)\n"},
-		{"some refused", 4, 4, 0, "2.0 answered req/s over 2s (the 4 calls that got no answer not counted)\n"},
-		{"all answered", 4, 0, 0, "2.0 req/s over 2s\n"},
-		{"nothing sent", 0, 0, 0, "no rate: nothing was sent\n"},
-		{"interrupted in the backoff", 0, 0, 1, "no rate: interrupted before a delivery got its final answer (1 cut short over 2s)\n"},
-		{"interrupted, some refused", 0, 2, 1, "no rate: interrupted before a delivery got its final answer (1 cut short, 2 without an answer, over 2s)\n"},
-		{"some cut short", 4, 0, 2, "2.0 answered req/s over 2s (the 2 cut short by the interrupt not counted)\n"},
-		{"some cut short, some refused", 4, 1, 2, "2.0 answered req/s over 2s (the 2 cut short by the interrupt and the 1 call that got no answer not counted)\n"},
+		{"interrupted waiting to retry a 429", 0, 0, 0, "no rate: interrupted before a delivery got its final answer (1 answered 429 and interrupted waiting to retry, over 2s)\n", 1},
+		{"interrupted waiting, and in a call", 0, 1, 1, "no rate: interrupted before a delivery got its final answer (1 cut short, 2 answered 429 and interrupted waiting to retry, 1 without an answer, over 2s)\n", 2},
+		{"some waiting", 4, 0, 0, "2.0 answered req/s over 2s (the 1 answered 429 and interrupted waiting to retry not counted)\n", 1},
+		{"all refused", 0, 5, 0, "no rate: no call was answered (5 over 2s)\n", 0},
+		{"some refused", 4, 4, 0, "2.0 answered req/s over 2s (the 4 calls that got no answer not counted)\n", 0},
+		{"all answered", 4, 0, 0, "2.0 req/s over 2s\n", 0},
+		{"nothing sent", 0, 0, 0, "no rate: nothing was sent\n", 0},
+		{"interrupted in the call", 0, 0, 1, "no rate: interrupted before a delivery got its final answer (1 cut short over 2s)\n", 0},
+		{"interrupted, some refused", 0, 2, 1, "no rate: interrupted before a delivery got its final answer (1 cut short, 2 without an answer, over 2s)\n", 0},
+		{"some cut short", 4, 0, 2, "2.0 answered req/s over 2s (the 2 cut short by the interrupt not counted)\n", 0},
+		{"some cut short, some refused", 4, 1, 2, "2.0 answered req/s over 2s (the 2 cut short by the interrupt and the 1 call that got no answer not counted)\n", 0},
 	}
 	for _, tt := range tests {
 		st := load.NewStats()
 		answered(st, tt.ok)
 		refused(st, tt.refuse)
 		cutShort(st, tt.cut)
+		waiting(st, tt.waited)
 		st.Elapsed = 2 * time.Second
 		if got := string(SendSummary{Stats: st}.AppendText(nil, nil)); !strings.Contains(got, tt.want) {
 			t.Errorf("%s: %q lacks %q", tt.name, got, tt.want)
@@ -197,7 +208,7 @@ func TestDeliveryLineBodyFollowsItsStatus(t *testing.T) {
 		{"retried duplicate, empty answer", []attempt.Attempt{{Status: 500}, {Status: 500, BodyPrefix: []byte(" \n")}}, true,
 			"unexpected status  after 2 attempts  duplicate"},
 		{"in the backoff", []attempt.Attempt{{Status: 503, BodyPrefix: []byte("busy")}, {Unsent: true, Kind: "interrupted"}}, false,
-			"after 1 attempt, in the backoff"},
+			"--- interrupted  after 1 attempt, in the backoff after a 503: its retry not made"},
 		{"redirect not followed", []attempt.Attempt{{Status: 302, Location: "/b", BodyPrefix: []byte("moved")}, {Status: 302, Location: "/b", BodyPrefix: []byte("moved")}}, false,
 			"unexpected status (redirect to /b not followed; --follow-redirects): moved  after 2 attempts"},
 	}

@@ -100,7 +100,7 @@ func (c interruptedCase) JUnit() term.TestCase {
 	if notStarted == "" {
 		notStarted = "0 not started"
 	}
-	msg := fmt.Sprintf("interrupted: %d sent (%d of them cut short), %s", c.st.Sent, c.st.Interrupted, notStarted)
+	msg := fmt.Sprintf("interrupted: %d sent (%s), %s", c.st.Sent, interruptedWords(c.st), notStarted)
 	return term.TestCase{Suite: "whsim", Name: "interrupted", Class: "whsim.run", Failure: msg, FailureType: "interrupted", Detail: msg + "\n"}
 }
 

@@ -536,8 +536,8 @@ function detail(d) {
     actions(d));
   out.append(flagsList(d));
   out.append(faultNote(d));
-  out.append(links("deliveries", "Deliveries of this requestId", d.deliveries, d.id));
-  out.append(links("document", "Calls about " + (d.docNumber || "this document"), d.document, d.id));
+  out.append(links("deliveries", "Deliveries of this requestId", d.deliveries, d.id, d.deliveriesNotShown, d.requestId));
+  out.append(links("document", "Calls about " + (d.docNumber || "this document"), d.document, d.id, d.documentNotShown, d.docNumber));
   if (d.bodyGone) out.append(el("p", { class: "note warning" }, "The body left memory (the inspector keeps a bounded amount of bodies) and no file has it to read back: listen without --capture, or inspect of a pipe."));
   out.append(findingsList(d));
   out.append(section("Query", table(d.queryParams, "No query.")));
@@ -598,7 +598,7 @@ function flagsList(d) {
 }
 
 // links lists related calls, each a link to it; this one is not a link.
-function links(cls, title, list, self) {
+function links(cls, title, list, self, notShown, term) {
   if (!list || !list.length) return "";
   const items = [];
   for (const l of list) {
@@ -608,7 +608,27 @@ function links(cls, title, list, self) {
     const text = ["#" + l.id + " ", shown(l.event || "(no businessType)")];
     items.push(l.id === self ? el("strong", { class: "self" }, text) : el("a", { href: "#/calls/" + l.id, "data-id": String(l.id) }, text));
   }
-  return el("p", { class: "links " + cls }, shown(title), ": ", items);
+  return el("p", { class: "links " + cls }, shown(title), ": ", items, notShownNote(notShown, term));
+}
+
+// notShownNote says how many related calls the links leave out (the API
+// lists the nearest 50), and offers the search that lists them: the list
+// stopped at 50 and said nothing of the rest.
+function notShownNote(ns, term) {
+  if (!ns) return "";
+  const parts = [];
+  if (ns.older) parts.push((ns.olderAtLeast ? "at least " : "") + ns.older + " older");
+  if (ns.newer) parts.push(ns.newer + " newer");
+  const note = el("span", { class: "not-shown" }, " (" + parts.join(" and ") + " not shown");
+  if (term) {
+    note.append(": ", el("a", { href: "#", class: "search-related", onclick: (e) => {
+      e.preventDefault();
+      $("f-q").value = term;
+      relist();
+    } }, "search the list for ", shown(term)));
+  }
+  note.append(")");
+  return note;
 }
 
 function findingsList(d) {
