@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -475,9 +476,9 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 	if e := sum.Effects; e != nil {
 		switch {
 		case e.NoneHeld:
-			logf("whsimtest: effects: %d documents probed; %s", e.Documents, probeWords.Replace(probe.NoneFound(e.Settle)))
+			logf("whsimtest: effects: %s; %s", documentsProbed(e.Documents), probeWords.Replace(probe.NoneFound(e.Settle)))
 		case len(e.NoneHeldOf) > 0:
-			logf("whsimtest: effects: %d documents probed; %s", e.Documents, probeWords.Replace(probe.NoneFoundOf(e.NoneHeldOf[0], e.Settle)))
+			logf("whsimtest: effects: %s; %s", documentsProbed(e.Documents), probeWords.Replace(probe.NoneFoundOf(e.NoneHeldOf[0], e.Settle)))
 		}
 	}
 	// Lines 0 fails a document as stored without its lines, as the CLI
@@ -801,4 +802,13 @@ func (t realT) Run(name string, f func(tb)) bool {
 		t.Helper()
 		f(realT{t})
 	})
+}
+
+// documentsProbed counts the documents the probe was asked about, as the
+// CLI's effects line does: "1 document probed", "20 documents probed".
+func documentsProbed(n int) string {
+	if n == 1 {
+		return "1 document probed"
+	}
+	return strconv.Itoa(n) + " documents probed"
 }

@@ -1299,3 +1299,11 @@ func TestReportPassed(t *testing.T) {
 		}
 	}
 }
+
+func TestDocumentsProbedCountsOne(t *testing.T) {
+	for n, want := range map[int]string{0: "0 documents probed", 1: "1 document probed", 20: "20 documents probed"} {
+		if got := documentsProbed(n); got != want {
+			t.Errorf("documentsProbed(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
