@@ -17,6 +17,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // resetSecondBackend is a receiver that reads every call whole, answers
@@ -564,6 +565,69 @@ func TestForwardStaleConnection(t *testing.T) {
 			}
 			if tt.status != http.StatusOK && (f == nil || !strings.Contains(f.Error, "server closed idle connection")) {
 				t.Errorf("forward recorded as %+v, want its error", f)
+			}
+		})
+	}
+}
+
+// A call is forwarded with the request target its sender wrote, byte for
+// byte, as replay sends it: a raw '#' or a byte above 0x7f in the path,
+// which net/http keeps as it came and url.URL escapes, reached the
+// receiver behind listen as %23 and %E4, another path to a receiver that
+// routes on the path as sent. A --forward-to with a path of its own still
+// names that path, its query before the call's.
+func TestForwardSendsTheTargetAsSent(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, forwardTo, target, want string
+	}{
+		{"raw hash in the path", "", "/hook#1/x?businessType=" + ev, "/hook#1/x?businessType=" + ev},
+		{"raw byte in the path", "", "/h\xe4k?businessType=" + ev, "/h\xe4k?businessType=" + ev},
+		{"raw bytes in the query", "", "/hook?businessType=" + ev + "&n=\xe4#c", "/hook?businessType=" + ev + "&n=\xe4#c"},
+		{"escapes as sent", "", "/a%2Fb/%41?businessType=" + ev, "/a%2Fb/%41?businessType=" + ev},
+		{"lower-case escape", "", "/a%e4?businessType=" + ev, "/a%e4?businessType=" + ev},
+		{"an empty query", "", "/hook?", "/hook?"},
+		{"a path Go escapes alike", "", "//a/b?businessType=" + ev, "//a/b?businessType=" + ev},
+		// Go's client writes an opaque target that starts "//" as an
+		// absolute URL: such a path alone goes as url.URL escapes it.
+		{"a path that starts // with a raw hash", "", "//a#b?businessType=" + ev, "//a%23b?businessType=" + ev},
+		{"absolute form", "", "http://example.com/h#k?businessType=" + ev, "/h#k?businessType=" + ev},
+		{"forward-to's root", "/", "/h\xe4k?businessType=" + ev, "/h\xe4k?businessType=" + ev},
+		{"forward-to's own path and query", "/their/path?token=t", "/h\xe4k?businessType=" + ev, "/their/path?token=t&businessType=" + ev},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := make(chan string, 1)
+			backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				got <- r.RequestURI
+			}))
+			t.Cleanup(backend.Close)
+			u, _ := url.Parse(backend.URL + tt.forwardTo)
+			srv, _, mem := start(t, Config{ForwardTo: u})
+			conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			io.WriteString(conn, "POST "+tt.target+" HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
+			conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("answered %d, want the receiver's 200", resp.StatusCode)
+			}
+			if g := <-got; g != tt.want {
+				t.Errorf("the receiver got the target %q, want %q", g, tt.want)
+			}
+			srv.Close()
+			if len(mem.recs) != 1 || mem.recs[0].Forward == nil || mem.recs[0].Forward.Error != "" {
+				t.Fatalf("records %+v, want one forwarded call", mem.recs)
+			}
+			if f := mem.recs[0].Forward.URL; !strings.HasPrefix(f, backend.URL+"/") {
+				t.Errorf("forward URL %q, want one on %s", f, backend.URL)
 			}
 		})
 	}
