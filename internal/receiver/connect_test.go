@@ -79,3 +79,33 @@ func TestConnectIsRefusedAndRecorded(t *testing.T) {
 		})
 	}
 }
+
+// Over HTTP/2 without TLS (h2c), which listen accepts, a CONNECT names
+// its target in :authority; it is answered and recorded as over HTTP/1.1.
+func TestConnectOverHTTP2(t *testing.T) {
+	t.Parallel()
+	mem := &memRecorder{}
+	rcv := New(Config{Capture: mem, Checker: fakeChecker{}, Status: 201})
+	addr := serve(t, rcv, DefaultLimits)
+	var h2c http.Protocols
+	h2c.SetUnencryptedHTTP2(true)
+	tr := &http.Transport{Protocols: &h2c}
+	defer tr.CloseIdleConnections()
+	req := &http.Request{Method: http.MethodConnect, URL: &url.URL{Scheme: "http", Host: addr}, Host: "example.com:443", Header: http.Header{}}
+	resp, err := (&http.Client{Timeout: 30 * time.Second, Transport: tr}).Do(req)
+	if err != nil {
+		t.Fatalf("an HTTP/2 CONNECT: %v", err)
+	}
+	resp.Body.Close()
+	tr.CloseIdleConnections()
+	rcv.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed || resp.ProtoMajor != 2 {
+		t.Errorf("answered %d over %s, want 405 over HTTP/2", resp.StatusCode, resp.Proto)
+	}
+	if len(mem.recs) != 1 {
+		t.Fatalf("%d records, want 1", len(mem.recs))
+	}
+	if rec := mem.recs[0]; rec.Method != http.MethodConnect || rec.Path != "example.com:443" {
+		t.Errorf("recorded %s %q, want the CONNECT to \"example.com:443\"", rec.Method, rec.Path)
+	}
+}
