@@ -276,6 +276,7 @@ func copyHeader(src http.Header) http.Header {
 func target(base *url.URL, req *http.Request) (named, sent *url.URL) {
 	u := *base
 	path, query, hasQuery := sentTarget(req)
+	path, query = lineSafe(path), lineSafe(query)
 	own := u.Path == "" || u.Path == "/"
 	if own {
 		u.Path, u.RawPath = req.URL.Path, req.URL.RawPath
@@ -295,6 +296,28 @@ func target(base *url.URL, req *http.Request) (named, sent *url.URL) {
 		s.Opaque = path
 	}
 	return &u, &s
+}
+
+// lineSafe is s with each byte an HTTP/1.1 request line cannot hold (a
+// space, a control character) as %XX, s itself when it has none, as
+// nearly every target. An HTTP/1.1 sender cannot send them, but an
+// HTTP/2 one can in its :path, which Go's server takes: written raw, the
+// space would end the target and the receiver read another request line.
+func lineSafe(s string) string {
+	i := strings.IndexFunc(s, func(r rune) bool { return r <= ' ' || r == 0x7f })
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(s[:i])
+	for ; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c == 0x7f {
+			fmt.Fprintf(&b, "%%%02X", c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // sentTarget is the request target of req as its request line wrote it

@@ -632,3 +632,57 @@ func TestForwardSendsTheTargetAsSent(t *testing.T) {
 		})
 	}
 }
+
+// The target a call goes on with is its sender's, byte for byte, but for
+// a byte no HTTP/1.1 request line can hold: a space, which an HTTP/2
+// sender may put in its :path, would end the target written raw, and the
+// receiver read another request line.
+func TestTargetOfAForward(t *testing.T) {
+	t.Parallel()
+	base, _ := url.Parse("http://127.0.0.1:9/")
+	for _, tt := range []struct{ requestURI, path, rawPath, rawQuery, named, sent string }{
+		{"/hook?businessType=X", "/hook", "", "businessType=X", "http://127.0.0.1:9/hook?businessType=X", "/hook?businessType=X"},
+		{"/a#b?x=1", "/a#b", "/a#b", "x=1", "http://127.0.0.1:9/a%23b?x=1", "/a#b?x=1"},
+		{"/h\xe4k", "/h\xe4k", "/h\xe4k", "", "http://127.0.0.1:9/h%E4k", "/h\xe4k"},
+		{"/a b?x=1 2&y=\x7f", "/a b", "", "x=1 2&y=\x7f", "http://127.0.0.1:9/a%20b?x=1%202&y=%7F", "/a%20b?x=1%202&y=%7F"},
+		{"/a b#c", "/a b#c", "/a b#c", "", "http://127.0.0.1:9/a%20b%23c", "/a%20b#c"},
+	} {
+		req := &http.Request{Method: http.MethodPost, RequestURI: tt.requestURI,
+			URL: &url.URL{Path: tt.path, RawPath: tt.rawPath, RawQuery: tt.rawQuery}}
+		named, sent := target(base, req)
+		if named.String() != tt.named || sent.RequestURI() != tt.sent {
+			t.Errorf("%q: named %q, sent %q; want %q, %q", tt.requestURI, named.String(), sent.RequestURI(), tt.named, tt.sent)
+		}
+	}
+}
+
+// An HTTP/2 sender's :path may hold a space, which Go's server takes: the
+// call goes on with it as %20, not written raw into the request line,
+// where it would end the target.
+func TestForwardOfASpaceFromHTTP2(t *testing.T) {
+	t.Parallel()
+	got := make(chan string, 1)
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got <- r.RequestURI }))
+	t.Cleanup(backend.Close)
+	u, _ := url.Parse(backend.URL)
+	rcv := New(Config{ForwardTo: u})
+	defer rcv.Close()
+	addr := serve(t, rcv, DefaultLimits)
+	var h2c http.Protocols
+	h2c.SetUnencryptedHTTP2(true)
+	tr := &http.Transport{Protocols: &h2c}
+	defer tr.CloseIdleConnections()
+	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/", strings.NewReader("{}"))
+	req.URL.Opaque, req.URL.RawQuery = "/a b#c", "businessType="+ev+"&q=1 2"
+	resp, err := (&http.Client{Transport: tr, Timeout: 30 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("answered %d, want the receiver's 200", resp.StatusCode)
+	}
+	if g, want := <-got, "/a%20b#c?businessType="+ev+"&q=1%202"; g != want {
+		t.Errorf("the receiver got the target %q, want %q", g, want)
+	}
+}
