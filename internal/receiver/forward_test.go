@@ -686,3 +686,32 @@ func TestForwardOfASpaceFromHTTP2(t *testing.T) {
 		t.Errorf("the receiver got the target %q, want %q", g, want)
 	}
 }
+
+// FuzzTargetOfAForward: whatever target net/http's server took, the
+// request line a forward writes holds no space or control byte, and a
+// target in origin form without them (and not starting "//") goes as it
+// came, path and query.
+func FuzzTargetOfAForward(f *testing.F) {
+	for _, s := range []string{"/hook?businessType=X", "/a#b?x=1", "/h\xe4k", "/a%2Fb", "/p?", "//a/b", "/a b?c d", "http://h/p#q?x", "*"} {
+		f.Add(s)
+	}
+	base, _ := url.Parse("http://127.0.0.1:9/")
+	f.Fuzz(func(t *testing.T, rt string) {
+		u, err := url.ParseRequestURI(rt)
+		if err != nil {
+			return // net/http's server refuses it
+		}
+		req := &http.Request{Method: http.MethodPost, RequestURI: rt, URL: u}
+		named, sent := target(base, req)
+		line := sent.RequestURI()
+		if strings.ContainsFunc(line, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+			t.Fatalf("%q: request line target %q holds a space or a control byte", rt, line)
+		}
+		if _, err := url.Parse(named.String()); err != nil {
+			t.Fatalf("%q: named %q is no URL: %v", rt, named, err)
+		}
+		if strings.HasPrefix(rt, "/") && !strings.HasPrefix(rt, "//") && lineSafe(rt) == rt && line != rt {
+			t.Fatalf("%q: sent as %q", rt, line)
+		}
+	})
+}
