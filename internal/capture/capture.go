@@ -264,9 +264,16 @@ func (r *Record) bodyChecked() bool {
 // or else Path escaped as url.URL escapes it, which is what the sender
 // wrote when net/http kept no RawPath. A record written before RawPath
 // existed gives what it gave then.
+//
+// A target that is no path (the "*" of OPTIONS *, the authority
+// "example.com:443" of a CONNECT) is as it came: url.URL would escape the
+// brackets of "[::1]:443", which the sender did not.
 func (r *Record) TargetPath() string {
 	if r.RawPath != "" {
 		return r.RawPath
+	}
+	if r.Path != "" && r.Path[0] != '/' {
+		return r.Path
 	}
 	return (&url.URL{Path: r.Path}).EscapedPath()
 }

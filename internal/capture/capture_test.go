@@ -425,6 +425,10 @@ func TestRecordPathForms(t *testing.T) {
 		{"/p#q", "/p#q", "/p#q", "/p#q", "/p%23q"},
 		{"/./a//b", "", "/./a//b", "/./a//b", "/./a//b"},
 		{"/a;v=1", "", "/a;v=1", "/a;v=1", "/a;v=1"},
+		// No path: OPTIONS *, and the authority a CONNECT asked for.
+		{"*", "", "*", "*", "*"},
+		{"example.com:443", "", "example.com:443", "example.com:443", "example.com:443"},
+		{"[::1]:443", "", "[::1]:443", "[::1]:443", "%5B::1%5D:443"},
 	} {
 		r := &Record{Path: tc.path, RawPath: tc.raw}
 		if got := r.TargetPath(); got != tc.target {

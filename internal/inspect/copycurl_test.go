@@ -208,22 +208,27 @@ func TestCopyAsCurlOfAnAsteriskTarget(t *testing.T) {
 	srv.Config.DisableGeneralOptionsHandler = true
 	srv.Start()
 	defer srv.Close()
-	for _, method := range []string{http.MethodOptions, http.MethodPost} {
+	// A CONNECT's authority, which listen records as it came (a client
+	// that took listen for an HTTP proxy), is no path either.
+	for _, tc := range []struct{ method, target string }{
+		{http.MethodOptions, "*"}, {http.MethodPost, "*"}, {http.MethodConnect, "example.com:443"},
+	} {
+		method := tc.method
 		rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{}`), 200)
-		rec.Method, rec.Path, rec.RawPath, rec.Query = method, "*", "", ""
+		rec.Method, rec.Path, rec.RawPath, rec.Query = method, tc.target, "", ""
 		s := NewStore(10)
 		c := s.Add(rec, nil)
 		h := newHandler(Options{Token: testToken, Store: s, Origin: srv.URL})
 		d := h.describe(c)
 		out, err := exec.Command("sh", "-c", d.Curl+" -sS -o /dev/null").CombinedOutput()
 		if err != nil {
-			t.Fatalf("%s *: %s: %v\n%s", method, d.Curl, err, out)
+			t.Fatalf("%s %s: %s: %v\n%s", method, tc.target, d.Curl, err, out)
 		}
-		if g := <-calls; g.method != method || g.target != "*" {
-			t.Errorf("%s *: %s\nsent %s %s", method, d.Curl, g.method, g.target)
+		if g := <-calls; g.method != method || g.target != tc.target {
+			t.Errorf("%s %s: %s\nsent %s %s", method, tc.target, d.Curl, g.method, g.target)
 		}
 		if d.Send != "" || d.NoSend == "" {
-			t.Errorf("%s *: send command %q, no-send reason %q: want none, and why", method, d.Send, d.NoSend)
+			t.Errorf("%s %s: send command %q, no-send reason %q: want none, and why", method, tc.target, d.Send, d.NoSend)
 		}
 	}
 }

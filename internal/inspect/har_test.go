@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -509,17 +510,25 @@ func TestHARURLKeepsAQueryWithAHash(t *testing.T) {
 // new URL() and Go's url.Parse refuse (a port that ends in '*'), so a
 // reader choked on the file for one such call. The url names the
 // server's "/" and the request's comment says what the line asked for.
+//
+// So is a CONNECT, recorded with the authority it asked for (a client
+// that took listen for an HTTP proxy): "[::1]:443" after the port is no
+// URL either.
 func TestHAREntryOfAnAsteriskTarget(t *testing.T) {
-	rec := record(1, "CREATE_RECEIVABLE_DOC", nil, 200)
-	rec.Method, rec.Path, rec.RawPath, rec.Query = http.MethodOptions, "*", "", ""
-	s := NewStore(10)
-	c := s.Add(rec, nil)
-	e := entryOf(c, "http://127.0.0.1:8080")
-	u, err := url.Parse(e.Request.URL)
-	if err != nil || !u.IsAbs() || u.Host != "127.0.0.1:8080" || u.Path != "/" {
-		t.Errorf("HAR url %q (%v): want http://127.0.0.1:8080/", e.Request.URL, err)
-	}
-	if !strings.Contains(e.Request.Comment, `"*"`) {
-		t.Errorf("request comment %q: want it to say the request asked for \"*\"", e.Request.Comment)
+	for _, tc := range []struct{ method, target string }{
+		{http.MethodOptions, "*"}, {http.MethodConnect, "example.com:443"}, {http.MethodConnect, "[::1]:443"},
+	} {
+		rec := record(1, "CREATE_RECEIVABLE_DOC", nil, 200)
+		rec.Method, rec.Path, rec.RawPath, rec.Query = tc.method, tc.target, "", ""
+		s := NewStore(10)
+		c := s.Add(rec, nil)
+		e := entryOf(c, "http://127.0.0.1:8080")
+		u, err := url.Parse(e.Request.URL)
+		if err != nil || !u.IsAbs() || u.Host != "127.0.0.1:8080" || u.Path != "/" {
+			t.Errorf("%s %s: HAR url %q (%v): want http://127.0.0.1:8080/", tc.method, tc.target, e.Request.URL, err)
+		}
+		if !strings.Contains(e.Request.Comment, strconv.Quote(tc.target)) {
+			t.Errorf("%s %s: request comment %q: want it to say what the request asked for", tc.method, tc.target, e.Request.Comment)
+		}
 	}
 }

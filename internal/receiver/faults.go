@@ -280,7 +280,8 @@ func gaveUp(ctx context.Context, during string) string {
 // giving up (why, as ended says), kept from going, its call's connection
 // closed: it is not sent, nor counted as sent.
 func (r *Receiver) unsent(req *http.Request, why error) (answer, *capture.Forward) {
-	return plain(http.StatusBadGateway), &capture.Forward{URL: target(r.cfg.ForwardTo, req).String(), Error: why.Error() + " before it was sent"}
+	named, _ := target(r.cfg.ForwardTo, req)
+	return plain(http.StatusBadGateway), &capture.Forward{URL: named.String(), Error: why.Error() + " before it was sent"}
 }
 
 // noCopyAfter is what the receiver got of a call whose first copy went

@@ -12,6 +12,7 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -264,20 +265,85 @@ func copyHeader(src http.Header) http.Header {
 	return h
 }
 
-// target is the URL a call goes on to: ForwardTo's path when it has one,
-// else the call's own path; the call's query, after ForwardTo's own.
-func target(base *url.URL, req *http.Request) *url.URL {
+// target is the URL a call goes on to, as named (the record's forward
+// URL, an error's words): ForwardTo's path when it has one, else the
+// call's own path; the call's query, after ForwardTo's own. sent is the
+// same URL as the request line writes it: the call's own path and query
+// byte for byte as its sender wrote them, as replay sends them. url.URL
+// escapes a path's raw '#' or byte above 0x7f, which net/http's server
+// keeps as it came: the receiver would get /a%23b for /a#b, another path
+// to one that routes on the path as sent.
+func target(base *url.URL, req *http.Request) (named, sent *url.URL) {
 	u := *base
-	if u.Path == "" || u.Path == "/" {
+	path, query, hasQuery := sentTarget(req)
+	path, query = lineSafe(path), lineSafe(query)
+	own := u.Path == "" || u.Path == "/"
+	if own {
 		u.Path, u.RawPath = req.URL.Path, req.URL.RawPath
 	}
 	switch {
-	case u.RawQuery == "":
-		u.RawQuery = req.URL.RawQuery
-	case req.URL.RawQuery != "":
-		u.RawQuery += "&" + req.URL.RawQuery
+	case u.RawQuery == "" && !u.ForceQuery:
+		// "/p?" goes as "/p?", not "/p".
+		u.RawQuery, u.ForceQuery = query, hasQuery && query == ""
+	case query != "":
+		u.RawQuery += "&" + query
 	}
-	return &u
+	s := u
+	if own && path != u.EscapedPath() && !strings.HasPrefix(path, "//") {
+		// The request line writes Opaque as it is, the query after it.
+		// (One that starts "//" would be written as "http://...", an
+		// absolute URL: such a path goes escaped as url.URL escapes it.)
+		s.Opaque = path
+	}
+	return &u, &s
+}
+
+// lineSafe is s with each byte an HTTP/1.1 request line cannot hold (a
+// space, a control character) as %XX, s itself when it has none, as
+// nearly every target. An HTTP/1.1 sender cannot send them, but an
+// HTTP/2 one can in its :path, which Go's server takes: written raw, the
+// space would end the target and the receiver read another request line.
+func lineSafe(s string) string {
+	i := strings.IndexFunc(s, func(r rune) bool { return r <= ' ' || r == 0x7f })
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(s[:i])
+	for ; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c == 0x7f {
+			fmt.Fprintf(&b, "%%%02X", c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// sentTarget is the request target of req as its request line wrote it
+// (RequestURI, the :path of HTTP/2): its path, its query and whether it
+// had a '?'. A target in absolute form (http://host/p?q, as to a proxy)
+// gives the path and query after its authority.
+func sentTarget(req *http.Request) (path, query string, hasQuery bool) {
+	t := req.RequestURI
+	if !strings.HasPrefix(t, "/") {
+		if _, rest, ok := strings.Cut(t, "://"); ok {
+			if i := strings.IndexAny(rest, "/?"); i >= 0 {
+				t = rest[i:]
+			} else {
+				t = ""
+			}
+		} else {
+			// "*" (OPTIONS *), or no target known (a handler called
+			// without a server).
+			t = req.URL.RequestURI()
+		}
+	}
+	path, query, hasQuery = strings.Cut(t, "?")
+	if path == "" {
+		path = req.URL.EscapedPath()
+	}
+	return path, query, hasQuery
 }
 
 // forward sends the call on and returns the answer to give the sender:
@@ -297,17 +363,17 @@ func (r *Receiver) forwardCopy(ctx context.Context, req *http.Request, body []by
 }
 
 func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []byte, keepBody bool) (answer, *capture.Forward, bool) {
-	u := target(r.cfg.ForwardTo, req)
-	fwd := &capture.Forward{URL: u.String()}
+	named, u := target(r.cfg.ForwardTo, req)
+	fwd := &capture.Forward{URL: named.String()}
 	once := &onceOnly{body: body}
 	newRequest := func() (*http.Request, error) {
-		out, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, once.trace()), req.Method, u.String(), bytes.NewReader(body))
+		out, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, once.trace()), req.Method, named.String(), bytes.NewReader(body))
 		if err != nil {
 			return nil, err
 		}
 		// The URL as parsed, not as text: a '#' the call's query holds
 		// (its sender's server read it so, as listen recorded it) would
-		// start a fragment there, never sent.
+		// start a fragment there, never sent; and the path as sent.
 		out.URL = u
 		out.Header = copyHeader(req.Header)
 		out.Header[hopHeader] = []string{strconv.Itoa(hopsOf(req.Header) + 1)}

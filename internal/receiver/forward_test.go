@@ -17,6 +17,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // resetSecondBackend is a receiver that reads every call whole, answers
@@ -567,4 +568,150 @@ func TestForwardStaleConnection(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A call is forwarded with the request target its sender wrote, byte for
+// byte, as replay sends it: a raw '#' or a byte above 0x7f in the path,
+// which net/http keeps as it came and url.URL escapes, reached the
+// receiver behind listen as %23 and %E4, another path to a receiver that
+// routes on the path as sent. A --forward-to with a path of its own still
+// names that path, its query before the call's.
+func TestForwardSendsTheTargetAsSent(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, forwardTo, target, want string
+	}{
+		{"raw hash in the path", "", "/hook#1/x?businessType=" + ev, "/hook#1/x?businessType=" + ev},
+		{"raw byte in the path", "", "/h\xe4k?businessType=" + ev, "/h\xe4k?businessType=" + ev},
+		{"raw bytes in the query", "", "/hook?businessType=" + ev + "&n=\xe4#c", "/hook?businessType=" + ev + "&n=\xe4#c"},
+		{"escapes as sent", "", "/a%2Fb/%41?businessType=" + ev, "/a%2Fb/%41?businessType=" + ev},
+		{"lower-case escape", "", "/a%e4?businessType=" + ev, "/a%e4?businessType=" + ev},
+		{"an empty query", "", "/hook?", "/hook?"},
+		{"a path Go escapes alike", "", "//a/b?businessType=" + ev, "//a/b?businessType=" + ev},
+		// Go's client writes an opaque target that starts "//" as an
+		// absolute URL: such a path alone goes as url.URL escapes it.
+		{"a path that starts // with a raw hash", "", "//a#b?businessType=" + ev, "//a%23b?businessType=" + ev},
+		{"absolute form", "", "http://example.com/h#k?businessType=" + ev, "/h#k?businessType=" + ev},
+		{"forward-to's root", "/", "/h\xe4k?businessType=" + ev, "/h\xe4k?businessType=" + ev},
+		{"forward-to's own path and query", "/their/path?token=t", "/h\xe4k?businessType=" + ev, "/their/path?token=t&businessType=" + ev},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := make(chan string, 1)
+			backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				got <- r.RequestURI
+			}))
+			t.Cleanup(backend.Close)
+			u, _ := url.Parse(backend.URL + tt.forwardTo)
+			srv, _, mem := start(t, Config{ForwardTo: u})
+			conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			io.WriteString(conn, "POST "+tt.target+" HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
+			conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("answered %d, want the receiver's 200", resp.StatusCode)
+			}
+			if g := <-got; g != tt.want {
+				t.Errorf("the receiver got the target %q, want %q", g, tt.want)
+			}
+			srv.Close()
+			if len(mem.recs) != 1 || mem.recs[0].Forward == nil || mem.recs[0].Forward.Error != "" {
+				t.Fatalf("records %+v, want one forwarded call", mem.recs)
+			}
+			if f := mem.recs[0].Forward.URL; !strings.HasPrefix(f, backend.URL+"/") {
+				t.Errorf("forward URL %q, want one on %s", f, backend.URL)
+			}
+		})
+	}
+}
+
+// The target a call goes on with is its sender's, byte for byte, but for
+// a byte no HTTP/1.1 request line can hold: a space, which an HTTP/2
+// sender may put in its :path, would end the target written raw, and the
+// receiver read another request line.
+func TestTargetOfAForward(t *testing.T) {
+	t.Parallel()
+	base, _ := url.Parse("http://127.0.0.1:9/")
+	for _, tt := range []struct{ requestURI, path, rawPath, rawQuery, named, sent string }{
+		{"/hook?businessType=X", "/hook", "", "businessType=X", "http://127.0.0.1:9/hook?businessType=X", "/hook?businessType=X"},
+		{"/a#b?x=1", "/a#b", "/a#b", "x=1", "http://127.0.0.1:9/a%23b?x=1", "/a#b?x=1"},
+		{"/h\xe4k", "/h\xe4k", "/h\xe4k", "", "http://127.0.0.1:9/h%E4k", "/h\xe4k"},
+		{"/a b?x=1 2&y=\x7f", "/a b", "", "x=1 2&y=\x7f", "http://127.0.0.1:9/a%20b?x=1%202&y=%7F", "/a%20b?x=1%202&y=%7F"},
+		{"/a b#c", "/a b#c", "/a b#c", "", "http://127.0.0.1:9/a%20b%23c", "/a%20b#c"},
+	} {
+		req := &http.Request{Method: http.MethodPost, RequestURI: tt.requestURI,
+			URL: &url.URL{Path: tt.path, RawPath: tt.rawPath, RawQuery: tt.rawQuery}}
+		named, sent := target(base, req)
+		if named.String() != tt.named || sent.RequestURI() != tt.sent {
+			t.Errorf("%q: named %q, sent %q; want %q, %q", tt.requestURI, named.String(), sent.RequestURI(), tt.named, tt.sent)
+		}
+	}
+}
+
+// An HTTP/2 sender's :path may hold a space, which Go's server takes: the
+// call goes on with it as %20, not written raw into the request line,
+// where it would end the target.
+func TestForwardOfASpaceFromHTTP2(t *testing.T) {
+	t.Parallel()
+	got := make(chan string, 1)
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got <- r.RequestURI }))
+	t.Cleanup(backend.Close)
+	u, _ := url.Parse(backend.URL)
+	rcv := New(Config{ForwardTo: u})
+	defer rcv.Close()
+	addr := serve(t, rcv, DefaultLimits)
+	var h2c http.Protocols
+	h2c.SetUnencryptedHTTP2(true)
+	tr := &http.Transport{Protocols: &h2c}
+	defer tr.CloseIdleConnections()
+	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/", strings.NewReader("{}"))
+	req.URL.Opaque, req.URL.RawQuery = "/a b#c", "businessType="+ev+"&q=1 2"
+	resp, err := (&http.Client{Transport: tr, Timeout: 30 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("answered %d, want the receiver's 200", resp.StatusCode)
+	}
+	if g, want := <-got, "/a%20b#c?businessType="+ev+"&q=1%202"; g != want {
+		t.Errorf("the receiver got the target %q, want %q", g, want)
+	}
+}
+
+// FuzzTargetOfAForward: whatever target net/http's server took, the
+// request line a forward writes holds no space or control byte, and a
+// target in origin form without them (and not starting "//") goes as it
+// came, path and query.
+func FuzzTargetOfAForward(f *testing.F) {
+	for _, s := range []string{"/hook?businessType=X", "/a#b?x=1", "/h\xe4k", "/a%2Fb", "/p?", "//a/b", "/a b?c d", "http://h/p#q?x", "*"} {
+		f.Add(s)
+	}
+	base, _ := url.Parse("http://127.0.0.1:9/")
+	f.Fuzz(func(t *testing.T, rt string) {
+		u, err := url.ParseRequestURI(rt)
+		if err != nil {
+			return // net/http's server refuses it
+		}
+		req := &http.Request{Method: http.MethodPost, RequestURI: rt, URL: u}
+		named, sent := target(base, req)
+		line := sent.RequestURI()
+		if strings.ContainsFunc(line, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+			t.Fatalf("%q: request line target %q holds a space or a control byte", rt, line)
+		}
+		if _, err := url.Parse(named.String()); err != nil {
+			t.Fatalf("%q: named %q is no URL: %v", rt, named, err)
+		}
+		if strings.HasPrefix(rt, "/") && !strings.HasPrefix(rt, "//") && lineSafe(rt) == rt && line != rt {
+			t.Fatalf("%q: sent as %q", rt, line)
+		}
+	})
 }

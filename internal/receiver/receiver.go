@@ -440,6 +440,12 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		},
 	}
 	c, rec := &cr.call, &cr.rec
+	if req.Method == http.MethodConnect && req.URL.Path == "" {
+		// The authority form ("example.com:443"), a proxy's request
+		// target, has no path: the record keeps the target as it came,
+		// as it keeps the "*" of OPTIONS *, not an empty path.
+		rec.Path = req.RequestURI
+	}
 	if req.Proto != "HTTP/1.1" {
 		rec.Proto = req.Proto // HTTP/1.1, nearly every call, goes unsaid
 	}
@@ -493,6 +499,12 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		ans = plain(http.StatusRequestEntityTooLarge)
 	case c.BodyErr != nil:
 		ans = bodyErrAnswer(c.BodyErr)
+	case req.Method == http.MethodConnect:
+		// A client that takes listen for an HTTP proxy (HTTPS_PROXY names
+		// it) reads any 2xx to CONNECT as a tunnel and speaks TLS into
+		// it: whatever --status, --respond or --forward-to say, the call
+		// is refused, and not forwarded.
+		ans = notAProxy()
 	case !r.path.on(req.URL.Path, req.URL.RawPath):
 		ans = plain(http.StatusNotFound)
 	case r.cfg.ForwardTo != nil && hopsOf(req.Header) >= maxForwardHops:
@@ -855,7 +867,11 @@ func (r *Receiver) protocolFindings(c *Call) []validate.Finding {
 		fs = append(fs, validate.Finding{Rule: rule, Severity: validate.Error, Message: msg})
 	}
 	rec := c.Record
-	if rec.Method != http.MethodPost {
+	if rec.Method == http.MethodConnect {
+		// Said apart: a 2xx to it opens a tunnel to such a client.
+		add(ruleMethod, "method CONNECT to "+strconv.Quote(rec.ShownPath())+
+			", a tunnel asked of an HTTP proxy (a client's HTTPS_PROXY or --proxy names listen?); listen is no proxy, and the spec sends POST")
+	} else if rec.Method != http.MethodPost {
 		add(ruleMethod, "method "+rec.Method+", the spec sends POST")
 	}
 	ct := rec.Headers.Get("Content-Type")
@@ -868,7 +884,8 @@ func (r *Receiver) protocolFindings(c *Call) []validate.Finding {
 	} else if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
 		add(ruleContentType, "content type "+strconv.Quote(ct)+", the spec sends application/json")
 	}
-	if !r.path.on(rec.Path, rec.RawPath) {
+	if rec.Method != http.MethodConnect && !r.path.on(rec.Path, rec.RawPath) {
+		// A CONNECT's target is no path, and it is answered 405, not 404.
 		add(rulePath, "path "+strconv.Quote(rec.ShownPath())+", listening on "+strconv.Quote(r.cfg.Path)+" (answered 404)")
 	}
 	if !c.HasEvent {
@@ -976,6 +993,17 @@ var plainRecords = sync.OnceValue(func() map[int]*capture.Response {
 })
 
 func plain(status int) answer { return answer{status: status, body: plainBodies()[status]} }
+
+// notAProxy is listen's answer to CONNECT: 405, the methods it takes, and
+// why in a line a client's error shows (curl: "CONNECT tunnel failed,
+// response 405").
+func notAProxy() answer {
+	return answer{
+		status: http.StatusMethodNotAllowed,
+		header: http.Header{"Allow": {http.MethodPost}, "Content-Type": {"text/plain; charset=utf-8"}},
+		body:   []byte("whsim listen is no HTTP proxy: CONNECT opens no tunnel here; send webhook calls to it as POST\n"),
+	}
+}
 
 var jsonType = []string{"application/json"}
 

@@ -254,7 +254,7 @@ func (s *Replayer) count(i, skip int) (n int, ok bool) {
 // replayable says whether request would make a call of rec, without
 // making it: a record it refuses is no call left to send.
 func replayable(rec *capture.Record) bool {
-	if _, err := rec.RequestBody(); err != nil || rec.Rejected != nil || rec.BodyOverLimit > 0 {
+	if _, err := rec.RequestBody(); err != nil || rec.Rejected != nil || rec.BodyOverLimit > 0 || rec.Method == http.MethodConnect {
 		return false
 	}
 	return capture.CheckReplayable(methodOf(rec), rec.Query, rec.Headers) == nil
@@ -305,6 +305,12 @@ func request(rec *capture.Record, ids *reqid.IDs) (*attempt.Request, error) {
 		// Only the first bytes of a head that did not parse were kept:
 		// nothing to send that would be the call that came.
 		return nil, fmt.Errorf("a request the HTTP server refused before listen could read it (%s), so there is no call to send again", j.Reason)
+	}
+	if rec.Method == http.MethodConnect {
+		// A tunnel asked of listen as of an HTTP proxy: sent again it
+		// would go to --url's path as a CONNECT, a request no sender made
+		// of the receiver, and no webhook call.
+		return nil, fmt.Errorf("a CONNECT to %q, a tunnel asked of listen as of an HTTP proxy, so there is no webhook call to send again", rec.ShownPath())
 	}
 	if rec.BodyOverLimit > 0 {
 		// An empty body in its place would be a call the sender never

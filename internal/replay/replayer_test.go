@@ -619,3 +619,42 @@ func TestRequestOfARecordClosedAtStop(t *testing.T) {
 		}
 	}
 }
+
+// A record of a CONNECT (a client that took listen for an HTTP proxy,
+// HTTPS_PROXY naming it) is no webhook call: replay sent it to --url's
+// path as a CONNECT with the record's query. It is skipped, named with
+// its line and the tunnel it asked for, and is no call left to send.
+func TestReplayerSkipsAConnect(t *testing.T) {
+	t.Parallel()
+	var b []byte
+	for _, rec := range []*capture.Record{
+		{Method: http.MethodConnect, Path: "example.com:443", Headers: http.Header{}},
+		{Method: http.MethodPost, Path: "/", Query: "businessType=CREATE_RECEIVABLE_DOC", Headers: http.Header{}},
+		{Method: http.MethodConnect, Path: "example.com:443", Headers: http.Header{}},
+	} {
+		rec.SetBody(nil)
+		if rec.Method == http.MethodPost {
+			rec.SetBody([]byte(`{}`))
+		}
+		var err error
+		if b, err = capture.Append(b, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := string(b)
+	var warnings []string
+	s := &Replayer{Inputs: []capture.Input{{Name: "c.ndjson", R: strings.NewReader(file)}},
+		Warn:   func(f string, args ...any) { warnings = append(warnings, fmt.Sprintf(f, args...)) },
+		Reopen: func(int) (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(file)), nil }}
+	reqs := s.Next()
+	if len(reqs) != 1 || reqs[0].Method != http.MethodPost {
+		t.Fatalf("first call %+v, want the POST of line 2", reqs)
+	}
+	want := `c.ndjson: line 1: a CONNECT to "example.com:443", a tunnel asked of listen as of an HTTP proxy, so there is no webhook call to send again; skipped`
+	if len(warnings) != 1 || warnings[0] != want {
+		t.Errorf("warnings %q, want %q", warnings, want)
+	}
+	if n, uncounted := s.Left(); n != 0 || uncounted {
+		t.Errorf("Left %d (uncounted %v), want 0: the CONNECT of line 3 is no call", n, uncounted)
+	}
+}

@@ -18,7 +18,9 @@ share of calls) and per-event sequences --respond EVENT=500,500,200 (the last
 code repeats) show how a sender retries. --forward-to passes every call on to
 your own receiver and returns its answer instead; an https receiver whose
 certificate a private CA signed (mkcert, a self-signed dev server) is
-trusted with --cacert ca.pem, or unchecked with --insecure.
+trusted with --cacert ca.pem, or unchecked with --insecure. listen is no
+HTTP proxy: a CONNECT (a client whose HTTPS_PROXY names listen) is answered
+405, never a tunnel, whatever these say, and is not forwarded.
 
 With --forward-to, --fault KIND=RATE[:ARG] puts a real sender's worst day
 on that share of the calls, at most one fault per call, drawn from --seed,
