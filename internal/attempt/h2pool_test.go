@@ -535,3 +535,48 @@ func TestHTTP2ReceiverTakesOneConnection(t *testing.T) {
 		<-srv.ended
 	}
 }
+
+// A connection net/http's transport set up for a call that no longer
+// waited for it (its context ended during the dial), handed over as the
+// client closed its connections (after the dial's handshake, which the
+// close cancels, and before net/http hands the connection on), is closed
+// as net/http closes its own then: it stayed open until its idle time
+// (90 s), joined to a pool of its own, and a process that goes on (a
+// receiver's go test, through whsimtest) kept it and its goroutines.
+func TestHTTP2ConnectionSetUpAfterCloseIsClosed(t *testing.T) {
+	srv := newHeldH2Server(t, 10)
+	cl, err := NewClient(ClientOptions{Timeout: time.Minute, Concurrency: 1, RootCAs: srv.roots})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := cl.Transport.(directTransport).Transport
+	dialTLS := tr.DialTLSContext
+	dialed, release := make(chan struct{}), make(chan struct{})
+	tr.DialTLSContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dialTLS(ctx, network, addr)
+		close(dialed)
+		<-release
+		return c, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	result := make(chan *Result, 1)
+	go func() {
+		result <- (&Deliverer{Client: cl, Target: srv.url()}).Deliver(ctx, &Request{Body: []byte(`{}`)})
+	}()
+	<-dialed
+	cancel()
+	if r := <-result; r.OK {
+		t.Fatalf("the call ended with its context and went out: %+v", r.Attempts)
+	}
+	cl.CloseIdleConnections()
+	close(release)
+	closed := make(chan struct{})
+	go func() { srv.closed(t); close(closed) }()
+	// A bound so that the test ends: the idle time is 90 s.
+	select {
+	case <-closed:
+	case <-time.After(30 * time.Second):
+		open, opened := srv.counts()
+		t.Fatalf("the connection set up as the client closed its connections stayed open (%d open of %d opened)", open, opened)
+	}
+}
