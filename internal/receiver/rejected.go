@@ -975,6 +975,9 @@ func (r *Receiver) Rejected(rj *Rejection) {
 		var target string
 		rec.Method, target, rec.Query = requestLine(rj.Head)
 		rec.Path, rec.RawPath = targetPath(target)
+		if target != "" && target[0] != '/' {
+			rec.Path = target // "*", a CONNECT's authority: no path
+		}
 		if why := diagnose(rj.Head, rj.HeadBytes > int64(len(rj.Head))); why != "" && !strings.Contains(rec.Rejected.Reason, why) {
 			rec.Rejected.Reason += " (" + why + ")"
 		}
@@ -1008,7 +1011,11 @@ func (r *Receiver) Rejected(rj *Rejection) {
 }
 
 // requestLine makes out the method, request target and query of a head's
-// request line, as far as it reads as one ("" for what does not).
+// request line, as far as it reads as one ("" for what does not). A
+// target in absolute form ("http://host/hook?q", as to a proxy) is given
+// by its path and query, as net/http's server reads it for a call it
+// takes; one that is no path ("*" of OPTIONS *, a CONNECT's authority) as
+// it came, as a record of such a call holds it.
 func requestLine(head []byte) (method, target, query string) {
 	line, _, _ := bytes.Cut(head, []byte("\n"))
 	line = bytes.TrimSuffix(line, []byte("\r"))
@@ -1017,6 +1024,21 @@ func requestLine(head []byte) (method, target, query string) {
 		return "", "", ""
 	}
 	t, _, _ := bytes.Cut(rest, []byte(" "))
+	switch {
+	case string(m) == http.MethodConnect && len(t) > 0 && t[0] != '/',
+		string(t) == "*":
+		return string(m), string(t), ""
+	case bytes.HasPrefix(t, []byte("http://")) || bytes.HasPrefix(t, []byte("https://")):
+		_, after, _ := bytes.Cut(t, []byte("://"))
+		i := bytes.IndexAny(after, "/?")
+		if i < 0 {
+			return string(m), "/", ""
+		}
+		t = after[i:]
+		if t[0] == '?' {
+			t = append([]byte("/"), t...)
+		}
+	}
 	if len(t) == 0 || t[0] != '/' {
 		return string(m), "", ""
 	}

@@ -108,6 +108,11 @@ func TestRejectedRequestsAreCalls(t *testing.T) {
 		{"no Host", "POST /hook HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}", 400, "missing required Host header", "POST", "/hook", ""},
 		{"Transfer-Encoding gzip alone", "POST /hook HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n{}", 501, `unsupported transfer encoding: "gzip"`, "POST", "/hook", ""},
 		{"malformed request line", "GARBAGE-NOT-A-REQUEST-LINE-AT-ALL\r\n\r\n", 400, "malformed HTTP", "", "", ""},
+		// Targets that are no path are kept as they came, as for a call
+		// the handler saw; an absolute one by its path.
+		{"CONNECT, two Content-Lengths", "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", 400, "multiple Content-Length headers", "CONNECT", "example.com:443", ""},
+		{"OPTIONS * without Host", "OPTIONS * HTTP/1.1\r\n\r\n", 400, "missing required Host header", "OPTIONS", "*", ""},
+		{"absolute target, two Content-Lengths", "POST http://x/hook?businessType=" + ev + " HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}", 400, "multiple Content-Length headers", "POST", "/hook", ev},
 		{"unknown Expect", "POST /a%20b HTTP/1.1\r\nHost: x\r\nExpect: later\r\nContent-Length: 2\r\n\r\n{}", 417, "Expectation Failed", "POST", "/a b", ""},
 		{"head over the limit", big, 431, "Request Header Fields Too Large", "POST", "/hook", ""},
 		{"after a good call on the same connection", ok + "POST /2 HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", 400, "multiple Content-Length", "POST", "/2", ""},
@@ -939,4 +944,35 @@ func TestRejectedRequestKeepsThePathAsSent(t *testing.T) {
 			t.Errorf("%s: recorded path %q rawPath %q, want %q %q", tc.target, rec.Path, rec.RawPath, tc.path, tc.raw)
 		}
 	}
+}
+
+// requestLine reads a head no sender can be trusted to have written: it
+// never panics, and what it gives is a target a record can hold (a path,
+// "*", a CONNECT's authority) with the query that target carries.
+func FuzzRequestLine(f *testing.F) {
+	for _, s := range []string{
+		"POST /hook?businessType=X HTTP/1.1\r\n", "CONNECT example.com:443 HTTP/1.1\r\n", "OPTIONS * HTTP/1.1\r\n",
+		"POST http://x/hook?q=1 HTTP/1.1\r\n", "POST https://x?q HTTP/1.1\r\n", "GET http://x HTTP/1.1\r\n", "GARBAGE\r\n", "",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, head []byte) {
+		method, target, query := requestLine(head)
+		switch {
+		case target == "":
+			if query != "" {
+				t.Fatalf("no target, query %q", query)
+			}
+		case target == "*" || method == http.MethodConnect && target[0] != '/':
+			if query != "" {
+				t.Fatalf("target %q, query %q", target, query)
+			}
+		case target[0] != '/':
+			t.Fatalf("target %q is no path, \"*\" or a CONNECT's authority (method %q)", target, method)
+		default:
+			if _, q, _ := strings.Cut(target, "?"); q != query {
+				t.Fatalf("target %q, query %q", target, query)
+			}
+		}
+	})
 }
