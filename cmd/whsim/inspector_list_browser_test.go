@@ -33,11 +33,29 @@ func newBrowser(t *testing.T, limit time.Duration) context.Context {
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chrome), chromedp.NoSandbox,
 		chromedp.WindowSize(1400, 900), chromedp.Flag("disable-dev-shm-usage", true))
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelTab := chromedp.NewContext(actx)
-	ctx, cancelTime := context.WithTimeout(ctx, limit)
-	t.Cleanup(func() { cancelTime(); cancelTab(); cancelAlloc() })
-	return ctx
+	// Started here, and again when it exits before it listens: on a
+	// loaded CI machine Chromium now and then crashed as it started
+	// ("chrome failed to start", crashpad's lines), which says nothing of
+	// the page under test.
+	for try := 1; ; try++ {
+		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		ctx, cancelTab := chromedp.NewContext(actx)
+		// The first Run starts the browser, bound to the context it is
+		// given: the limited one, which ends it with the test.
+		ctx, cancelTime := context.WithTimeout(ctx, limit)
+		err := chromedp.Run(ctx)
+		if err == nil {
+			t.Cleanup(func() { cancelTime(); cancelTab(); cancelAlloc() })
+			return ctx
+		}
+		cancelTime()
+		cancelTab()
+		cancelAlloc()
+		if try == 3 || !strings.Contains(err.Error(), "chrome failed to start") {
+			t.Fatalf("start Chromium (try %d of 3): %v", try, err)
+		}
+		t.Logf("Chromium exited as it started (try %d of 3), started again: %v", try, err)
+	}
 }
 
 // newInspectorBrowser is newBrowser for the inspector's tests.
