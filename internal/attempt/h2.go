@@ -186,27 +186,6 @@ type h2Conn struct {
 	// net/http's transport gave it a call already: the next finds it set
 	// up (httptrace's Reused), whichever connection carries the call.
 	used, handed atomic.Bool
-	// givenUp says net/http's transport gave the connection up (Close):
-	// it takes no call.
-	givenUp atomic.Bool
-}
-
-// Close is net/http's transport giving up a connection it set up: one
-// it would hold idle after the client closed its connections (a dial
-// whose handshake ended as CloseIdleConnections ran, for a call no longer
-// waiting), or past its idle bounds. net/http closes its own then; an
-// HTTP/2 one it leaves to its io.Closer. Without it, such a connection
-// joined a pool of its own and stayed open until its idle time (90 s). It
-// leaves its pool and shuts down as closeIdle shuts the others: a GOAWAY,
-// then the close once no stream is open, so a call it carries still gets
-// its answer.
-func (h *h2Conn) Close() error {
-	if h.givenUp.Swap(true) {
-		return nil
-	}
-	h.sock.slots.end(false)
-	go h.cc.Shutdown(context.Background()) //nolint:errcheck // nothing to do with a failed close
-	return nil
 }
 
 // RoundTrip makes the call on the oldest of the receiver's connections
@@ -351,16 +330,12 @@ func (h *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 }
 
-// takesCalls says the connection may be given a call: not one net/http's
-// transport gave up (Close); x/net's CanTakeNewRequest, which on Go 1.27
-// (net/http's ClientConn inside) also says no while every stream is in
-// use, as they are for a moment after an answer, before net/http lets its
-// stream go; then the connection's state and its socket say whether it is
-// closed or shut down.
+// takesCalls says the connection may be given a call: x/net's
+// CanTakeNewRequest, which on Go 1.27 (net/http's ClientConn inside) also
+// says no while every stream is in use, as they are for a moment after an
+// answer, before net/http lets its stream go; then the connection's state
+// and its socket say whether it is closed or shut down.
 func (h *h2Conn) takesCalls() bool {
-	if h.givenUp.Load() {
-		return false
-	}
 	if h.cc.CanTakeNewRequest() {
 		return true
 	}
