@@ -254,10 +254,8 @@ func (s *Replayer) count(i, skip int) (n int, ok bool) {
 // replayable says whether request would make a call of rec, without
 // making it: a record it refuses is no call left to send.
 func replayable(rec *capture.Record) bool {
-	if _, err := rec.RequestBody(); err != nil || rec.Rejected != nil || rec.BodyOverLimit > 0 || rec.Method == http.MethodConnect {
-		return false
-	}
-	return capture.CheckReplayable(methodOf(rec), rec.Query, rec.Headers) == nil
+	_, err := replayBody(rec)
+	return err == nil
 }
 
 // methodOf is the method to replay rec with: as captured, case and all
@@ -298,33 +296,11 @@ func (s *Replayer) mark(req *attempt.Request) {
 // request is the delivery that replays rec: its method, query, headers and
 // body byte for byte; with ids, a fresh requestId and nothing else changed.
 func request(rec *capture.Record, ids *reqid.IDs) (*attempt.Request, error) {
-	if j := rec.Rejected; j != nil && j.ClosedAtStop {
-		return nil, fmt.Errorf("a request listen's stop closed unread as it arrived (%s), so there is no call to send again", j.Reason)
-	}
-	if j := rec.Rejected; j != nil {
-		// Only the first bytes of a head that did not parse were kept:
-		// nothing to send that would be the call that came.
-		return nil, fmt.Errorf("a request the HTTP server refused before listen could read it (%s), so there is no call to send again", j.Reason)
-	}
-	if rec.Method == http.MethodConnect {
-		// A tunnel asked of listen as of an HTTP proxy: sent again it
-		// would go to --url's path as a CONNECT, a request no sender made
-		// of the receiver, and no webhook call.
-		return nil, fmt.Errorf("a CONNECT to %q, a tunnel asked of listen as of an HTTP proxy, so there is no webhook call to send again", rec.ShownPath())
-	}
-	if rec.BodyOverLimit > 0 {
-		// An empty body in its place would be a call the sender never
-		// made (and no cut-short body either: none of it was kept).
-		return nil, fmt.Errorf("its body was over listen's --max-body of %d bytes and was not kept", rec.BodyOverLimit)
-	}
-	body, err := rec.RequestBody()
+	body, err := replayBody(rec)
 	if err != nil {
 		return nil, err
 	}
 	method := methodOf(rec)
-	if err := capture.CheckReplayable(method, rec.Query, rec.Headers); err != nil {
-		return nil, err
-	}
 	h := capture.ReplayHeaders(rec.Headers)
 	// The captured content type is replayed as it was, or not at all;
 	// so is the User-Agent: a call that came without one went out with
@@ -366,4 +342,36 @@ func request(rec *capture.Record, ids *reqid.IDs) (*attempt.Request, error) {
 		event = "-"
 	}
 	return &attempt.Request{Event: event, Method: method, Query: rec.Query, Header: h, Body: body, RequestID: id}, nil
+}
+
+// replayBody is the body request sends for rec, or why rec is no call to
+// send again: the one list of refusals, which replayable reads too.
+func replayBody(rec *capture.Record) ([]byte, error) {
+	if j := rec.Rejected; j != nil && j.ClosedAtStop {
+		return nil, fmt.Errorf("a request listen's stop closed unread as it arrived (%s), so there is no call to send again", j.Reason)
+	}
+	if j := rec.Rejected; j != nil {
+		// Only the first bytes of a head that did not parse were kept:
+		// nothing to send that would be the call that came.
+		return nil, fmt.Errorf("a request the HTTP server refused before listen could read it (%s), so there is no call to send again", j.Reason)
+	}
+	if rec.Method == http.MethodConnect {
+		// A tunnel asked of listen as of an HTTP proxy: sent again it
+		// would go to --url's path as a CONNECT, a request no sender made
+		// of the receiver, and no webhook call.
+		return nil, fmt.Errorf("a CONNECT to %q, a tunnel asked of listen as of an HTTP proxy, so there is no webhook call to send again", rec.ShownPath())
+	}
+	if rec.BodyOverLimit > 0 {
+		// An empty body in its place would be a call the sender never
+		// made (and no cut-short body either: none of it was kept).
+		return nil, fmt.Errorf("its body was over listen's --max-body of %d bytes and was not kept", rec.BodyOverLimit)
+	}
+	body, err := rec.RequestBody()
+	if err != nil {
+		return nil, err
+	}
+	if err := capture.CheckReplayable(methodOf(rec), rec.Query, rec.Headers); err != nil {
+		return nil, err
+	}
+	return body, nil
 }
