@@ -354,11 +354,8 @@ func (p Plan) Describe() string {
 // reads it: four significant digits in plain decimals, "0.00001" for 1e-7,
 // never "1e-05" and never "0" (a rate above 0 faults some calls).
 func percent(rate float64) string {
-	rounded, err := strconv.ParseFloat(strconv.FormatFloat(rate*100, 'g', 4, 64), 64)
-	if err != nil {
-		// Unreachable: FormatFloat's output parses. Said exactly.
-		return strconv.FormatFloat(rate*100, 'f', -1, 64)
-	}
+	// FormatFloat's output always parses: the error is never set.
+	rounded, _ := strconv.ParseFloat(strconv.FormatFloat(rate*100, 'g', 4, 64), 64)
 	return strconv.FormatFloat(rounded, 'f', -1, 64)
 }
 
