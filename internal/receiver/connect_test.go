@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/whsim/whsim/internal/validate"
 )
 
 // A client that takes listen for an HTTP proxy (HTTPS_PROXY names it)
@@ -73,8 +75,8 @@ func TestConnectIsRefusedAndRecorded(t *testing.T) {
 					rec.Method, rec.Path, rec.Forward, rec.Response)
 			}
 			c := obs.calls[0]
-			if !hasRule(c, ruleMethod) || hasRule(c, rulePath) {
-				t.Errorf("findings %+v, want %s and no %s (no path was asked for)", c.Findings, ruleMethod, rulePath)
+			if !hasRule(c, validate.RuleHTTPMethod) || hasRule(c, rulePath) {
+				t.Errorf("findings %+v, want %s and no %s (no path was asked for)", c.Findings, validate.RuleHTTPMethod, rulePath)
 			}
 		})
 	}

@@ -14,7 +14,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -836,10 +835,8 @@ func bodyErrStatus(err error) int {
 
 // Rule ids of the problems the receiver itself sees, beside the validator's.
 const (
-	ruleMethod      = "http-method"
-	ruleContentType = "http-content-type"
-	rulePath        = "http-path"
-	ruleBodyLimit   = validate.RuleBodyLimit
+	rulePath      = "http-path"
+	ruleBodyLimit = validate.RuleBodyLimit
 	// ruleBodyIncomplete is a body not read whole: malformed chunked
 	// encoding, cut short before its Content-Length, or too slow.
 	ruleBodyIncomplete = "http-body-incomplete"
@@ -867,23 +864,7 @@ func (r *Receiver) protocolFindings(c *Call) []validate.Finding {
 		fs = append(fs, validate.Finding{Rule: rule, Severity: validate.Error, Message: msg})
 	}
 	rec := c.Record
-	if rec.Method == http.MethodConnect {
-		// Said apart: a 2xx to it opens a tunnel to such a client.
-		add(ruleMethod, "method CONNECT to "+strconv.Quote(rec.ShownPath())+
-			", a tunnel asked of an HTTP proxy (a client's HTTPS_PROXY or --proxy names listen?); listen is no proxy, and the spec sends POST")
-	} else if rec.Method != http.MethodPost {
-		add(ruleMethod, "method "+rec.Method+", the spec sends POST")
-	}
-	ct := rec.Headers.Get("Content-Type")
-	if ct == "application/json" {
-		// What a sender sends, checked without parsing.
-	} else if ct == "" {
-		// Said in words: quoted, "none" would read as a header that says
-		// none, which a sender may send too.
-		add(ruleContentType, "no content type, the spec sends application/json")
-	} else if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
-		add(ruleContentType, "content type "+strconv.Quote(ct)+", the spec sends application/json")
-	}
+	fs = append(fs, validate.RequestFindings(rec.Method, rec.ShownPath(), rec.Headers.Get("Content-Type"))...)
 	if rec.Method != http.MethodConnect && !r.path.on(rec.Path, rec.RawPath) {
 		// A CONNECT's target is no path, and it is answered 405, not 404.
 		add(rulePath, "path "+strconv.Quote(rec.ShownPath())+", listening on "+strconv.Quote(r.cfg.Path)+" (answered 404)")

@@ -361,8 +361,8 @@ func TestOddCallsFlagged(t *testing.T) {
 		verdict                string
 	}{
 		{"POST", "/webhook?businessType=" + ev, "application/json", `{}`, 200, nil, "valid"},
-		{"GET", "/webhook?businessType=" + ev, "", ``, 200, []string{ruleMethod, ruleContentType}, "invalid"},
-		{"POST", "/webhook?businessType=" + ev, "text/plain", `bad`, 200, []string{ruleContentType, "fake"}, "invalid"},
+		{"GET", "/webhook?businessType=" + ev, "", ``, 200, []string{validate.RuleHTTPMethod, validate.RuleHTTPContentType}, "invalid"},
+		{"POST", "/webhook?businessType=" + ev, "text/plain", `bad`, 200, []string{validate.RuleHTTPContentType, "fake"}, "invalid"},
 		{"POST", "/webhook", "application/json", `{}`, 200, []string{validate.RuleQueryEvent}, "invalid"},
 		// the event named twice, differently: receivers read either
 		{"POST", "/webhook?businessType=" + ev + "&businessType=ABANDON_RECEIVABLE_DOC", "application/json", `{}`, 200, []string{validate.RuleQueryEvent}, "invalid"},
@@ -1102,7 +1102,7 @@ func TestContentTypeMissingSaidSo(t *testing.T) {
 	for i, w := range want {
 		var got []string
 		for _, f := range obs.calls[i].Findings {
-			if f.Rule == ruleContentType {
+			if f.Rule == validate.RuleHTTPContentType {
 				got = append(got, f.Message)
 			}
 		}

@@ -295,10 +295,10 @@ func TestOptionsStarIsACall(t *testing.T) {
 	}
 	flagged := false
 	for _, f := range c.Findings {
-		flagged = flagged || f.Rule == ruleMethod
+		flagged = flagged || f.Rule == validate.RuleHTTPMethod
 	}
 	if !flagged {
-		t.Errorf("findings %+v, want %s", c.Findings, ruleMethod)
+		t.Errorf("findings %+v, want %s", c.Findings, validate.RuleHTTPMethod)
 	}
 }
 

@@ -2,6 +2,7 @@ package validate
 
 import (
 	"fmt"
+	"net/http"
 	"slices"
 	"unsafe"
 
@@ -59,7 +60,15 @@ func (v *Validator) checkLean(f *leanFields) ([]Finding, string) {
 	}
 	// The query is only read during the check (messages quote a copy).
 	// The body is AppendStr's result: valid UTF-8.
-	return v.checkRequest(f.body, unsafe.String(unsafe.SliceData(f.query), len(f.query)), true)
+	fs, notChecked := v.checkRequest(f.body, unsafe.String(unsafe.SliceData(f.query), len(f.query)), true)
+	if f.headers && string(f.contentType) != "application/json" {
+		// The method is POST (leanRecord gives any other up): the content
+		// type is all there is to say, as checkRecord says it.
+		if request := v.kept(RequestFindings(http.MethodPost, "", string(f.contentType))); request != nil {
+			fs = append(request, fs...)
+		}
+	}
+	return fs, notChecked
 }
 
 // CheckRecord validates the request body of a capture record as
@@ -76,6 +85,21 @@ func (v *Validator) CheckRecord(rec *capture.Record) []Finding {
 // or not the rule that reports it is ignored: dropping a finding does not
 // make a body checked.
 func (v *Validator) checkRecord(rec *capture.Record) (fs []Finding, notChecked string) {
+	if rec.Rejected != nil {
+		// A request the server refused: its finding is all listen said.
+		return v.checkRecordBody(rec)
+	}
+	request := v.recordRequestFindings(rec)
+	fs, notChecked = v.checkRecordBody(rec)
+	if request != nil {
+		fs = append(request, fs...)
+	}
+	return fs, notChecked
+}
+
+// checkRecordBody is checkRecord less the findings about the call's
+// method and Content-Type.
+func (v *Validator) checkRecordBody(rec *capture.Record) (fs []Finding, notChecked string) {
 	unread := func(rule, why string) ([]Finding, string) { return v.single(rule, why), why }
 	if j := rec.Rejected; j != nil && j.ClosedAtStop {
 		// Its finding begins "not read, so not checked: "; the reason

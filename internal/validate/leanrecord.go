@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"net/http"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -93,6 +94,10 @@ type leanGiveUp struct{}
 // buffer is reused.
 type leanFields struct {
 	query, body, bodyEncoding []byte
+	// contentType is the request's first Content-Type value, when its
+	// headers were an object (headers).
+	contentType []byte
+	headers     bool
 }
 
 // leanRecord reads the members validation needs of a capture record line,
@@ -117,12 +122,22 @@ func leanRecord(lx *jsonlex.Lexer, line, buf []byte) (f leanFields, ok bool) {
 		}
 		body := false // a record without "body" (or with null) is capture.Decode's to refuse
 		if leanObject(lx, leanRecordMembers, func(name string) {
-			if name == "body" {
+			switch name {
+			case "body":
 				f.body, body = lx.AppendStr(buf[:0]), true
+				return
+			case "headers":
+				f.contentType, f.headers = leanHeaders(lx, true), true
 				return
 			}
 			s, e, esc := lx.Str()
 			switch name {
+			case "method":
+				if string(lx.Content(s, e, esc)) != http.MethodPost {
+					// A method to judge, and a CONNECT's target to name:
+					// capture.Decode's record says both.
+					panic(leanGiveUp{})
+				}
 			case "query":
 				f.query = lx.Content(s, e, esc)
 			case "bodyEncoding":
@@ -258,7 +273,13 @@ func leanValue(lx *jsonlex.Lexer, m leanMember, keep func(string)) {
 		}
 	case leanHeader:
 		leanWant(k, jsonlex.Object)
-		leanHeaders(lx, keep != nil)
+		if keep != nil {
+			// The request's own headers: the record's reader reads them
+			// (leanHeaders, request).
+			keep(m.name)
+			return
+		}
+		leanHeaders(lx, false)
 	case leanResponse, leanForward, leanFault:
 		leanWant(k, jsonlex.Object)
 		members := leanResponseMembers
@@ -291,10 +312,12 @@ func leanValue(lx *jsonlex.Lexer, m leanMember, keep func(string)) {
 // leanHeaders checks a header map, whose names are compared as they are
 // (a name given twice gives up: capture.Decode refuses it). Past 32 names,
 // more than a call carries, it gives up rather than keep a longer list.
-// request says they are the request's own.
-func leanHeaders(lx *jsonlex.Lexer, request bool) {
+// request says they are the request's own: then it returns the first
+// value of Content-Type (nil when there is none), and gives up on a name
+// that is Content-Type in another case, which checkRecord matches.
+func leanHeaders(lx *jsonlex.Lexer, request bool) (contentType []byte) {
 	if !lx.Enter() {
-		return
+		return nil
 	}
 	var names [32]jsonlex.Key
 	for n := 0; ; n++ {
@@ -313,9 +336,40 @@ func leanHeaders(lx *jsonlex.Lexer, request bool) {
 				panic(leanGiveUp{})
 			}
 		}
-		leanStrings(lx)
+		if request && len(name) == len("Content-Type") && asciiEqualFold(name, "Content-Type") {
+			if string(name) != "Content-Type" {
+				panic(leanGiveUp{})
+			}
+			contentType = leanFirstString(lx)
+		} else {
+			leanStrings(lx)
+		}
 		if !lx.More('}') {
-			return
+			return contentType
+		}
+	}
+}
+
+// leanFirstString checks a header's values as leanStrings does and returns
+// the first (nil when there is none).
+func leanFirstString(lx *jsonlex.Lexer) (first []byte) {
+	k := lx.Peek()
+	if k == jsonlex.Null {
+		lx.Lit(k)
+		return nil
+	}
+	leanWant(k, jsonlex.Array)
+	if !lx.Enter() {
+		return nil
+	}
+	for i := 0; ; i++ {
+		leanWant(lx.Peek(), jsonlex.String)
+		s, e, esc := lx.Str()
+		if i == 0 {
+			first = lx.Content(s, e, esc)
+		}
+		if !lx.More(']') {
+			return first
 		}
 	}
 }

@@ -133,6 +133,12 @@ func FuzzCheckCaptureFastPath(f *testing.F) {
 	f.Add([]byte(`{"capture":1,"query":"businessType=CREATE_RECEIVABLE_DOC","headers":{"Content-Encoding":["gzip"]},"body":"H4sIAAAAAAAA/6uuBQBDv6ajAgAAAA==","bodyEncoding":"base64"}`), "", true)
 	f.Add([]byte(`{"capture":2,"query":"businessType=CREATE_RECEIVABLE_DOC","headers":{},"body":"","bodyEncoding":"utf8","rejected":{"reason":"Bad Request","head":"POST /","headEncoding":"utf8","headBytes":6}}`), "", true)
 	f.Add([]byte(`{"capture":1,"query":"businessType=CREATE_RECEIVABLE_DOC","headers":{},"body":"","bodyEncoding":"utf8","bodyOverLimit":100,"response":{"status":413,"body":"","bodyEncoding":"utf8"}}`), "", true)
+	// The call's method and Content-Type (RequestFindings), in the forms
+	// the fast path reads and the ones it leaves to the slow path.
+	f.Add([]byte(strings.Replace(leanSample, `"method":"POST"`, `"method":"PUT"`, 1)), "", true)
+	f.Add([]byte(strings.Replace(leanSample, `"Content-Type":["application/json"],"X-Multi"`, `"content-type":["text/plain"],"X-Multi"`, 1)), "", true)
+	f.Add([]byte(strings.Replace(leanSample, `"Content-Type":["application/json"],"X-Multi"`, `"Content-Type":null,"X-Multi"`, 1)), "", true)
+	f.Add([]byte(strings.Replace(leanSample, `"Content-Type":["application/json"],"X-Multi"`, `"Content-Type":["text/json","application/json"],"X-Multi"`, 1)), "", true)
 	v := mustNew(f, Options{Strict: true})
 	quiet := mustNew(f, Options{Ignore: []string{ruleSyntax}})
 	f.Fuzz(func(t *testing.T, body []byte, query string, raw bool) {

@@ -20,7 +20,7 @@ func TestNotCheckedCountedApart(t *testing.T) {
 	t.Parallel()
 	good := strings.ReplaceAll(load(t, "receipt.json"), "\n", "")
 	record := func(t *testing.T, edit func(*capture.Record)) string {
-		rec := &capture.Record{Method: "POST", Path: "/", Query: "businessType=CREATE_RECEIVABLE_DOC", Headers: http.Header{}}
+		rec := &capture.Record{Method: "POST", Path: "/", Query: "businessType=CREATE_RECEIVABLE_DOC", Headers: http.Header{"Content-Type": {"application/json"}}}
 		rec.SetBody([]byte(good))
 		edit(rec)
 		line, err := capture.Append(nil, rec)

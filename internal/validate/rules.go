@@ -34,6 +34,12 @@ const (
 	// RuleBodyLimit is a call whose body was over listen's --max-body,
 	// answered 413 and not kept (capture.Record.BodyOverLimit).
 	RuleBodyLimit = "http-body-limit"
+	// RuleHTTPMethod is a call whose method is not POST, and
+	// RuleHTTPContentType one whose Content-Type is not application/json:
+	// the spec sends neither. listen finds them as the call comes, and
+	// validate and inspect again in its record (RequestFindings).
+	RuleHTTPMethod      = "http-method"
+	RuleHTTPContentType = "http-content-type"
 	// RuleClosedAtStop is a captured request listen's own stop closed
 	// unread as it arrived (capture.Rejected.ClosedAtStop): nothing to
 	// check, and nothing its sender did wrong.
@@ -79,6 +85,8 @@ var rules = []rule{
 	{ruleBusinessType, Error, "businessType missing, not an integer or not a known body number"},
 	{ruleData, Error, "data missing, null or not an object"},
 	{RuleQueryEvent, Error, "the query event is missing, unknown, or named more than once with different values"},
+	{RuleHTTPMethod, Error, "a captured call whose method is not POST, which the spec sends"},
+	{RuleHTTPContentType, Error, "a captured call whose Content-Type is not application/json (parameters aside), which the spec sends"},
 	{RuleContentEncoding, Error, "the body's Content-Encoding is one whsim cannot decode (gzip and deflate it can), or the body does not decode as it says (corrupt, cut short, larger than the body limit decoded): not checked"},
 	{ruleEventNumber, Error, "the query event disagrees with the body businessType"},
 	{ruleType, Error, "a field has the wrong JSON type"},

@@ -424,7 +424,7 @@ func TestCaptureBodyOverLimit(t *testing.T) {
 		{"capture failed", 500, "body over the 100-byte limit (answered 500): listen did not keep it"},
 	} {
 		rec := &capture.Record{Method: "POST", Path: "/", Query: "businessType=CREATE_RECEIVABLE_DOC",
-			Headers: http.Header{"Content-Length": {"2993"}}, BodyOverLimit: 100, Response: &capture.Response{Status: tc.status}}
+			Headers: http.Header{"Content-Length": {"2993"}, "Content-Type": {"application/json"}}, BodyOverLimit: 100, Response: &capture.Response{Status: tc.status}}
 		rec.SetBody(nil)
 		line, err := capture.Append(nil, rec)
 		if err != nil {

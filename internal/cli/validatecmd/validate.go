@@ -49,7 +49,8 @@ Inputs are files holding one payload, a JSON array of payloads (findings
 name the element), NDJSON files (one payload per line; findings name the
 line: a file whose first line is a whole JSON value, or named *.ndjson or
 *.jsonl) and capture logs written by whsim listen (each record is checked
-as the event its captured query names, what was delivered; --event applies
+as the event its captured query names, what was delivered, and its method
+and Content-Type as listen checked them when the call came; --event applies
 to plain payloads, and a note on stderr counts the records whose query names
 another). No file, or -, reads stdin. An input with no payload at
 all fails (exit 1). An input whose first line starts no JSON value (YAML,

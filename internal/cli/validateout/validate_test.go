@@ -126,7 +126,7 @@ func TestValidateSummaryNotChecked(t *testing.T) {
 // text, a JSON line, a skipped JUnit case; never nothing, as a pass has.
 func TestPayloadNotCheckedIgnored(t *testing.T) {
 	t.Parallel()
-	const notJSON = `{"capture":1,"query":"businessType=CREATE_RECEIVABLE_DOC","headers":{},"body":"not json","bodyEncoding":"utf8"}` + "\n"
+	const notJSON = `{"capture":1,"query":"businessType=CREATE_RECEIVABLE_DOC","headers":{"Content-Type":["application/json"]},"body":"not json","bodyEncoding":"utf8"}` + "\n"
 	const closed = `{"capture":2,"query":"businessType=CREATE_RECEIVABLE_DOC","headers":{},"body":"","bodyEncoding":"utf8","rejected":{"reason":"listen was stopping","headBytes":40,"closedAtStop":true}}` + "\n"
 	for _, tc := range []struct {
 		name, in, ignore  string
