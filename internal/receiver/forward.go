@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"net/textproto"
 	"net/url"
 	"strconv"
 	"strings"
@@ -254,10 +255,22 @@ var hopHeaders = []string{
 	"Te", "Trailer", "Transfer-Encoding", "Upgrade", "Content-Length",
 }
 
+// copyHeader is src without its hop-by-hop headers: the fixed ones, and
+// those its Connection header names, which belong to that connection as
+// much as Connection does (RFC 9110 7.6.1): a receiver's "Connection:
+// X-Trace" would otherwise pass its connection's X-Trace on to the sender,
+// and a sender's to the receiver.
 func copyHeader(src http.Header) http.Header {
 	h := src.Clone()
 	if h == nil {
 		h = http.Header{}
+	}
+	for _, v := range src["Connection"] {
+		for name := range strings.SplitSeq(v, ",") {
+			if name = textproto.TrimString(name); name != "" {
+				delete(h, textproto.CanonicalMIMEHeaderKey(name))
+			}
+		}
 	}
 	for _, k := range hopHeaders {
 		delete(h, k)

@@ -715,3 +715,65 @@ func FuzzTargetOfAForward(f *testing.F) {
 		}
 	})
 }
+
+// A header that a Connection header names belongs to that connection
+// alone, as Connection itself does (RFC 9110 7.6.1): a proxy drops it in
+// both directions. listen dropped only the fixed hop-by-hop names, so a
+// receiver's "Connection: X-Hop" with "X-Hop: ..." reached the sender and
+// the capture's forward, and a sender's connection-only header reached the
+// receiver as though it were the call's.
+func TestForwardDropsHeadersConnectionNames(t *testing.T) {
+	t.Parallel()
+	got := make(chan http.Header, 1)
+	be := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		got <- r.Header.Clone()
+		w.Header().Set("Connection", "X-Hop-One, x-hop-two")
+		w.Header().Set("X-Hop-One", "conn")
+		w.Header().Set("X-Hop-Two", "conn")
+		w.Header().Set("X-Kept", "call")
+		io.WriteString(w, `{"ok":true}`)
+	}))
+	defer be.Close()
+	u, _ := url.Parse(be.URL + "/hook")
+	srv, _, mem := start(t, Config{ForwardTo: u})
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/webhook?businessType="+ev, strings.NewReader(`{"a":1}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header["Connection"] = []string{"x-sender-hop", "X-Other-Hop"}
+	req.Header.Set("X-Sender-Hop", "conn")
+	req.Header.Set("X-Other-Hop", "conn")
+	req.Header.Set("X-Sender-Kept", "call")
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	srv.Close()
+	sent := <-got
+	for _, k := range []string{"X-Sender-Hop", "X-Other-Hop"} {
+		if v, ok := sent[k]; ok {
+			t.Errorf("the receiver got %s: %q, a header the sender's Connection named", k, v)
+		}
+	}
+	if sent.Get("X-Sender-Kept") != "call" {
+		t.Errorf("the receiver got X-Sender-Kept %q, want call", sent.Get("X-Sender-Kept"))
+	}
+	f := mem.recs[0].Forward
+	if f == nil {
+		t.Fatal("no forward recorded")
+	}
+	for name, h := range map[string]http.Header{"the sender's answer": resp.Header, "the recorded forward": f.Headers, "the recorded response": mem.recs[0].Response.Headers} {
+		for _, k := range []string{"X-Hop-One", "X-Hop-Two"} {
+			if v, ok := h[k]; ok {
+				t.Errorf("%s has %s: %q, a header the receiver's Connection named", name, k, v)
+			}
+		}
+		if h.Get("X-Kept") != "call" {
+			t.Errorf("%s has X-Kept %q, want call", name, h.Get("X-Kept"))
+		}
+	}
+	// The record of the call keeps its headers as they came.
+	if mem.recs[0].Headers.Get("X-Sender-Hop") != "conn" {
+		t.Errorf("the record's headers lost X-Sender-Hop: %v", mem.recs[0].Headers)
+	}
+}
