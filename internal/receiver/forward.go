@@ -465,12 +465,29 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		}
 		err = fmt.Errorf("%w before the receiver answered; %s: %w", errSenderGaveUp, what, err)
 	}
-	fwd.Error = err.Error()
 	ans := plain(http.StatusBadGateway)
 	if resp != nil {
 		ans.receiverStatus = resp.StatusCode
+	} else if ctx.Err() == nil && sent && timedOut(err) {
+		// The receiver took the call and gave no answer in time: a
+		// gateway timeout, not a receiver never reached (net/http's
+		// words alone read as that), and it may hold the call.
+		ans = plain(http.StatusGatewayTimeout)
+		limit := "in time"
+		if t := r.cfg.Client.Timeout; t > 0 {
+			limit = "within " + t.String()
+		}
+		err = fmt.Errorf("the receiver did not answer %s; the call had gone out to the receiver (it may hold it): %w", limit, err)
 	}
+	fwd.Error = err.Error()
 	return ans, fwd, sent
+}
+
+// timedOut says err is a time limit's: the client's, or its wait for the
+// answer's head.
+func timedOut(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 type forwardError string

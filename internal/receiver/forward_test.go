@@ -777,3 +777,44 @@ func TestForwardDropsHeadersConnectionNames(t *testing.T) {
 		t.Errorf("the record's headers lost X-Sender-Hop: %v", mem.recs[0].Headers)
 	}
 }
+
+// A receiver that took the call and did not answer within the forward's
+// time limit had the sender told 502 Bad Gateway, and the record said
+// only net/http's "timeout awaiting response headers": read as a receiver
+// never reached, or one that answered wrong, where it holds the call and
+// was too slow. The sender is told 504 Gateway Timeout, and the record
+// says the limit and that the call had gone out.
+func TestForwardTimeout(t *testing.T) {
+	t.Parallel()
+	read, release := make(chan struct{}, 1), make(chan struct{})
+	be := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		read <- struct{}{}
+		<-release
+	}))
+	defer be.Close()
+	defer close(release)
+	u, _ := url.Parse(be.URL + "/hook")
+	// The limit is short so that the test waits little for the event it
+	// waits for: the receiver answers only once the test ends.
+	srv, _, mem := start(t, Config{ForwardTo: u, Client: newClient(1, 50*time.Millisecond, nil)})
+	resp := post(t, srv, ev, `{"a":1}`)
+	<-read
+	srv.Close()
+	if resp.StatusCode != http.StatusGatewayTimeout {
+		t.Errorf("the sender got %d, want 504: the receiver took the call and did not answer in time", resp.StatusCode)
+	}
+	rec := mem.recs[0]
+	if rec.Response == nil || rec.Response.Status != http.StatusGatewayTimeout {
+		t.Errorf("recorded response %+v, want 504", rec.Response)
+	}
+	f := rec.Forward
+	if f == nil {
+		t.Fatal("no forward recorded")
+	}
+	for _, w := range []string{"the receiver did not answer within 50ms", "the call had gone out to the receiver (it may hold it)"} {
+		if !strings.Contains(f.Error, w) {
+			t.Errorf("forward error %q, want it to say %q", f.Error, w)
+		}
+	}
+}
