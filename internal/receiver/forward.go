@@ -479,10 +479,11 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		}
 		err = fmt.Errorf("the receiver did not answer %s; the call had gone out to the receiver (it may hold it): %w", limit, err)
 	} else if ctx.Err() == nil && sent && !errors.As(err, new(notSentAgain)) {
-		// The connection failed under the call (a receiver that crashed
-		// on it, or reset it): net/http's "connection reset by peer" or
-		// "EOF" alone reads as a receiver never reached.
-		err = fmt.Errorf("%w: the connection to the receiver failed after the call went out, before an answer (the receiver may hold it)", err)
+		// No answer came to a call that went out (a receiver that
+		// crashed on it or reset it, a head net/http would not read):
+		// net/http's "connection reset by peer" or "EOF" alone reads as
+		// a receiver never reached.
+		err = fmt.Errorf("%w; the call had gone out to the receiver (it may hold it)", err)
 	}
 	fwd.Error = err.Error()
 	return ans, fwd, sent
