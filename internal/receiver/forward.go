@@ -427,8 +427,11 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		var rb []byte
 		var n int64
 		if keepBody {
-			rb, err = io.ReadAll(io.LimitReader(resp.Body, r.cfg.MaxBody+1))
+			rb, err = r.readAnswer(ctx, resp.Body, resp.ContentLength)
 			n = int64(len(rb))
+			if errors.Is(err, errBusy) {
+				err = fmt.Errorf("the receiver answered %d, and listen had no room to read its answer (%w)", resp.StatusCode, err)
+			}
 		} else {
 			n, err = io.Copy(io.Discard, io.LimitReader(resp.Body, r.cfg.MaxBody+1))
 		}
@@ -436,6 +439,7 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		switch {
 		case err == nil && n > r.cfg.MaxBody:
 			err = fmt.Errorf("the receiver answered %d with a body over the body limit (%d bytes)", resp.StatusCode, r.cfg.MaxBody)
+		case errors.Is(err, errBusy):
 		case err != nil:
 			err = answerCutShort{status: resp.StatusCode, got: n, length: resp.ContentLength, err: err}
 		}
@@ -494,6 +498,62 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 func timedOut(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// answerHolderKey is the context key of the call (a *Call) whose
+// forwarded answer is being read: its body's share of the budget is held
+// with the call's own, until the call has been observed.
+type answerHolderKey struct{}
+
+// readAnswer reads the receiver's answer body (length is its
+// Content-Length, -1 when not declared) up to one byte over MaxBody, as
+// readBody reads a call's: an answer that outgrows initialBody first takes
+// its whole size (its length, else MaxBody) from the body budget, held by
+// the call in ctx until it has been observed. The answer stays with the
+// call (the sender's answer, the record's response and forward) until
+// then: without the budget, 50 senders each given a 9 MB answer held
+// listen at 3 GB.
+func (r *Receiver) readAnswer(ctx context.Context, body io.Reader, length int64) ([]byte, error) {
+	limit := r.cfg.MaxBody
+	want := length
+	if length < 0 || length > limit {
+		want = limit + 1 // one byte over says it is too large
+	}
+	holder, _ := ctx.Value(answerHolderKey{}).(*Call)
+	buf := make([]byte, 0, min(want, initialBody))
+	reserved := false
+	for int64(len(buf)) < want {
+		if len(buf) == cap(buf) {
+			if !reserved && holder != nil {
+				need := min(want, r.cfg.BodyBudget)
+				wctx, cancel := context.WithTimeout(ctx, budgetWait)
+				err := r.budget.Acquire(wctx, need)
+				cancel()
+				if err != nil {
+					if ctx.Err() != nil {
+						return buf, ctx.Err()
+					}
+					return buf, errBusy
+				}
+				// One forward reads the answer it keeps at a time per
+				// call, on the handler's goroutine or one it waits for.
+				holder.reserved += need
+				reserved = true
+			}
+			grown := make([]byte, len(buf), min(want, 2*int64(cap(buf))))
+			copy(grown, buf)
+			buf = grown
+		}
+		m, err := body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		if errors.Is(err, io.EOF) {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+	return buf, nil
 }
 
 type forwardError string
