@@ -519,13 +519,21 @@ func (r *Receiver) readAnswer(ctx context.Context, body io.Reader, length int64)
 	if length < 0 || length > limit {
 		want = limit + 1 // one byte over says it is too large
 	}
+	// The call's own body may hold part of the budget already: the
+	// answer takes at most what is left beside it (room), so that the two
+	// never need more than the budget in all, which the call would wait
+	// for in vain. A forward with no call to hold a share (made outside
+	// ServeHTTP) takes none.
 	holder, _ := ctx.Value(answerHolderKey{}).(*Call)
+	room := int64(0)
+	if holder != nil {
+		room = r.cfg.BodyBudget - holder.reserved
+	}
 	buf := make([]byte, 0, min(want, initialBody))
 	reserved := false
 	for int64(len(buf)) < want {
 		if len(buf) == cap(buf) {
-			if !reserved && holder != nil {
-				need := min(want, r.cfg.BodyBudget)
+			if need := min(want, room); !reserved && need > 0 {
 				wctx, cancel := context.WithTimeout(ctx, budgetWait)
 				err := r.budget.Acquire(wctx, need)
 				cancel()

@@ -227,3 +227,36 @@ func TestBodyBudgetBoundsAnswersInFlight(t *testing.T) {
 		}
 	}
 }
+
+// A call whose own body holds most of the budget still has its answer
+// read: the answer takes what the budget has left beside it, never more
+// than the budget in all, which the call alone would wait for in vain
+// (30 s, then a 502 for an answer the receiver gave).
+func TestBodyBudgetAnswerBesideItsCall(t *testing.T) {
+	t.Parallel()
+	answer := `"` + strings.Repeat("y", 600<<10) + `"`
+	be := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		io.WriteString(w, answer)
+	}))
+	defer be.Close()
+	u, _ := url.Parse(be.URL + "/hook")
+	mem := &memRecorder{}
+	rcv := New(Config{ForwardTo: u, BodyBudget: 1 << 20, MaxBody: 1 << 20, Capture: mem})
+	srv := httptest.NewServer(rcv)
+	defer srv.Close()
+	body := `"` + strings.Repeat("x", 700<<10) + `"`
+	resp, err := srv.Client().Post(srv.URL+"/?businessType="+ev, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	srv.Close()
+	rcv.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("status %d, want the receiver's 200", resp.StatusCode)
+	}
+	if f := mem.recs[0].Forward; f == nil || f.Body != answer {
+		t.Errorf("forward %.120v, want the receiver's whole answer", f)
+	}
+}
