@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -823,4 +824,40 @@ func TestForwardTimeout(t *testing.T) {
 			t.Errorf("forward error %q, want it to say %q", f.Error, w)
 		}
 	}
+}
+
+// FuzzCopyHeader: whatever a Connection header holds, the copy keeps no
+// hop-by-hop header and none it names, keeps every other header whole,
+// and leaves the original as it was.
+func FuzzCopyHeader(f *testing.F) {
+	for _, s := range []string{"close", "X-Hop, x-other", " ,,keep-alive ,X-A\t", "Content-Type", "", "X-A,\x00,Ü"} {
+		f.Add(s, "X-A")
+	}
+	f.Fuzz(func(t *testing.T, conn, other string) {
+		src := http.Header{"Connection": {conn}, "Keep-Alive": {"timeout=5"}, "X-Kept": {"1"}}
+		named := map[string]bool{}
+		for name := range strings.SplitSeq(conn, ",") {
+			if name = strings.Trim(name, " \t\r\n"); name != "" {
+				named[http.CanonicalHeaderKey(name)] = true
+			}
+		}
+		if other != "" {
+			src[http.CanonicalHeaderKey(other)] = []string{"v"}
+		}
+		before := src.Clone()
+		h := copyHeader(src)
+		for k := range h {
+			if named[k] || slices.Contains(hopHeaders, k) {
+				t.Fatalf("Connection %q: the copy keeps %s", conn, k)
+			}
+		}
+		for k, v := range src {
+			if !named[k] && !slices.Contains(hopHeaders, k) && !slices.Equal(h[k], v) {
+				t.Fatalf("Connection %q: the copy has %s %q, want %q", conn, k, h[k], v)
+			}
+		}
+		if !maps.EqualFunc(src, before, slices.Equal) {
+			t.Fatalf("Connection %q: the original changed: %v, was %v", conn, src, before)
+		}
+	})
 }
