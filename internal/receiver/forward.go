@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"net/textproto"
 	"net/url"
 	"strconv"
 	"strings"
@@ -254,10 +255,22 @@ var hopHeaders = []string{
 	"Te", "Trailer", "Transfer-Encoding", "Upgrade", "Content-Length",
 }
 
+// copyHeader is src without its hop-by-hop headers: the fixed ones, and
+// those its Connection header names, which belong to that connection as
+// much as Connection does (RFC 9110 7.6.1): a receiver's "Connection:
+// X-Trace" would otherwise pass its connection's X-Trace on to the sender,
+// and a sender's to the receiver.
 func copyHeader(src http.Header) http.Header {
 	h := src.Clone()
 	if h == nil {
 		h = http.Header{}
+	}
+	for _, v := range src["Connection"] {
+		for name := range strings.SplitSeq(v, ",") {
+			if name = textproto.TrimString(name); name != "" {
+				delete(h, textproto.CanonicalMIMEHeaderKey(name))
+			}
+		}
 	}
 	for _, k := range hopHeaders {
 		delete(h, k)
@@ -414,8 +427,11 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		var rb []byte
 		var n int64
 		if keepBody {
-			rb, err = io.ReadAll(io.LimitReader(resp.Body, r.cfg.MaxBody+1))
+			rb, err = r.readAnswer(ctx, resp.Body, resp.ContentLength)
 			n = int64(len(rb))
+			if errors.Is(err, errBusy) {
+				err = fmt.Errorf("the receiver answered %d, and listen had no room to read its answer (%w)", resp.StatusCode, err)
+			}
 		} else {
 			n, err = io.Copy(io.Discard, io.LimitReader(resp.Body, r.cfg.MaxBody+1))
 		}
@@ -423,6 +439,7 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		switch {
 		case err == nil && n > r.cfg.MaxBody:
 			err = fmt.Errorf("the receiver answered %d with a body over the body limit (%d bytes)", resp.StatusCode, r.cfg.MaxBody)
+		case errors.Is(err, errBusy):
 		case err != nil:
 			err = answerCutShort{status: resp.StatusCode, got: n, length: resp.ContentLength, err: err}
 		}
@@ -452,12 +469,99 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		}
 		err = fmt.Errorf("%w before the receiver answered; %s: %w", errSenderGaveUp, what, err)
 	}
-	fwd.Error = err.Error()
 	ans := plain(http.StatusBadGateway)
 	if resp != nil {
 		ans.receiverStatus = resp.StatusCode
+	} else if ctx.Err() == nil && sent && timedOut(err) {
+		// The receiver took the call and gave no answer in time: a
+		// gateway timeout, not a receiver never reached (net/http's
+		// words alone read as that), and it may hold the call.
+		ans = plain(http.StatusGatewayTimeout)
+		limit := "in time"
+		if t := r.cfg.Client.Timeout; t > 0 {
+			limit = "within " + t.String()
+		}
+		err = fmt.Errorf("the receiver did not answer %s; the call had gone out to the receiver (it may hold it): %w", limit, err)
+	} else if ctx.Err() == nil && sent && !errors.As(err, new(notSentAgain)) {
+		// No answer came to a call that went out (a receiver that
+		// crashed on it or reset it, a head net/http would not read):
+		// net/http's "connection reset by peer" or "EOF" alone reads as
+		// a receiver never reached.
+		err = fmt.Errorf("%w; the call had gone out to the receiver (it may hold it)", err)
 	}
+	fwd.Error = err.Error()
 	return ans, fwd, sent
+}
+
+// timedOut says err is a time limit's: the client's, or its wait for the
+// answer's head.
+func timedOut(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// answerHolderKey is the context key of the call (a *Call) whose
+// forwarded answer is being read: its body's share of the budget is held
+// with the call's own, until the call has been observed.
+type answerHolderKey struct{}
+
+// readAnswer reads the receiver's answer body (length is its
+// Content-Length, -1 when not declared) up to one byte over MaxBody, as
+// readBody reads a call's: an answer that outgrows initialBody first takes
+// its whole size (its length, else MaxBody) from the body budget, held by
+// the call in ctx until it has been observed. The answer stays with the
+// call (the sender's answer, the record's response and forward) until
+// then: without the budget, 50 senders each given a 9 MB answer held
+// listen at 3 GB.
+func (r *Receiver) readAnswer(ctx context.Context, body io.Reader, length int64) ([]byte, error) {
+	limit := r.cfg.MaxBody
+	want := length
+	if length < 0 || length > limit {
+		want = limit + 1 // one byte over says it is too large
+	}
+	// The call's own body may hold part of the budget already: the
+	// answer takes at most what is left beside it (room), so that the two
+	// never need more than the budget in all, which the call would wait
+	// for in vain. A forward with no call to hold a share (made outside
+	// ServeHTTP) takes none.
+	holder, _ := ctx.Value(answerHolderKey{}).(*Call)
+	room := int64(0)
+	if holder != nil {
+		room = r.cfg.BodyBudget - holder.reserved
+	}
+	buf := make([]byte, 0, min(want, initialBody))
+	reserved := false
+	for int64(len(buf)) < want {
+		if len(buf) == cap(buf) {
+			if need := min(want, room); !reserved && need > 0 {
+				wctx, cancel := context.WithTimeout(ctx, budgetWait)
+				err := r.budget.Acquire(wctx, need)
+				cancel()
+				if err != nil {
+					if ctx.Err() != nil {
+						return buf, ctx.Err()
+					}
+					return buf, errBusy
+				}
+				// One forward reads the answer it keeps at a time per
+				// call, on the handler's goroutine or one it waits for.
+				holder.reserved += need
+				reserved = true
+			}
+			grown := make([]byte, len(buf), min(want, 2*int64(cap(buf))))
+			copy(grown, buf)
+			buf = grown
+		}
+		m, err := body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		if errors.Is(err, io.EOF) {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+	return buf, nil
 }
 
 type forwardError string

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -135,6 +136,12 @@ func TestForwardNotSentAgain(t *testing.T) {
 			}
 			if f := mem.recs[1].Forward; f == nil || !strings.Contains(f.Error, "connection reset by peer") {
 				t.Errorf("second forward recorded as %+v, want its error: the connection was reset", f)
+			}
+			// A plain POST's error was net/http's alone ("read: connection
+			// reset by peer"), which reads as a receiver never reached; the
+			// receiver read it whole.
+			if f := mem.recs[1].Forward; f == nil || !strings.Contains(f.Error, "may hold it") {
+				t.Errorf("second forward recorded as %+v, want its error to say the receiver may hold the call", f)
 			}
 		})
 	}
@@ -712,6 +719,145 @@ func FuzzTargetOfAForward(f *testing.F) {
 		}
 		if strings.HasPrefix(rt, "/") && !strings.HasPrefix(rt, "//") && lineSafe(rt) == rt && line != rt {
 			t.Fatalf("%q: sent as %q", rt, line)
+		}
+	})
+}
+
+// A header that a Connection header names belongs to that connection
+// alone, as Connection itself does (RFC 9110 7.6.1): a proxy drops it in
+// both directions. listen dropped only the fixed hop-by-hop names, so a
+// receiver's "Connection: X-Hop" with "X-Hop: ..." reached the sender and
+// the capture's forward, and a sender's connection-only header reached the
+// receiver as though it were the call's.
+func TestForwardDropsHeadersConnectionNames(t *testing.T) {
+	t.Parallel()
+	got := make(chan http.Header, 1)
+	be := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		got <- r.Header.Clone()
+		w.Header().Set("Connection", "X-Hop-One, x-hop-two")
+		w.Header().Set("X-Hop-One", "conn")
+		w.Header().Set("X-Hop-Two", "conn")
+		w.Header().Set("X-Kept", "call")
+		io.WriteString(w, `{"ok":true}`)
+	}))
+	defer be.Close()
+	u, _ := url.Parse(be.URL + "/hook")
+	srv, _, mem := start(t, Config{ForwardTo: u})
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/webhook?businessType="+ev, strings.NewReader(`{"a":1}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header["Connection"] = []string{"x-sender-hop", "X-Other-Hop"}
+	req.Header.Set("X-Sender-Hop", "conn")
+	req.Header.Set("X-Other-Hop", "conn")
+	req.Header.Set("X-Sender-Kept", "call")
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	srv.Close()
+	sent := <-got
+	for _, k := range []string{"X-Sender-Hop", "X-Other-Hop"} {
+		if v, ok := sent[k]; ok {
+			t.Errorf("the receiver got %s: %q, a header the sender's Connection named", k, v)
+		}
+	}
+	if sent.Get("X-Sender-Kept") != "call" {
+		t.Errorf("the receiver got X-Sender-Kept %q, want call", sent.Get("X-Sender-Kept"))
+	}
+	f := mem.recs[0].Forward
+	if f == nil {
+		t.Fatal("no forward recorded")
+	}
+	for name, h := range map[string]http.Header{"the sender's answer": resp.Header, "the recorded forward": f.Headers, "the recorded response": mem.recs[0].Response.Headers} {
+		for _, k := range []string{"X-Hop-One", "X-Hop-Two"} {
+			if v, ok := h[k]; ok {
+				t.Errorf("%s has %s: %q, a header the receiver's Connection named", name, k, v)
+			}
+		}
+		if h.Get("X-Kept") != "call" {
+			t.Errorf("%s has X-Kept %q, want call", name, h.Get("X-Kept"))
+		}
+	}
+	// The record of the call keeps its headers as they came.
+	if mem.recs[0].Headers.Get("X-Sender-Hop") != "conn" {
+		t.Errorf("the record's headers lost X-Sender-Hop: %v", mem.recs[0].Headers)
+	}
+}
+
+// A receiver that took the call and did not answer within the forward's
+// time limit had the sender told 502 Bad Gateway, and the record said
+// only net/http's "timeout awaiting response headers": read as a receiver
+// never reached, or one that answered wrong, where it holds the call and
+// was too slow. The sender is told 504 Gateway Timeout, and the record
+// says the limit and that the call had gone out.
+func TestForwardTimeout(t *testing.T) {
+	t.Parallel()
+	read, release := make(chan struct{}, 1), make(chan struct{})
+	be := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		read <- struct{}{}
+		<-release
+	}))
+	defer be.Close()
+	defer close(release)
+	u, _ := url.Parse(be.URL + "/hook")
+	// The limit is short so that the test waits little for the event it
+	// waits for: the receiver answers only once the test ends.
+	srv, _, mem := start(t, Config{ForwardTo: u, Client: newClient(1, 50*time.Millisecond, nil)})
+	resp := post(t, srv, ev, `{"a":1}`)
+	<-read
+	srv.Close()
+	if resp.StatusCode != http.StatusGatewayTimeout {
+		t.Errorf("the sender got %d, want 504: the receiver took the call and did not answer in time", resp.StatusCode)
+	}
+	rec := mem.recs[0]
+	if rec.Response == nil || rec.Response.Status != http.StatusGatewayTimeout {
+		t.Errorf("recorded response %+v, want 504", rec.Response)
+	}
+	f := rec.Forward
+	if f == nil {
+		t.Fatal("no forward recorded")
+	}
+	for _, w := range []string{"the receiver did not answer within 50ms", "the call had gone out to the receiver (it may hold it)"} {
+		if !strings.Contains(f.Error, w) {
+			t.Errorf("forward error %q, want it to say %q", f.Error, w)
+		}
+	}
+}
+
+// FuzzCopyHeader: whatever a Connection header holds, the copy keeps no
+// hop-by-hop header and none it names, keeps every other header whole,
+// and leaves the original as it was.
+func FuzzCopyHeader(f *testing.F) {
+	for _, s := range []string{"close", "X-Hop, x-other", " ,,keep-alive ,X-A\t", "Content-Type", "", "X-A,\x00,Ü"} {
+		f.Add(s, "X-A")
+	}
+	f.Fuzz(func(t *testing.T, conn, other string) {
+		src := http.Header{"Connection": {conn}, "Keep-Alive": {"timeout=5"}, "X-Kept": {"1"}}
+		named := map[string]bool{}
+		for name := range strings.SplitSeq(conn, ",") {
+			if name = strings.Trim(name, " \t\r\n"); name != "" {
+				named[http.CanonicalHeaderKey(name)] = true
+			}
+		}
+		if other != "" {
+			src[http.CanonicalHeaderKey(other)] = []string{"v"}
+		}
+		before := src.Clone()
+		h := copyHeader(src)
+		for k := range h {
+			if named[k] || slices.Contains(hopHeaders, k) {
+				t.Fatalf("Connection %q: the copy keeps %s", conn, k)
+			}
+		}
+		for k, v := range src {
+			if !named[k] && !slices.Contains(hopHeaders, k) && !slices.Equal(h[k], v) {
+				t.Fatalf("Connection %q: the copy has %s %q, want %q", conn, k, h[k], v)
+			}
+		}
+		if !maps.EqualFunc(src, before, slices.Equal) {
+			t.Fatalf("Connection %q: the original changed: %v, was %v", conn, src, before)
 		}
 	})
 }

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -152,5 +154,109 @@ func waitInStack(t *testing.T, frame string, n int) int {
 		if in >= n || time.Now().After(deadline) {
 			return in
 		}
+	}
+}
+
+// A receiver's large answer holds its share of the budget until its call
+// has been observed, as a large call body does; another waits for it,
+// then goes through whole. Forwarded answers were read whatever their
+// number: 50 senders each given a 9 MB answer held listen at 3 GB.
+func TestBodyBudgetBoundsAnswersInFlight(t *testing.T) {
+	t.Parallel()
+	answer := `"` + strings.Repeat("x", 600<<10) + `"`
+	be := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, answer)
+	}))
+	defer be.Close()
+	u, _ := url.Parse(be.URL + "/hook")
+	mem := &memRecorder{}
+	hold := make(chan struct{})
+	var observed atomic.Int32
+	rcv := New(Config{ForwardTo: u, BodyBudget: 1 << 20, MaxBody: 1 << 20, Capture: mem, Observe: func(*Call) {
+		<-hold
+		observed.Add(1)
+	}})
+	srv := httptest.NewServer(rcv)
+	defer srv.Close()
+	send := func() int {
+		resp, err := srv.Client().Post(srv.URL+"/?businessType="+ev, "application/json", strings.NewReader(`{"a":1}`))
+		if err != nil {
+			t.Error(err)
+			return 0
+		}
+		defer resp.Body.Close()
+		if b, _ := io.ReadAll(resp.Body); string(b) != answer {
+			t.Errorf("the sender got %d bytes, want the receiver's %d", len(b), len(answer))
+		}
+		return resp.StatusCode
+	}
+	if s := send(); s != 200 {
+		t.Fatalf("first: status %d, want 200", s)
+	}
+	second := make(chan int, 1)
+	go func() { second <- send() }()
+	// The second answer waits for the budget the first, not yet
+	// observed, holds: its handler blocks in the budget's Acquire.
+	if n := waitInStack(t, "semaphore.(*Weighted).Acquire(", 1); n < 1 {
+		select {
+		case s := <-second:
+			t.Fatalf("second answer read while the first still held the budget (status %d)", s)
+		default:
+			t.Fatal("the second answer never waited for the budget")
+		}
+	}
+	select {
+	case s := <-second:
+		t.Fatalf("second call answered while its answer waited for the budget (status %d)", s)
+	default:
+	}
+	close(hold)
+	if s := <-second; s != 200 {
+		t.Errorf("second: status %d, want 200", s)
+	}
+	srv.Close()
+	rcv.Close()
+	if len(mem.recs) != 2 || observed.Load() != 2 {
+		t.Fatalf("%d records, %d observed, want 2", len(mem.recs), observed.Load())
+	}
+	for i, rec := range mem.recs {
+		if rec.Forward == nil || rec.Forward.Body != answer || rec.Forward.Error != "" {
+			t.Errorf("record %d: forward %.80v, want the receiver's whole answer", i, rec.Forward)
+		}
+	}
+}
+
+// A call whose own body holds most of the budget still has its answer
+// read: the answer takes what the budget has left beside it, never more
+// than the budget in all, which the call alone would wait for in vain
+// (30 s, then a 502 for an answer the receiver gave).
+func TestBodyBudgetAnswerBesideItsCall(t *testing.T) {
+	t.Parallel()
+	answer := `"` + strings.Repeat("y", 600<<10) + `"`
+	be := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		io.WriteString(w, answer)
+	}))
+	defer be.Close()
+	u, _ := url.Parse(be.URL + "/hook")
+	mem := &memRecorder{}
+	rcv := New(Config{ForwardTo: u, BodyBudget: 1 << 20, MaxBody: 1 << 20, Capture: mem})
+	srv := httptest.NewServer(rcv)
+	defer srv.Close()
+	body := `"` + strings.Repeat("x", 700<<10) + `"`
+	resp, err := srv.Client().Post(srv.URL+"/?businessType="+ev, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	srv.Close()
+	rcv.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("status %d, want the receiver's 200", resp.StatusCode)
+	}
+	if f := mem.recs[0].Forward; f == nil || f.Body != answer {
+		t.Errorf("forward %.120v, want the receiver's whole answer", f)
 	}
 }

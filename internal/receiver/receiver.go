@@ -513,10 +513,13 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	case r.cfg.ForwardTo != nil:
 		var fwd *capture.Forward
 		var sent bool
+		// The receiver's answer is kept with the call until it has been
+		// observed: its body takes its share of the budget for c.
+		ctx := context.WithValue(req.Context(), answerHolderKey{}, c)
 		if r.cfg.Faults != nil {
-			ans, fwd, sent, rec.Fault = r.forwardFaulted(req.Context(), req, body)
+			ans, fwd, sent, rec.Fault = r.forwardFaulted(ctx, req, body)
 		} else {
-			ans, fwd, sent = r.forward(req.Context(), req, body)
+			ans, fwd, sent = r.forward(ctx, req, body)
 		}
 		rec.Forward = fwd
 		c.Unsent = fwd != nil && !sent

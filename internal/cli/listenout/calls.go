@@ -39,6 +39,11 @@ type CallPrinter struct {
 	// plan's order: the summary then counts them, and the calls the
 	// receiver was sent against those the sender made.
 	Faults []string
+	// Forwarding says the calls go on to a receiver (listen
+	// --forward-to): the summary then counts the calls it was sent and
+	// answered, and the statuses listen gave itself for a forward that
+	// failed, which by status alone would read as the receiver's.
+	Forwarding bool
 
 	byFault map[string]int
 	// alone counts, by fault, the reorder calls whose window held only
@@ -47,6 +52,10 @@ type CallPrinter struct {
 	// forwarded and answered count the calls listen sent the receiver,
 	// and those it answered.
 	forwarded, answered int
+	// failed counts, by the status listen answered the sender itself,
+	// the calls whose forward failed (not reached, cut short, too slow)
+	// and whose sender was there for that answer.
+	failed map[int]int
 
 	calls int
 	// rejected counts the calls the HTTP server refused before listen
@@ -108,6 +117,12 @@ func (p *CallPrinter) Observe(c *receiver.Call, flags []CallFlag) {
 		p.byStatus[status]++
 	}
 	p.tallyForward(c)
+	if f := c.Record.Forward; f != nil && f.Error != "" && !c.Unanswered {
+		if p.failed == nil {
+			p.failed = map[int]int{}
+		}
+		p.failed[status]++
+	}
 	switch {
 	case c.StopClosed:
 		p.stopClosed++
@@ -431,7 +446,17 @@ func (p *CallPrinter) Summary(w io.Writer, st term.Style, title, capturePath str
 			fs = append(fs, f)
 		}
 		fmt.Fprintf(w, "  faults:     %s\n", strings.Join(fs, ", "))
+	}
+	if p.Faults != nil || p.Forwarding {
 		fmt.Fprintf(w, "  receiver:   sent %d %s for the sender's %d (%d answered)\n", p.forwarded, term.Plural(p.forwarded, "call", "calls"), p.calls, p.answered)
+		if ss := statusCounts(p.failed); len(ss) > 0 {
+			n := 0
+			for _, k := range p.failed {
+				n += k
+			}
+			fmt.Fprintf(w, "  failed:     %d %s (%s listen's own %s, not the receiver's answer; see their lines)\n",
+				n, term.Plural(n, "forward", "forwards"), term.Plural(n, "its sender got", "their senders got"), strings.Join(ss, ", "))
+		}
 	}
 	if capturePath != "" {
 		fmt.Fprintf(w, "  capture:    %s\n", capturePath)

@@ -301,3 +301,58 @@ func TestFaultReorderAlone(t *testing.T) {
 		}
 	}
 }
+
+// listen --forward-to's summary counted by status what the senders got,
+// the receiver's answers and listen's own 502 for a forward that failed
+// alike, and said nothing of the forwards without --fault: a receiver
+// that answered 502 and one that could not be reached read the same.
+// With forwarding on, it says how many calls the receiver was sent and
+// answered, and which of the statuses were listen's own.
+func TestForwardSummary(t *testing.T) {
+	t.Parallel()
+	var sum bytes.Buffer
+	p := NewCallPrinter(&bytes.Buffer{}, false, term.Style{})
+	p.Forwarding = true
+	answered := call(`{"requestId":"r-1"}`, nil)
+	answered.Record.Forward = &capture.Forward{Status: 200}
+	own502 := call(`{"requestId":"r-2"}`, nil)
+	own502.Record.Response.Status = 502
+	own502.Record.Forward = &capture.Forward{Status: 502}
+	cut := call(`{"requestId":"r-3"}`, nil)
+	cut.Record.Response.Status = 502
+	cut.Record.Forward = &capture.Forward{Error: "the receiver answered 200, then its answer was cut short"}
+	unreached := call(`{"requestId":"r-4"}`, nil)
+	unreached.Record.Response.Status = 502
+	unreached.Record.Forward = &capture.Forward{Error: "connection refused"}
+	unreached.Unsent = true
+	slow := call(`{"requestId":"r-5"}`, nil)
+	slow.Record.Response.Status = 504
+	slow.Record.Forward = &capture.Forward{Error: "the receiver did not answer within 30s"}
+	// The sender gave up: counted unanswered, not as a forward that failed.
+	gone := call(`{"requestId":"r-6"}`, nil)
+	gone.Record.Response.Status = 502
+	gone.Record.Forward = &capture.Forward{Error: "the sender gave up before the receiver answered"}
+	gone.Unanswered = true
+	for _, c := range []*receiver.Call{answered, own502, cut, unreached, slow, gone} {
+		p.Observe(c, nil)
+	}
+	p.Summary(&sum, term.Style{}, "listen stopped:", "")
+	for _, want := range []string{
+		"  by status:  200 1, 502 3, 504 1\n",
+		"  receiver:   sent 5 calls for the sender's 6 (2 answered)\n",
+		"  failed:     3 forwards (their senders got listen's own 502 2, 504 1, not the receiver's answer; see their lines)\n",
+	} {
+		if !strings.Contains(sum.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, sum.String())
+		}
+	}
+	// Every forward answered: no failed line.
+	var clean bytes.Buffer
+	q := NewCallPrinter(&bytes.Buffer{}, false, term.Style{})
+	q.Forwarding = true
+	q.Observe(answered, nil)
+	q.Summary(&clean, term.Style{}, "listen stopped:", "")
+	if !strings.Contains(clean.String(), "  receiver:   sent 1 call for the sender's 1 (1 answered)\n") || strings.Contains(clean.String(), "failed:") {
+		t.Errorf("summary of one forward answered:\n%s", clean.String())
+	}
+}
