@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"net/textproto"
 	"net/url"
 	"os"
 	"strconv"
@@ -230,7 +231,15 @@ const (
 	// through: a loop past maxRedirects, or a Location that is not http
 	// or https. It is the receiver's configuration, so it is not retried.
 	KindRedirect = "redirect"
-	KindOther    = "error"
+	// KindMalformed is an answer that is no HTTP/1.x answer: a status
+	// line, a header line or framing fields (two Content-Lengths, an
+	// unknown Transfer-Encoding) HTTP/1.1 does not allow, or another
+	// protocol's bytes (an HTTP/2 SETTINGS frame). The receiver was
+	// reached and answered in bytes no sender's HTTP client takes: its
+	// fault, as a 5xx is, and retried as one (a proxy in front of it may
+	// garble one answer and not the next). "error" said none of that.
+	KindMalformed = "malformed answer"
+	KindOther     = "error"
 )
 
 // Classify names the kind of a transport error.
@@ -265,10 +274,58 @@ func Classify(err error) string {
 		return KindDNS
 	case errors.As(err, &certErr), errors.As(err, &uaErr), errors.As(err, &hostErr), errors.As(err, &recErr):
 		return KindTLS
+	case malformed(err):
+		return KindMalformed
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return KindClosed
 	}
 	return KindOther
+}
+
+// malformedError is an answer's head whsim's own reader (the fast path's)
+// refused as no HTTP/1.x answer, in the words net/http's reader says it
+// with: its type, not its words, makes it KindMalformed.
+type malformedError string
+
+func (e malformedError) Error() string { return string(e) }
+
+// malformed says err is a refusal of an answer's head as no HTTP/1.x
+// answer: whsim's own (malformedError), textproto's (a header line), or
+// one of net/http's, which are plain strings (fmt.Errorf), known by the
+// words the last error of the chain starts with: net/http's own, before
+// any byte of the receiver's it quotes.
+func malformed(err error) bool {
+	for ; err != nil; err = errors.Unwrap(err) {
+		switch err.(type) {
+		case malformedError, textproto.ProtocolError:
+			return true
+		}
+		if errors.Unwrap(err) == nil {
+			msg := unwrapped(err.Error())
+			for _, w := range netHTTPMalformed {
+				if strings.HasPrefix(msg, w) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// netHTTPMalformed are the words net/http's reader (http.ReadResponse and
+// its transfer rules, Go 1.26 and 1.27) starts a refusal of an answer's
+// head with, its "http: " dropped (unwrapped).
+var netHTTPMalformed = []string{
+	"malformed HTTP response ",
+	"malformed HTTP status code ",
+	"malformed HTTP version ",
+	"message cannot contain multiple Content-Length headers",
+	"bad Content-Length ",
+	"invalid empty Content-Length ",
+	"too many transfer encodings: ",
+	"unsupported transfer encoding: ",
+	"bad trailer key ",
+	"message too large", // textproto's, of a head's first line starting with a space
 }
 
 // maxKeptBody bounds the response body kept for -v and JSON reports.
@@ -905,7 +962,7 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 		// and three digits from 100 to 599 (statusOf), or none.
 		if msg := malformedStatus(resp); msg != "" {
 			resp.Body.Close() // unread: the connection goes with it
-			err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: errors.New(msg)}
+			err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: malformedError(msg)}
 			resp = nil
 		}
 	}
@@ -989,10 +1046,12 @@ func (d *Deliverer) answered(ctx context.Context, resp *http.Response, kept []by
 		switch a.BodyKind {
 		case KindInterrupted: // the attempt's own deadline
 			a.BodyKind = KindTimeout
-		case KindOther:
+		case KindOther, KindMalformed:
 			// net/http's words, which may quote the receiver's bytes,
 			// without the "http: " some of them start with and the
-			// fast path's do not.
+			// fast path's do not. A malformed trailer is a body's fault,
+			// said in its words as a malformed chunk is (Unfinished).
+			a.BodyKind = KindOther
 			a.BodyErr = termsafe.Text(unwrapped(err.Error()))
 			if _, msg := h2Failure(err); msg != "" {
 				a.BodyErr = msg
@@ -1049,7 +1108,7 @@ func ShortError(a Attempt) string {
 		// send the user to a slow receiver, which never read it.
 		return a.Kind + ": " + unwrapped(a.Err)
 	}
-	if a.Kind != KindOther && a.Kind != KindTLS && a.Kind != KindDNS && a.Kind != KindLocal && a.Kind != KindRedirect {
+	if a.Kind != KindOther && a.Kind != KindMalformed && a.Kind != KindTLS && a.Kind != KindDNS && a.Kind != KindLocal && a.Kind != KindRedirect {
 		return a.Kind
 	}
 	msg := a.Err

@@ -661,8 +661,9 @@ func hasText(err error, msg string) bool {
 // it), where whsim speaks HTTP/1.1: such a receiver sends its SETTINGS
 // frame at once and ends the connection at the call's first bytes. The
 // call fails with those bytes, as bytes on an idle connection, or, when
-// the end overtakes them, as a connection reset.
-var errH2C = errors.New("an HTTP/2 SETTINGS frame came: the receiver speaks only HTTP/2 without TLS (h2c), and whsim sends HTTP/1.1 to an http:// URL")
+// the end overtakes them, as a connection reset. Those bytes are a
+// malformed answer (KindMalformed): no HTTP/1.x answer.
+var errH2C error = malformedError("an HTTP/2 SETTINGS frame came: the receiver speaks only HTTP/2 without TLS (h2c), and whsim sends HTTP/1.1 to an http:// URL")
 
 // h2cHint is errH2C's words after the bytes a failure quotes.
 const h2cHint = " (" + "an HTTP/2 SETTINGS frame: the receiver speaks only HTTP/2 without TLS (h2c), and whsim sends HTTP/1.1 to an http:// URL" + ")"

@@ -301,7 +301,7 @@ func TestH2COnlyReceiverNoAnswer(t *testing.T) {
 			switch got := ShortError(a); {
 			case a.Status != 0:
 				t.Errorf("%s (net/http %v): an answer %d from a receiver that speaks only HTTP/2", p.name, netHTTP, a.Status)
-			case got != KindReset && got != KindClosed && got != KindOther+": "+errH2C.Error() && !strings.HasSuffix(got, h2cHint):
+			case got != KindReset && got != KindClosed && got != KindMalformed+": "+errH2C.Error() && !strings.HasSuffix(got, h2cHint):
 				t.Errorf("%s (net/http %v): %q", p.name, netHTTP, got)
 			}
 		}

@@ -3,7 +3,6 @@ package attempt
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -50,7 +49,7 @@ func (h *leanHead) read(br *bufio.Reader, resp *http.Response) error {
 		if line = dropEOL(line); len(line) > initialLineQuoted {
 			return errMessageTooLarge
 		}
-		return errors.New("malformed MIME header initial line: " + strconv.Quote(string(line)))
+		return malformedError("malformed MIME header initial line: " + strconv.Quote(string(line)))
 	}
 	for {
 		field, err := h.field(br)
@@ -68,7 +67,7 @@ func (h *leanHead) read(br *bufio.Reader, resp *http.Response) error {
 				// textproto quotes the line with its name made canonical.
 				line = http.CanonicalHeaderKey(string(k)) + line[len(k):]
 			}
-			return errors.New("malformed MIME header line: " + strconv.Quote(line))
+			return malformedError("malformed MIME header line: " + strconv.Quote(line))
 		}
 		if !canonical || h.trailer {
 			continue // a name with a space before its colon is no field of ours; nor is a trailer's
@@ -107,7 +106,7 @@ func (h *leanHead) field(br *bufio.Reader) ([]byte, error) {
 		return nil, nil
 	}
 	if bytes.IndexByte(line, ':') < 0 {
-		return nil, errors.New("malformed MIME header: missing colon: " + strconv.Quote(string(line)))
+		return nil, malformedError("malformed MIME header: missing colon: " + strconv.Quote(string(line)))
 	}
 	line = trimLeftBlank(trimRightBlank(line))
 	if br.Buffered() == 0 {
@@ -216,20 +215,20 @@ func (h *leanHead) transferEncoding(v []byte) {
 func (h *leanHead) transferErr() error {
 	switch {
 	case h.teN > 1:
-		return errors.New("too many transfer encodings: " + quoteList(h.tes...))
+		return malformedError("too many transfer encodings: " + quoteList(h.tes...))
 	case h.teN == 1 && !h.chunked:
-		return errors.New("unsupported transfer encoding: " + strconv.Quote(h.teFirst))
+		return malformedError("unsupported transfer encoding: " + strconv.Quote(h.teFirst))
 	}
 	for _, v := range h.cls[min(1, len(h.cls)):] {
 		if v != h.cls[0] {
-			return errors.New("message cannot contain multiple Content-Length headers; got " + quoteList(h.cls...))
+			return malformedError("message cannot contain multiple Content-Length headers; got " + quoteList(h.cls...))
 		}
 	}
 	switch {
 	case h.clBad && h.clFirst == "":
-		return errors.New("invalid empty Content-Length " + strconv.Quote(h.clFirst))
+		return malformedError("invalid empty Content-Length " + strconv.Quote(h.clFirst))
 	case h.clBad:
-		return errors.New("bad Content-Length " + strconv.Quote(h.clFirst))
+		return malformedError("bad Content-Length " + strconv.Quote(h.clFirst))
 	}
 	return nil
 }
@@ -249,7 +248,7 @@ func quoteList(s ...string) string {
 const initialLineQuoted = 80
 
 // errMessageTooLarge is textproto's refusal of a line past its limit.
-var errMessageTooLarge = errors.New("message too large")
+var errMessageTooLarge error = malformedError("message too large")
 
 // closes says whether the answer ends its connection by its Connection
 // field, as net/http's shouldClose: HTTP/1.0 unless kept alive.

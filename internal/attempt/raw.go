@@ -478,7 +478,7 @@ func (d *Deliverer) readAnswer(br *bufio.Reader, method string, resp *http.Respo
 			}
 			if err == nil {
 				if msg := malformedStatus(resp); msg != "" {
-					err = errors.New(msg)
+					err = malformedError(msg)
 				}
 			}
 			if err == nil && resp.StatusCode >= 200 && lim != nil {
@@ -708,22 +708,22 @@ func statusLineErr(line []byte) (major, minor int, err error) {
 	s := string(dropEOL(line))
 	proto, status, ok := strings.Cut(s, " ")
 	if !ok {
-		return -1, 0, errors.New("malformed HTTP response " + strconv.Quote(s))
+		return -1, 0, malformedError("malformed HTTP response " + strconv.Quote(s))
 	}
 	status = strings.TrimLeft(status, " ")
 	code, _, _ := strings.Cut(status, " ")
 	n, aerr := strconv.Atoi(code)
 	if len(code) != 3 || aerr != nil || n < 0 {
-		return -1, 0, errors.New("malformed HTTP status code " + strconv.Quote(code))
+		return -1, 0, malformedError("malformed HTTP status code " + strconv.Quote(code))
 	}
 	resp := http.Response{StatusCode: n, Status: status, Proto: proto}
 	if resp.ProtoMajor, resp.ProtoMinor, ok = http.ParseHTTPVersion(proto); !ok {
-		return -1, 0, errors.New("malformed HTTP version " + strconv.Quote(proto))
+		return -1, 0, malformedError("malformed HTTP version " + strconv.Quote(proto))
 	}
 	if msg := malformedStatus(&resp); msg != "" {
-		return resp.ProtoMajor, resp.ProtoMinor, errors.New(msg)
+		return resp.ProtoMajor, resp.ProtoMinor, malformedError(msg)
 	}
-	return resp.ProtoMajor, resp.ProtoMinor, errors.New("malformed HTTP status line " + strconv.Quote(string(line)))
+	return resp.ProtoMajor, resp.ProtoMinor, malformedError("malformed HTTP status line " + strconv.Quote(string(line)))
 }
 
 // malformedStatus is what keeps an answer net/http's reader took from

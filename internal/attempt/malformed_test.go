@@ -1,0 +1,67 @@
+package attempt
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// An answer that is no HTTP/1.x answer is a malformed answer on every path
+// and transport alike, in the reader's words, and retried as a 5xx is (the
+// receiver's fault, which a proxy in front of it may make of one answer
+// and not the next): it was counted "error", a kind that said nothing,
+// with its words only on the call's own line.
+func TestMalformedAnswerOnEveryPath(t *testing.T) {
+	for _, tc := range []struct {
+		name, answer string
+		close, stall bool
+		want         string // ShortError's words, or what they hold
+	}{
+		{"two Content-Lengths", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\nok", false, false,
+			`malformed answer: message cannot contain multiple Content-Length headers; got ["2" "5"]`},
+		{"status 999", "HTTP/1.1 999 Weird\r\nContent-Length: 2\r\n\r\nok", false, false,
+			`malformed answer: malformed HTTP status code "999 Weird"`},
+		{"no status line", "HELLO\r\n\r\n", false, false,
+			`malformed answer: malformed HTTP response "HELLO"`},
+		{"a field without a colon", "HTTP/1.1 200 OK\r\nXA\r\nContent-Length: 2\r\n\r\nok", false, false,
+			`malformed answer: malformed MIME header: missing colon: "XA"`},
+		{"an unknown transfer coding", "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\nok", false, false,
+			`malformed answer: unsupported transfer encoding: "gzip"`},
+	} {
+		for _, netHTTP := range []bool{false, true} {
+			for _, p := range paths {
+				t.Run(fmt.Sprintf("%s/net/http %v/%s", tc.name, netHTTP, p.name), func(t *testing.T) {
+					t.Parallel()
+					srv := newScriptServer(t, func(int, []byte) (string, bool, bool, bool) {
+						return tc.answer, tc.close, false, tc.stall
+					})
+					// The time limit only a stalled answer reaches.
+					c, err := NewClient(ClientOptions{Timeout: time.Second, Concurrency: 1, FollowRedirects: p.follow, NetHTTP: netHTTP})
+					if err != nil {
+						t.Fatal(err)
+					}
+					t.Cleanup(c.CloseIdleConnections)
+					d := &Deliverer{Client: c, Target: srv.url(), KeepBody: p.keep, Retries: 1,
+						Sleep: func(context.Context, time.Duration) error { return nil }}
+					var res *Result
+					if p.worker {
+						asWorker(d, templates("A", 1), 1, func(r *Result) {
+							res = &Result{OK: r.OK, Attempts: append([]Attempt(nil), r.Attempts...)}
+						})
+					} else {
+						res = d.Deliver(context.Background(), &Request{Body: []byte(`{}`)})
+					}
+					a := res.Last()
+					if got := ShortError(a); a.Status != 0 || a.Kind != KindMalformed || !strings.Contains(got, tc.want) {
+						t.Errorf("%s, said %q; want a malformed answer, said %q", brief(a), got, tc.want)
+					}
+					if res.OK || len(res.Attempts) != 2 {
+						t.Errorf("ok %v after %d attempts, want a failure after 2 (retried)", res.OK, len(res.Attempts))
+					}
+				})
+			}
+		}
+	}
+}
