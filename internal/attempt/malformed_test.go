@@ -12,8 +12,14 @@ import (
 // and transport alike, in the reader's words, and retried as a 5xx is (the
 // receiver's fault, which a proxy in front of it may make of one answer
 // and not the next): it was counted "error", a kind that said nothing,
-// with its words only on the call's own line.
+// with its words only on the call's own line. Bytes no status line starts
+// with, then the connection's end, are one too (the fast path said
+// "connection closed" of them, net/http's path and -v "malformed HTTP
+// response"); so is an HTTP/2 SETTINGS frame, however long the receiver
+// then holds the connection (the fast path waited for a line's end and
+// said "timeout").
 func TestMalformedAnswerOnEveryPath(t *testing.T) {
+	const settings = "\x00\x00\x00\x04\x00\x00\x00\x00\x00"
 	for _, tc := range []struct {
 		name, answer string
 		close, stall bool
@@ -29,6 +35,10 @@ func TestMalformedAnswerOnEveryPath(t *testing.T) {
 			`malformed answer: malformed MIME header: missing colon: "XA"`},
 		{"an unknown transfer coding", "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\nok", false, false,
 			`malformed answer: unsupported transfer encoding: "gzip"`},
+		{"bytes, then the close", "HELLO", true, false,
+			`malformed answer: malformed HTTP response "HELLO"`},
+		{"a SETTINGS frame, then the close", settings, true, false, "SETTINGS frame"},
+		{"a SETTINGS frame, then nothing", settings, false, true, "SETTINGS frame"},
 	} {
 		for _, netHTTP := range []bool{false, true} {
 			for _, p := range paths {

@@ -522,7 +522,7 @@ func readLean(br *bufio.Reader, method string, resp *http.Response, keep keeper,
 	var longLine []byte
 	line, err := readLine(br, &longLine)
 	if err != nil {
-		return headErr(err)
+		return statusCut(line, err)
 	}
 	status, ok := statusOf(line)
 	if !ok {
@@ -769,6 +769,29 @@ func drain(r io.Reader, w io.Writer, resp *http.Response) error {
 		return errOver
 	}
 	return err
+}
+
+// statusCut is err, which ended the reading of an answer's status line,
+// with line the bytes of it that came, as net/http's path says it: its
+// reader takes the bytes before a close or a reset for the line, so that
+// bytes no answer starts with ("HELLO", then the close) are a malformed
+// answer, not a connection closed unanswered; a line it would take is cut
+// short by the end met reading the head on. An HTTP/2 SETTINGS frame is
+// errH2C whatever ended the wait for the rest, as net/http's path says
+// from a connection's first bytes.
+func statusCut(line []byte, err error) error {
+	switch {
+	case isH2Settings(line):
+		return errH2C
+	case len(line) > 0 && staleErr(err):
+		// A copy with the line's end: line is the reader's buffer.
+		if _, ok := statusOf(append(line[:len(line):len(line)], '\n')); !ok {
+			if major, _, lerr := statusLineErr(line); major < 0 {
+				return lerr
+			}
+		}
+	}
+	return headErr(err)
 }
 
 // headErr is err met reading an answer's head: the answer's cap reached
