@@ -9,9 +9,9 @@ import (
 )
 
 // leanHead is what readLean takes of an answer's head: the fields that
-// frame the answer (Content-Length, Transfer-Encoding, Connection) and
-// those a delivery uses (Retry-After, Location, into the answer's
-// Header). The head is read line by line as net/http reads it
+// frame the answer (Content-Length, Transfer-Encoding, Connection, and
+// Trailer, which may announce none of them) and those a delivery uses
+// (Retry-After, Location, into the answer's Header). The head is read line by line as net/http reads it
 // (textproto.Reader.ReadMIMEHeader, then http's transfer rules): the
 // same lines are refused, continuation lines (obs-fold) are joined to
 // their field, and an answer framed two ways is refused rather than read
@@ -39,6 +39,10 @@ type leanHead struct {
 	te               [7]byte // the first Transfer-Encoding when it is "chunked", in any case
 	line             []byte  // a field joined with its continuation lines
 	long             []byte  // a line longer than the reader's buffer (readLine)
+	// badTrailer is the first name a Trailer field announces that no
+	// trailer may carry (a framing field), which net/http refuses in a
+	// chunked answer's head ("bad trailer key").
+	badTrailer string
 }
 
 // read reads the head's fields, up to its empty line, adding Retry-After
@@ -89,6 +93,8 @@ func (h *leanHead) read(br *bufio.Reader, resp *http.Response) error {
 				resp.Header = http.Header{}
 			}
 			resp.Header.Add(string(k), string(v))
+		case len(k) == len("Trailer") && bytes.EqualFold(k, []byte("Trailer")) && h.badTrailer == "":
+			h.badTrailer = trailerFraming(v)
 		}
 	}
 }
@@ -229,8 +235,44 @@ func (h *leanHead) transferErr() error {
 		return malformedError("invalid empty Content-Length " + strconv.Quote(h.clFirst))
 	case h.clBad:
 		return malformedError("bad Content-Length " + strconv.Quote(h.clFirst))
+	case h.chunked && h.badTrailer != "":
+		// Judged last, as net/http does (fixTrailer), and only of a chunked
+		// answer: another has no trailer to announce.
+		return malformedError("bad trailer key " + strconv.Quote(h.badTrailer))
 	}
 	return nil
+}
+
+// trailerFraming is the first of the names a Trailer field's value v
+// lists that is a framing field (Transfer-Encoding, Trailer,
+// Content-Length), canonical as net/http quotes it, "" for none. The
+// names are compared in ASCII only, as net/http's canonical form is made:
+// Unicode's folding would take "ſ" for "s".
+func trailerFraming(v []byte) string {
+	for name := range bytes.SplitSeq(v, []byte(",")) {
+		name = trimLeftBlank(trimRightBlank(name))
+		for _, framing := range []string{"Transfer-Encoding", "Trailer", "Content-Length"} {
+			if asciiEqualFold(name, framing) {
+				return framing
+			}
+		}
+	}
+	return ""
+}
+
+// asciiEqualFold says whether b is s but for the case of ASCII letters.
+func asciiEqualFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i, c := range b {
+		if c|0x20 != s[i]|0x20 || c|0x20 < 'a' || c|0x20 > 'z' {
+			if c != s[i] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // quoteList is a list of strings as fmt's %q writes it: ["a" "b"].

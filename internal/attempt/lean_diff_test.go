@@ -44,6 +44,16 @@ var leanAnswers = []string{
 	"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
 	"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nok\r\n0\r\n\r\n",
 	"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\nX-Trailer: 1\r\n\r\n",
+	// A chunked answer's Trailer field may announce no framing field
+	// (net/http: "bad trailer key"); another's is not looked at, nor is
+	// an HTTP/1.0 one's, which knows no chunks.
+	"HTTP/1.1 200 OK\r\nTrailer: Content-Length\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+	"HTTP/1.1 200 OK\r\nTrailer: X-A, transfer-encoding\r\nTrailer: TRAILER\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+	"HTTP/1.1 204 No Content\r\nTrailer: Content-Length \r\nTransfer-Encoding: chunked\r\n\r\n",
+	"HTTP/1.1 200 OK\r\nTrailer: Content-Length\r\nContent-Length: 2\r\n\r\nok",
+	"HTTP/1.0 200 OK\r\nTrailer: Trailer\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+	"HTTP/1.1 200 OK\r\nTrailer: Tran\u017ffer-Encoding, Content-Length2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+	"HTTP/1.1 200 OK\r\nTrailer: X-T\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\nX-T: 1\r\n\r\n",
 	"HTTP/1.1 200 OK\r\nX-A: a\r\n b\r\nContent-Length: 2\r\n\r\nok",
 	"HTTP/1.1 200 OK\r\nRetry-After: 1\r\n 2\r\nContent-Length: 2\r\n\r\nok",
 	"HTTP/1.1 200 OK\r\n b\r\nContent-Length: 2\r\n\r\nok",

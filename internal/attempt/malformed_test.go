@@ -35,6 +35,8 @@ func TestMalformedAnswerOnEveryPath(t *testing.T) {
 			`malformed answer: malformed MIME header: missing colon: "XA"`},
 		{"an unknown transfer coding", "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\nok", false, false,
 			`malformed answer: unsupported transfer encoding: "gzip"`},
+		{"a trailer announcing a framing field", "HTTP/1.1 200 OK\r\nTrailer: Content-Length\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n", false, false,
+			`malformed answer: bad trailer key "Content-Length"`},
 		{"bytes, then the close", "HELLO", true, false,
 			`malformed answer: malformed HTTP response "HELLO"`},
 		{"a SETTINGS frame, then the close", settings, true, false, "SETTINGS frame"},
