@@ -768,7 +768,7 @@ func TestHandlerPanics(t *testing.T) {
 func TestHandlerAnsweringNoHTTPSaysSo(t *testing.T) {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(600) })
 	r := record("TestBeyond", func(t tb) { checkHandler(t, h, nil) })
-	want := `whsimtest: the handler's answer to the first call is no HTTP/1.1 answer (malformed HTTP status code "600 status code 600"): nothing else can be judged`
+	want := `whsimtest: the handler's answer to the first call is no valid HTTP answer (malformed HTTP status code "600 status code 600"): nothing else can be judged`
 	if len(r.errs) != 1 || r.errs[0] != want {
 		t.Errorf("said %q, want %q", r.errs, want)
 	}

@@ -231,11 +231,12 @@ const (
 	// through: a loop past maxRedirects, or a Location that is not http
 	// or https. It is the receiver's configuration, so it is not retried.
 	KindRedirect = "redirect"
-	// KindMalformed is an answer that is no HTTP/1.x answer: a status
+	// KindMalformed is an answer that is no valid HTTP answer: a status
 	// line, a header line or framing fields (two Content-Lengths, an
-	// unknown Transfer-Encoding) HTTP/1.1 does not allow, or another
-	// protocol's bytes (an HTTP/2 SETTINGS frame). The receiver was
-	// reached and answered in bytes no sender's HTTP client takes: its
+	// unknown Transfer-Encoding) HTTP/1.1 does not allow, another
+	// protocol's bytes (an HTTP/2 SETTINGS frame), or an HTTP/2 answer
+	// whsim reset its stream for (an invalid :status). The receiver was
+	// reached and answered in a way no sender's HTTP client takes: its
 	// fault, as a 5xx is, and retried as one (a proxy in front of it may
 	// garble one answer and not the next). "error" said none of that.
 	KindMalformed = "malformed answer"

@@ -537,8 +537,8 @@ func (e *UnreachableError) Error() string {
 		return fmt.Sprintf("no answer from %s: the connection was ended before an answer came (%s)", e.URL, e.Kind)
 	}
 	if why, ok := strings.CutPrefix(e.Kind, attempt.KindMalformed+": "); ok {
-		// Reached, and answered in bytes that are no HTTP/1.x answer:
-		// the receiver's defect, not the network's.
+		// Reached, and answered with no valid HTTP answer: the
+		// receiver's defect, not the network's.
 		return fmt.Sprintf("no HTTP answer from %s: %s", e.URL, notHTTP(why))
 	}
 	if why, ok := strings.CutPrefix(e.Kind, attempt.KindOther+": "); ok {
@@ -1246,11 +1246,11 @@ func (r *runner) time(c *Case, d, connect time.Duration, timedOut bool) {
 	}
 }
 
-// notHTTP says the receiver answered in bytes that are no HTTP/1.x
-// answer, as why (the reader's words) says: a defect of the receiver's,
+// notHTTP says the receiver answered with no valid HTTP answer, as why
+// (the reader's words) says: a defect of the receiver's,
 // which a sender's HTTP client fails as no answer.
 func notHTTP(why string) string {
-	return "a malformed answer (the receiver's answer is not HTTP/1.1: " + why + ")"
+	return "a malformed answer (the receiver's answer is not valid HTTP: " + why + ")"
 }
 
 // answer describes what a delivery got, for reasons: "got 500",

@@ -485,7 +485,7 @@ func TestUnreachableErrorWords(t *testing.T) {
 		attempt.KindOther + ": malformed HTTP response \"\\x00\"":             "no answer from http://h/hook: malformed HTTP response \"\\x00\"",
 		// An answer that is no HTTP/1.x answer is the receiver's defect,
 		// and says so: it read "no answer from ...: error: ..." before.
-		attempt.KindMalformed + ": malformed HTTP status code \"999 Weird\"": "no HTTP answer from http://h/hook: a malformed answer (the receiver's answer is not HTTP/1.1: malformed HTTP status code \"999 Weird\")",
+		attempt.KindMalformed + ": malformed HTTP status code \"999 Weird\"": "no HTTP answer from http://h/hook: a malformed answer (the receiver's answer is not valid HTTP: malformed HTTP status code \"999 Weird\")",
 	} {
 		if got := (&UnreachableError{URL: "http://h/hook", Kind: kind}).Error(); got != want {
 			t.Errorf("%s: %q, want %q", kind, got, want)
@@ -827,7 +827,7 @@ func TestDuplicatesAtOnceAnsweredBeforeAStop(t *testing.T) {
 // ...", which named no one.
 func TestAnswerSaysAMalformedAnswerIsTheReceivers(t *testing.T) {
 	a := attempt.Attempt{Kind: attempt.KindMalformed, Err: `Post "http://h/hook": malformed HTTP status code "999 Weird"`}
-	want := `a malformed answer (the receiver's answer is not HTTP/1.1: malformed HTTP status code "999 Weird")`
+	want := `a malformed answer (the receiver's answer is not valid HTTP: malformed HTTP status code "999 Weird")`
 	if got := answer(a); got != want {
 		t.Errorf("answer = %q, want %q", got, want)
 	}
