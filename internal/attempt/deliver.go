@@ -12,6 +12,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -962,7 +963,9 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 		// "HTTP/0.9" for an HTTP/1 answer's version; an answer is HTTP/1.x
 		// and three digits from 100 to 599 (statusOf), or none.
 		if msg := malformedStatus(resp); msg != "" {
-			resp.Body.Close() // unread: the connection goes with it
+			// Unread: the connection goes with it, and carries no other
+			// call, as on the fast path.
+			closeUnread(resp)
 			err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: malformedError(msg)}
 			resp = nil
 		}
@@ -1001,7 +1004,7 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 		// limit bounds. The answer is its head; Close ends the connection.
 		resp.Body.Close()
 	} else {
-		kept, err = readBody(resp.Body, d.keep(resp.StatusCode))
+		kept, err = readBody(resp, d.keep(resp.StatusCode))
 	}
 	if err != nil && d.pause != nil {
 		d.pause(actx)
@@ -1160,11 +1163,13 @@ func lastParts(msg string, n int) string {
 	return msg[i+2:]
 }
 
-// readBody keeps up to MaxKeptBody of an answer's body when keep, and reads
+// readBody keeps up to MaxKeptBody of resp's body when keep, and reads
 // the rest, so that the connection can carry the next call, up to
 // MaxBodyRead in all: past it, errOver, and the connection is closed (by
-// the Close of a body not read to its end, or by the caller).
-func readBody(body io.ReadCloser, keep bool) (kept []byte, err error) {
+// the Close of a body not read to its end, closeUnread, or by the
+// caller).
+func readBody(resp *http.Response, keep bool) (kept []byte, err error) {
+	body := resp.Body
 	if body == http.NoBody {
 		return nil, nil // the fast path's lean answer, its body dropped already
 	}
@@ -1182,8 +1187,26 @@ func readBody(body io.ReadCloser, keep bool) (kept []byte, err error) {
 			err = errOver
 		}
 	}
+	if err != nil {
+		closeUnread(resp)
+		return kept, err
+	}
 	body.Close()
 	return kept, err
+}
+
+// closeUnread closes resp's body before its end, and its connection with
+// it. Go 1.27's transport reads on a body closed early whose declared
+// length is at most 256 KiB (or unknown), and keeps its connection: the
+// connection of an answer that was no HTTP/1.x answer, or of one past
+// MaxBodyRead, carried the next call, and the call's PutIdleConn hook
+// was heard after Close returned, as the next call began. A declared
+// length past what it reads on has it end the connection at once, as
+// earlier Go did of any (net/http reads the length only after Close
+// hands it the body, and leaves resp to the caller).
+func closeUnread(resp *http.Response) {
+	resp.ContentLength = math.MaxInt64
+	resp.Body.Close()
 }
 
 // FailureText is an attempt's error as a failure line says it: a TLS

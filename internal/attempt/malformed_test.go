@@ -2,6 +2,7 @@ package attempt
 
 import (
 	"context"
+	"crypto/x509"
 	"fmt"
 	"strings"
 	"testing"
@@ -75,5 +76,74 @@ func TestMalformedAnswerOnEveryPath(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// The connection an answer that is no HTTP/1.x answer came on carries no
+// other call, on every path, over TLS too: Go 1.27's transport reads on a
+// body closed unread and keeps its connection, so net/http's path sent
+// the next call on the connection that had answered "HTTP/1.1 999 Weird",
+// where the fast path opens a new one. The receiver here answers a
+// connection's first call 200 and the others as the row says: each call
+// after a malformed answer goes on a new connection and is answered 200.
+func TestMalformedAnswerEndsItsConnection(t *testing.T) {
+	for _, tc := range []struct{ name, answer string }{
+		{"status 999", "HTTP/1.1 999 Weird\r\nContent-Length: 2\r\n\r\nok"},
+		{"version 2.0", "HTTP/2.0 200 OK\r\nContent-Length: 2\r\n\r\nok"},
+		{"no status line", "HELLO\r\n\r\n"},
+	} {
+		for _, netHTTP := range []bool{false, true} {
+			for _, p := range paths {
+				for _, overTLS := range []bool{false, true} {
+					t.Run(fmt.Sprintf("%s/net/http %v/%s/tls %v", tc.name, netHTTP, p.name, overTLS), func(t *testing.T) {
+						t.Parallel()
+						script := func(k int, _ []byte) (string, bool, bool, bool) {
+							if k == 0 {
+								return ok200, false, false, false
+							}
+							return tc.answer, false, false, false
+						}
+						srv, roots := newScriptServer(t, script), (*x509.CertPool)(nil)
+						if overTLS {
+							srv, roots = tlsScriptServer(t, script)
+						}
+						malformedConnEnds(t, srv, roots, netHTTP, p.worker, p.follow, p.keep)
+					})
+				}
+			}
+		}
+	}
+}
+
+// malformedConnEnds makes six calls to srv, which answers each
+// connection's first call 200 and the others malformed, and wants them
+// answered in turn, each after a malformed answer on a new connection.
+func malformedConnEnds(t *testing.T, srv *scriptServer, roots *x509.CertPool, netHTTP, worker, follow, keep bool) {
+	c, err := NewClient(ClientOptions{Timeout: 5 * time.Second, Concurrency: 1, FollowRedirects: follow, NetHTTP: netHTTP, RootCAs: roots})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.CloseIdleConnections)
+	d := &Deliverer{Client: c, Target: srv.url(), KeepBody: keep}
+	var got []string
+	next := func(r *Result) {
+		a := r.Last()
+		if a.Status != 0 {
+			got = append(got, fmt.Sprint(a.Status))
+		} else {
+			got = append(got, a.Kind)
+		}
+	}
+	const calls = 6
+	if worker {
+		asWorker(d, templates("A", 1), calls, next)
+	} else {
+		for range calls {
+			next(d.Deliver(context.Background(), &Request{Body: []byte(`{}`)}))
+		}
+	}
+	want := []string{"200", KindMalformed, "200", KindMalformed, "200", KindMalformed}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("calls got %q, want %q", got, want)
 	}
 }

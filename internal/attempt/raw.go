@@ -251,7 +251,7 @@ func (d *Deliverer) rawAnswer(ctx context.Context, method string, t *target, buf
 	if resp.Body == http.NoBody {
 		kept = rc.pre // the lean answer's body prefix, when it was kept
 	} else {
-		kept, err = readBody(resp.Body, d.keep(resp.StatusCode))
+		kept, err = readBody(resp, d.keep(resp.StatusCode))
 	}
 	if lean != nil {
 		err = lean
