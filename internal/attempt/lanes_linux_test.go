@@ -363,6 +363,49 @@ func TestRequestConnectionCloseEndsTheConnection(t *testing.T) {
 	}
 }
 
+// Bytes after an answer that ends its connection (Connection: close,
+// HTTP/1.0) reach no call, and are no answer no call asked for, on the
+// loops as on the worker's path and net/http's: the loops counted them,
+// and the run failed saying its statuses may not be the calls' own.
+func TestLanesCountNoBytesAfterAClosingAnswer(t *testing.T) {
+	for _, closing := range []string{
+		"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok",
+		"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok",
+	} {
+		for _, way := range []string{"worker", "lanes"} {
+			t.Run(way+"/"+closing[:8], func(t *testing.T) {
+				t.Parallel()
+				srv := newScriptServer(t, func(k int, _ []byte) (string, bool, bool, bool) {
+					if k == 0 { // the connection's first call: the worker's path on both
+						return ok200, false, false, false
+					}
+					return closing + ok200, false, false, false // more, kept open by the receiver
+				})
+				c, err := newTestClient(ClientOptions{Timeout: 5 * time.Second, Concurrency: 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				d := &Deliverer{Client: c, Target: srv.url()}
+				const calls = 6
+				ok := 0
+				report := func(r *Result) {
+					if r.OK {
+						ok++
+					}
+				}
+				if way == "worker" {
+					asWorker(d, templates("A", 1), calls, report)
+				} else if !asLanes(context.Background(), d, templates("A", 1), calls, report) {
+					t.Skip("no event loops here")
+				}
+				if ok != calls || d.Unasked() != 0 {
+					t.Errorf("%d of %d succeeded, %d connections counted holding bytes no call asked for; want all, none", ok, calls, d.Unasked())
+				}
+			})
+		}
+	}
+}
+
 // The loops take an answer that comes before their call is written whole
 // as the worker does (TestAnswerBeforeTheCallIsWritten): they watched
 // only for room to write, and said the receiver closed the kept-alive

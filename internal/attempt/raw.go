@@ -260,7 +260,10 @@ func (d *Deliverer) rawAnswer(ctx context.Context, method string, t *target, buf
 	// failed) leaves the connection in the middle of it.
 	unwritten := rc.io.Pending() || rc.io.Written() != nil
 	left := rc.r.Buffered() > 0
-	if left && err == nil {
+	if left && !buf.answerEnds(resp, err, false) {
+		// Bytes after an answer that ends its connection (Connection:
+		// close, HTTP/1.0, a 101) reach no other call, as on net/http's
+		// path, which closes it unread: only a kept-alive one's count.
 		d.noteLeftover(leftover(rc.r))
 	}
 	if buf.answerEnds(resp, err, left) || unwritten {
