@@ -1196,8 +1196,15 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 		// (a burst reusing the pool's connections stopped the run). One
 		// that is gone refuses the new connections, which count.
 		return nil
+	case a.Kind == attempt.KindMalformed:
+		// An answer, if no valid HTTP one: the receiver has not stopped
+		// answering, and the case fails saying what came ("the receiver
+		// stopped answering ... 3 calls in a row got no answer" was false
+		// of one that answers the malformed calls so).
+		r.quiet, r.quietTO, r.silent = 0, 0, 0
+		return nil
 	case a.Kind == attempt.KindRefused, a.Kind == attempt.KindReset, a.Kind == attempt.KindClosed, a.Kind == attempt.KindTimeout,
-		a.Kind == attempt.KindOther, a.Kind == attempt.KindMalformed, a.Kind == attempt.KindStreamReset, a.Kind == attempt.KindGoAway:
+		a.Kind == attempt.KindOther, a.Kind == attempt.KindStreamReset, a.Kind == attempt.KindGoAway:
 		r.quiet++
 		r.silent++
 	default:
