@@ -986,6 +986,12 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 		if kind == KindOther && h2Kind != "" {
 			kind = h2Kind
 		}
+		if kind == KindMalformed && !call.had {
+			// Refused before the call had a connection: the bytes were a
+			// proxy's answer to CONNECT (net/http's words do not say so),
+			// not the receiver's.
+			kind = KindOther
+		}
 		if kind == KindInterrupted && ctx.Err() == nil {
 			kind = KindTimeout // the client's own deadline
 		}
