@@ -104,6 +104,12 @@ func TestLanesAnswerAsTheWorker(t *testing.T) {
 		{"body not in time", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", false, false, true},
 		{"long body not in time", "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" + big[:40000], false, false, true},
 		{"long body cut short", "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" + big[:40000], true, false, false},
+		{"status 999", "HTTP/1.1 999 Weird\r\nContent-Length: 2\r\n\r\nok", false, false, false},
+		{"no status line, then the close", "HELLO", true, false, false},
+		{"a SETTINGS frame, then the close", "\x00\x00\x00\x04\x00\x00\x00\x00\x00", true, false, false},
+		{"a SETTINGS frame, then nothing", "\x00\x00\x00\x04\x00\x00\x00\x00\x00", false, false, true},
+		{"a Trailer naming Content-Length", "HTTP/1.1 200 OK\r\nTrailer: Content-Length\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n", false, false, false},
+		{"Connection: close, then more", "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok" + ok200, false, false, false},
 	}
 	const calls = 3
 	for _, tt := range tests {
