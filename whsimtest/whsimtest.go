@@ -424,6 +424,10 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 	var unreachable *check.UnreachableError
 	var probeErr *probe.Error
 	switch {
+	case errors.As(err, &unreachable) && pn != nil && strings.HasPrefix(unreachable.Kind, attempt.KindMalformed+": "):
+		// It answered, with a status no HTTP answer has (WriteHeader(600)).
+		o.ended = "the handler's answer to the first call is no HTTP answer"
+		return fmt.Errorf("whsimtest: the handler's answer to the first call is no valid HTTP answer (%s): nothing else can be judged", ours(strings.TrimPrefix(unreachable.Kind, attempt.KindMalformed+": "), pn))
 	case errors.As(err, &unreachable) && pn != nil:
 		o.ended = "the handler gave the first call no answer"
 		return fmt.Errorf("whsimtest: the handler gave the first call no answer (%s): nothing else can be judged", ours(strings.TrimPrefix(unreachable.Kind, "error: "), pn))

@@ -761,6 +761,19 @@ func TestHandlerPanics(t *testing.T) {
 	}
 }
 
+// A handler whose first answer has a status no HTTP answer has (600-999,
+// which WriteHeader takes) is said to have answered with no HTTP answer,
+// not to have given none: "gave the first call no answer (malformed
+// answer: ...)" was false of it.
+func TestHandlerAnsweringNoHTTPSaysSo(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(600) })
+	r := record("TestBeyond", func(t tb) { checkHandler(t, h, nil) })
+	want := `whsimtest: the handler's answer to the first call is no valid HTTP answer (malformed HTTP status code "600 status code 600"): nothing else can be judged`
+	if len(r.errs) != 1 || r.errs[0] != want {
+		t.Errorf("said %q, want %q", r.errs, want)
+	}
+}
+
 // CheckURL grades a receiver already listening, as whsim check --url
 // does; a failure carries the command that sends its call again.
 func TestCheckURL(t *testing.T) {

@@ -2,6 +2,7 @@ package attempt
 
 import (
 	"context"
+	"crypto/x509"
 	"fmt"
 	"net"
 	"net/http"
@@ -296,6 +297,60 @@ func TestHeadReadToMaxHeadOnEveryPath(t *testing.T) {
 					t.Errorf("attempt %s, want %d", brief(a), h.status)
 				}
 			})
+		}
+	}
+}
+
+// An answer whose body runs past MaxBodyRead ends its connection, on
+// every path, over TLS too: Go 1.27's transport read on the body closed
+// at the cap, when the rest was short (here a chunked body 100 KiB past
+// it), and kept the connection for the next call. The receiver answers a
+// connection's first call so, and any other 500.
+func TestOversizedAnswerEndsItsConnection(t *testing.T) {
+	chunk := strings.Repeat("x", 100<<10)
+	var over strings.Builder
+	over.WriteString("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+	for range (MaxBodyRead + 100<<10) / len(chunk) {
+		fmt.Fprintf(&over, "%x\r\n%s\r\n", len(chunk), chunk)
+	}
+	over.WriteString("0\r\n\r\n")
+	script := func(k int, _ []byte) (string, bool, bool, bool) {
+		if k == 0 {
+			return over.String(), false, false, false
+		}
+		return "HTTP/1.1 500 Reused\r\nContent-Length: 0\r\n\r\n", false, false, false
+	}
+	for _, netHTTP := range []bool{false, true} {
+		for _, p := range paths {
+			for _, overTLS := range []bool{false, true} {
+				t.Run(fmt.Sprintf("net/http %v/%s/tls %v", netHTTP, p.name, overTLS), func(t *testing.T) {
+					t.Parallel()
+					srv, roots := newScriptServer(t, script), (*x509.CertPool)(nil)
+					if overTLS {
+						srv, roots = tlsScriptServer(t, script)
+					}
+					c, err := NewClient(ClientOptions{Timeout: time.Minute, Concurrency: 1, FollowRedirects: p.follow, NetHTTP: netHTTP, RootCAs: roots})
+					if err != nil {
+						t.Fatal(err)
+					}
+					t.Cleanup(c.CloseIdleConnections)
+					d := &Deliverer{Client: c, Target: srv.url(), KeepBody: p.keep}
+					var got []Attempt
+					next := func(r *Result) { got = append(got, r.Last()) }
+					if p.worker {
+						asWorker(d, templates("A", 1), 3, next)
+					} else {
+						for range 3 {
+							next(d.Deliver(context.Background(), &Request{Body: []byte(`{}`)}))
+						}
+					}
+					for i, a := range got {
+						if a.Status != 200 || !a.Oversized || a.Kind != "" {
+							t.Errorf("call %d: %s, want 200 with the body over, on a new connection", i+1, brief(a))
+						}
+					}
+				})
+			}
 		}
 	}
 }

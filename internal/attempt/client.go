@@ -279,6 +279,11 @@ func dialTunnel(ctx context.Context, tr *http.Transport, p *url.URL, network, ad
 		br := bufio.NewReader(raw)
 		if resp, err = http.ReadResponse(br, req); err == nil && br.Buffered() > 0 {
 			err = errors.New("the proxy sent bytes after its answer to CONNECT")
+		} else if err != nil {
+			// Whatever ended the proxy's answer (bytes that are no HTTP
+			// answer, its close) is the proxy's: its words say so, as an
+			// unreachable proxy's do.
+			err = &net.OpError{Op: "proxyconnect", Net: "tcp", Err: err}
 		}
 	}
 	if !stop() {

@@ -12,9 +12,11 @@ import (
 	"encoding/base64"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"net/textproto"
 	"net/url"
 	"os"
 	"strconv"
@@ -230,7 +232,16 @@ const (
 	// through: a loop past maxRedirects, or a Location that is not http
 	// or https. It is the receiver's configuration, so it is not retried.
 	KindRedirect = "redirect"
-	KindOther    = "error"
+	// KindMalformed is an answer that is no valid HTTP answer: a status
+	// line, a header line or framing fields (two Content-Lengths, an
+	// unknown Transfer-Encoding) HTTP/1.1 does not allow, another
+	// protocol's bytes (an HTTP/2 SETTINGS frame), or an HTTP/2 answer
+	// whsim reset its stream for (an invalid :status). The receiver was
+	// reached and answered in a way no sender's HTTP client takes: its
+	// fault, as a 5xx is, and retried as one (a proxy in front of it may
+	// garble one answer and not the next). "error" said none of that.
+	KindMalformed = "malformed answer"
+	KindOther     = "error"
 )
 
 // Classify names the kind of a transport error.
@@ -265,10 +276,58 @@ func Classify(err error) string {
 		return KindDNS
 	case errors.As(err, &certErr), errors.As(err, &uaErr), errors.As(err, &hostErr), errors.As(err, &recErr):
 		return KindTLS
+	case malformed(err):
+		return KindMalformed
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return KindClosed
 	}
 	return KindOther
+}
+
+// malformedError is an answer's head whsim's own reader (the fast path's)
+// refused as no HTTP/1.x answer, in the words net/http's reader says it
+// with: its type, not its words, makes it KindMalformed.
+type malformedError string
+
+func (e malformedError) Error() string { return string(e) }
+
+// malformed says err is a refusal of an answer's head as no HTTP/1.x
+// answer: whsim's own (malformedError), textproto's (a header line), or
+// one of net/http's, which are plain strings (fmt.Errorf), known by the
+// words the last error of the chain starts with: net/http's own, before
+// any byte of the receiver's it quotes.
+func malformed(err error) bool {
+	for ; err != nil; err = errors.Unwrap(err) {
+		switch err.(type) {
+		case malformedError, textproto.ProtocolError:
+			return true
+		}
+		if errors.Unwrap(err) == nil {
+			msg := unwrapped(err.Error())
+			for _, w := range netHTTPMalformed {
+				if strings.HasPrefix(msg, w) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// netHTTPMalformed are the words net/http's reader (http.ReadResponse and
+// its transfer rules, Go 1.26 and 1.27) starts a refusal of an answer's
+// head with, its "http: " dropped (unwrapped).
+var netHTTPMalformed = []string{
+	"malformed HTTP response ",
+	"malformed HTTP status code ",
+	"malformed HTTP version ",
+	"message cannot contain multiple Content-Length headers",
+	"bad Content-Length ",
+	"invalid empty Content-Length ",
+	"too many transfer encodings: ",
+	"unsupported transfer encoding: ",
+	"bad trailer key ",
+	"message too large", // textproto's, of a head's first line starting with a space
 }
 
 // maxKeptBody bounds the response body kept for -v and JSON reports.
@@ -904,8 +963,10 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 		// "HTTP/0.9" for an HTTP/1 answer's version; an answer is HTTP/1.x
 		// and three digits from 100 to 599 (statusOf), or none.
 		if msg := malformedStatus(resp); msg != "" {
-			resp.Body.Close() // unread: the connection goes with it
-			err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: errors.New(msg)}
+			// Unread: the connection goes with it, and carries no other
+			// call, as on the fast path.
+			closeUnread(resp)
+			err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: malformedError(msg)}
 			resp = nil
 		}
 	}
@@ -925,6 +986,12 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 		if kind == KindOther && h2Kind != "" {
 			kind = h2Kind
 		}
+		if kind == KindMalformed && !call.had {
+			// Refused before the call had a connection: the bytes were a
+			// proxy's answer to CONNECT (net/http's words do not say so),
+			// not the receiver's.
+			kind = KindOther
+		}
 		if kind == KindInterrupted && ctx.Err() == nil {
 			kind = KindTimeout // the client's own deadline
 		}
@@ -943,7 +1010,7 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 		// limit bounds. The answer is its head; Close ends the connection.
 		resp.Body.Close()
 	} else {
-		kept, err = readBody(resp.Body, d.keep(resp.StatusCode))
+		kept, err = readBody(resp, d.keep(resp.StatusCode))
 	}
 	if err != nil && d.pause != nil {
 		d.pause(actx)
@@ -989,10 +1056,12 @@ func (d *Deliverer) answered(ctx context.Context, resp *http.Response, kept []by
 		switch a.BodyKind {
 		case KindInterrupted: // the attempt's own deadline
 			a.BodyKind = KindTimeout
-		case KindOther:
+		case KindOther, KindMalformed:
 			// net/http's words, which may quote the receiver's bytes,
 			// without the "http: " some of them start with and the
-			// fast path's do not.
+			// fast path's do not. A malformed trailer is a body's fault,
+			// said in its words as a malformed chunk is (Unfinished).
+			a.BodyKind = KindOther
 			a.BodyErr = termsafe.Text(unwrapped(err.Error()))
 			if _, msg := h2Failure(err); msg != "" {
 				a.BodyErr = msg
@@ -1049,7 +1118,7 @@ func ShortError(a Attempt) string {
 		// send the user to a slow receiver, which never read it.
 		return a.Kind + ": " + unwrapped(a.Err)
 	}
-	if a.Kind != KindOther && a.Kind != KindTLS && a.Kind != KindDNS && a.Kind != KindLocal && a.Kind != KindRedirect {
+	if a.Kind != KindOther && a.Kind != KindMalformed && a.Kind != KindTLS && a.Kind != KindDNS && a.Kind != KindLocal && a.Kind != KindRedirect {
 		return a.Kind
 	}
 	msg := a.Err
@@ -1100,11 +1169,13 @@ func lastParts(msg string, n int) string {
 	return msg[i+2:]
 }
 
-// readBody keeps up to MaxKeptBody of an answer's body when keep, and reads
+// readBody keeps up to MaxKeptBody of resp's body when keep, and reads
 // the rest, so that the connection can carry the next call, up to
 // MaxBodyRead in all: past it, errOver, and the connection is closed (by
-// the Close of a body not read to its end, or by the caller).
-func readBody(body io.ReadCloser, keep bool) (kept []byte, err error) {
+// the Close of a body not read to its end, closeUnread, or by the
+// caller).
+func readBody(resp *http.Response, keep bool) (kept []byte, err error) {
+	body := resp.Body
 	if body == http.NoBody {
 		return nil, nil // the fast path's lean answer, its body dropped already
 	}
@@ -1122,8 +1193,26 @@ func readBody(body io.ReadCloser, keep bool) (kept []byte, err error) {
 			err = errOver
 		}
 	}
+	if err != nil {
+		closeUnread(resp)
+		return kept, err
+	}
 	body.Close()
 	return kept, err
+}
+
+// closeUnread closes resp's body before its end, and its connection with
+// it. Go 1.27's transport reads on a body closed early whose declared
+// length is at most 256 KiB (or unknown), and keeps its connection: the
+// connection of an answer that was no HTTP/1.x answer, or of one past
+// MaxBodyRead, carried the next call, and the call's PutIdleConn hook
+// was heard after Close returned, as the next call began. A declared
+// length past what it reads on has it end the connection at once, as
+// earlier Go did of any (net/http reads the length only after Close
+// hands it the body, and leaves resp to the caller).
+func closeUnread(resp *http.Response) {
+	resp.ContentLength = math.MaxInt64
+	resp.Body.Close()
 }
 
 // FailureText is an attempt's error as a failure line says it: a TLS

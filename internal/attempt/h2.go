@@ -559,12 +559,14 @@ func h2Failure(err error) (kind, msg string) {
 		}
 		// Reset by whsim's side, for the receiver's fault (an invalid
 		// :status, DATA past the content-length): Cause says which. A
-		// malformed answer, as an HTTP/1 one is (KindOther).
+		// malformed answer, as an HTTP/1 one is (KindMalformed), where
+		// it ends the call before its answer; one met in the body is the
+		// body's (Unfinished says it).
 		msg := "stream reset by whsim for the receiver's protocol error (" + se.Code.String() + ")"
 		if se.Cause != nil {
 			msg += ": " + se.Cause.Error()
 		}
-		return "", msg
+		return KindMalformed, msg
 	case errors.As(err, &ga):
 		// Its debug data is the receiver's reason, when it gives one
 		// ("max requests per connection"), quoted: they are its bytes.
@@ -661,8 +663,9 @@ func hasText(err error, msg string) bool {
 // it), where whsim speaks HTTP/1.1: such a receiver sends its SETTINGS
 // frame at once and ends the connection at the call's first bytes. The
 // call fails with those bytes, as bytes on an idle connection, or, when
-// the end overtakes them, as a connection reset.
-var errH2C = errors.New("an HTTP/2 SETTINGS frame came: the receiver speaks only HTTP/2 without TLS (h2c), and whsim sends HTTP/1.1 to an http:// URL")
+// the end overtakes them, as a connection reset. Those bytes are a
+// malformed answer (KindMalformed): no HTTP/1.1 answer.
+var errH2C error = malformedError("an HTTP/2 SETTINGS frame came: the receiver speaks only HTTP/2 without TLS (h2c), and whsim sends HTTP/1.1 to an http:// URL")
 
 // h2cHint is errH2C's words after the bytes a failure quotes.
 const h2cHint = " (" + "an HTTP/2 SETTINGS frame: the receiver speaks only HTTP/2 without TLS (h2c), and whsim sends HTTP/1.1 to an http:// URL" + ")"

@@ -119,7 +119,7 @@ func TestHTTP2MalformedAnswer(t *testing.T) {
 		want   string // ShortError, or Unfinished for an answer
 	}{
 		{"invalid :status", func(w *h2Writer, id uint32) { w.headers(id, true, ":status", "2x0") }, 0,
-			"error: stream reset by whsim for the receiver's protocol error (PROTOCOL_ERROR): malformed response from server: malformed non-numeric status pseudo header"},
+			"malformed answer: stream reset by whsim for the receiver's protocol error (PROTOCOL_ERROR): malformed response from server: malformed non-numeric status pseudo header"},
 		{"DATA past content-length", func(w *h2Writer, id uint32) {
 			w.headers(id, false, ":status", "200", "content-length", "2")
 			w.do(func(fr *http2.Framer) error { return fr.WriteData(id, true, []byte("okay")) })
@@ -301,7 +301,7 @@ func TestH2COnlyReceiverNoAnswer(t *testing.T) {
 			switch got := ShortError(a); {
 			case a.Status != 0:
 				t.Errorf("%s (net/http %v): an answer %d from a receiver that speaks only HTTP/2", p.name, netHTTP, a.Status)
-			case got != KindReset && got != KindClosed && got != KindOther+": "+errH2C.Error() && !strings.HasSuffix(got, h2cHint):
+			case got != KindReset && got != KindClosed && got != KindMalformed+": "+errH2C.Error() && !strings.HasSuffix(got, h2cHint):
 				t.Errorf("%s (net/http %v): %q", p.name, netHTTP, got)
 			}
 		}

@@ -628,7 +628,7 @@ func (lp *loop) parse(l *lane) {
 		return
 	}
 	left := len(l.ar.b)+l.br.Buffered() > 0
-	if left && lean == nil {
+	if left && !l.buf.answerEnds(resp, lean, false) { // as rawAnswer: a kept-alive connection's only
 		b := leftover(l.br)
 		if len(b) == 0 {
 			b = l.ar.b[:min(len(l.ar.b), len(status408))]

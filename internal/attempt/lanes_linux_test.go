@@ -104,6 +104,12 @@ func TestLanesAnswerAsTheWorker(t *testing.T) {
 		{"body not in time", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", false, false, true},
 		{"long body not in time", "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" + big[:40000], false, false, true},
 		{"long body cut short", "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" + big[:40000], true, false, false},
+		{"status 999", "HTTP/1.1 999 Weird\r\nContent-Length: 2\r\n\r\nok", false, false, false},
+		{"no status line, then the close", "HELLO", true, false, false},
+		{"a SETTINGS frame, then the close", "\x00\x00\x00\x04\x00\x00\x00\x00\x00", true, false, false},
+		{"a SETTINGS frame, then nothing", "\x00\x00\x00\x04\x00\x00\x00\x00\x00", false, false, true},
+		{"a Trailer naming Content-Length", "HTTP/1.1 200 OK\r\nTrailer: Content-Length\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n", false, false, false},
+		{"Connection: close, then more", "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok" + ok200, false, false, false},
 	}
 	const calls = 3
 	for _, tt := range tests {
@@ -360,6 +366,49 @@ func TestRequestConnectionCloseEndsTheConnection(t *testing.T) {
 				t.Errorf("%d of %d succeeded, %d calls on a connection used before; want all, none", ok, calls, reused.Load())
 			}
 		})
+	}
+}
+
+// Bytes after an answer that ends its connection (Connection: close,
+// HTTP/1.0) reach no call, and are no answer no call asked for, on the
+// loops as on the worker's path and net/http's: the loops counted them,
+// and the run failed saying its statuses may not be the calls' own.
+func TestLanesCountNoBytesAfterAClosingAnswer(t *testing.T) {
+	for _, closing := range []string{
+		"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok",
+		"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok",
+	} {
+		for _, way := range []string{"worker", "lanes"} {
+			t.Run(way+"/"+closing[:8], func(t *testing.T) {
+				t.Parallel()
+				srv := newScriptServer(t, func(k int, _ []byte) (string, bool, bool, bool) {
+					if k == 0 { // the connection's first call: the worker's path on both
+						return ok200, false, false, false
+					}
+					return closing + ok200, false, false, false // more, kept open by the receiver
+				})
+				c, err := newTestClient(ClientOptions{Timeout: 5 * time.Second, Concurrency: 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				d := &Deliverer{Client: c, Target: srv.url()}
+				const calls = 6
+				ok := 0
+				report := func(r *Result) {
+					if r.OK {
+						ok++
+					}
+				}
+				if way == "worker" {
+					asWorker(d, templates("A", 1), calls, report)
+				} else if !asLanes(context.Background(), d, templates("A", 1), calls, report) {
+					t.Skip("no event loops here")
+				}
+				if ok != calls || d.Unasked() != 0 {
+					t.Errorf("%d of %d succeeded, %d connections counted holding bytes no call asked for; want all, none", ok, calls, d.Unasked())
+				}
+			})
+		}
 	}
 }
 

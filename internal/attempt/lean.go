@@ -3,16 +3,15 @@ package attempt
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"net/http"
 	"strconv"
 	"strings"
 )
 
 // leanHead is what readLean takes of an answer's head: the fields that
-// frame the answer (Content-Length, Transfer-Encoding, Connection) and
-// those a delivery uses (Retry-After, Location, into the answer's
-// Header). The head is read line by line as net/http reads it
+// frame the answer (Content-Length, Transfer-Encoding, Connection, and
+// Trailer, which may announce none of them) and those a delivery uses
+// (Retry-After, Location, into the answer's Header). The head is read line by line as net/http reads it
 // (textproto.Reader.ReadMIMEHeader, then http's transfer rules): the
 // same lines are refused, continuation lines (obs-fold) are joined to
 // their field, and an answer framed two ways is refused rather than read
@@ -40,6 +39,10 @@ type leanHead struct {
 	te               [7]byte // the first Transfer-Encoding when it is "chunked", in any case
 	line             []byte  // a field joined with its continuation lines
 	long             []byte  // a line longer than the reader's buffer (readLine)
+	// badTrailer is the first name a Trailer field announces that no
+	// trailer may carry (a framing field), which net/http refuses in a
+	// chunked answer's head ("bad trailer key").
+	badTrailer string
 }
 
 // read reads the head's fields, up to its empty line, adding Retry-After
@@ -50,7 +53,7 @@ func (h *leanHead) read(br *bufio.Reader, resp *http.Response) error {
 		if line = dropEOL(line); len(line) > initialLineQuoted {
 			return errMessageTooLarge
 		}
-		return errors.New("malformed MIME header initial line: " + strconv.Quote(string(line)))
+		return malformedError("malformed MIME header initial line: " + strconv.Quote(string(line)))
 	}
 	for {
 		field, err := h.field(br)
@@ -68,7 +71,7 @@ func (h *leanHead) read(br *bufio.Reader, resp *http.Response) error {
 				// textproto quotes the line with its name made canonical.
 				line = http.CanonicalHeaderKey(string(k)) + line[len(k):]
 			}
-			return errors.New("malformed MIME header line: " + strconv.Quote(line))
+			return malformedError("malformed MIME header line: " + strconv.Quote(line))
 		}
 		if !canonical || h.trailer {
 			continue // a name with a space before its colon is no field of ours; nor is a trailer's
@@ -90,6 +93,8 @@ func (h *leanHead) read(br *bufio.Reader, resp *http.Response) error {
 				resp.Header = http.Header{}
 			}
 			resp.Header.Add(string(k), string(v))
+		case len(k) == len("Trailer") && bytes.EqualFold(k, []byte("Trailer")) && h.badTrailer == "":
+			h.badTrailer = trailerFraming(v)
 		}
 	}
 }
@@ -107,7 +112,7 @@ func (h *leanHead) field(br *bufio.Reader) ([]byte, error) {
 		return nil, nil
 	}
 	if bytes.IndexByte(line, ':') < 0 {
-		return nil, errors.New("malformed MIME header: missing colon: " + strconv.Quote(string(line)))
+		return nil, malformedError("malformed MIME header: missing colon: " + strconv.Quote(string(line)))
 	}
 	line = trimLeftBlank(trimRightBlank(line))
 	if br.Buffered() == 0 {
@@ -216,22 +221,58 @@ func (h *leanHead) transferEncoding(v []byte) {
 func (h *leanHead) transferErr() error {
 	switch {
 	case h.teN > 1:
-		return errors.New("too many transfer encodings: " + quoteList(h.tes...))
+		return malformedError("too many transfer encodings: " + quoteList(h.tes...))
 	case h.teN == 1 && !h.chunked:
-		return errors.New("unsupported transfer encoding: " + strconv.Quote(h.teFirst))
+		return malformedError("unsupported transfer encoding: " + strconv.Quote(h.teFirst))
 	}
 	for _, v := range h.cls[min(1, len(h.cls)):] {
 		if v != h.cls[0] {
-			return errors.New("message cannot contain multiple Content-Length headers; got " + quoteList(h.cls...))
+			return malformedError("message cannot contain multiple Content-Length headers; got " + quoteList(h.cls...))
 		}
 	}
 	switch {
 	case h.clBad && h.clFirst == "":
-		return errors.New("invalid empty Content-Length " + strconv.Quote(h.clFirst))
+		return malformedError("invalid empty Content-Length " + strconv.Quote(h.clFirst))
 	case h.clBad:
-		return errors.New("bad Content-Length " + strconv.Quote(h.clFirst))
+		return malformedError("bad Content-Length " + strconv.Quote(h.clFirst))
+	case h.chunked && h.badTrailer != "":
+		// Judged last, as net/http does (fixTrailer), and only of a chunked
+		// answer: another has no trailer to announce.
+		return malformedError("bad trailer key " + strconv.Quote(h.badTrailer))
 	}
 	return nil
+}
+
+// trailerFraming is the first of the names a Trailer field's value v
+// lists that is a framing field (Transfer-Encoding, Trailer,
+// Content-Length), canonical as net/http quotes it, "" for none. The
+// names are compared in ASCII only, as net/http's canonical form is made:
+// Unicode's folding would take "ſ" for "s".
+func trailerFraming(v []byte) string {
+	for name := range bytes.SplitSeq(v, []byte(",")) {
+		name = trimLeftBlank(trimRightBlank(name))
+		for _, framing := range []string{"Transfer-Encoding", "Trailer", "Content-Length"} {
+			if asciiEqualFold(name, framing) {
+				return framing
+			}
+		}
+	}
+	return ""
+}
+
+// asciiEqualFold says whether b is s but for the case of ASCII letters.
+func asciiEqualFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i, c := range b {
+		if c|0x20 != s[i]|0x20 || c|0x20 < 'a' || c|0x20 > 'z' {
+			if c != s[i] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // quoteList is a list of strings as fmt's %q writes it: ["a" "b"].
@@ -249,7 +290,7 @@ func quoteList(s ...string) string {
 const initialLineQuoted = 80
 
 // errMessageTooLarge is textproto's refusal of a line past its limit.
-var errMessageTooLarge = errors.New("message too large")
+var errMessageTooLarge error = malformedError("message too large")
 
 // closes says whether the answer ends its connection by its Connection
 // field, as net/http's shouldClose: HTTP/1.0 unless kept alive.

@@ -44,6 +44,16 @@ var leanAnswers = []string{
 	"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
 	"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nok\r\n0\r\n\r\n",
 	"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\nX-Trailer: 1\r\n\r\n",
+	// A chunked answer's Trailer field may announce no framing field
+	// (net/http: "bad trailer key"); another's is not looked at, nor is
+	// an HTTP/1.0 one's, which knows no chunks.
+	"HTTP/1.1 200 OK\r\nTrailer: Content-Length\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+	"HTTP/1.1 200 OK\r\nTrailer: X-A, transfer-encoding\r\nTrailer: TRAILER\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+	"HTTP/1.1 204 No Content\r\nTrailer: Content-Length \r\nTransfer-Encoding: chunked\r\n\r\n",
+	"HTTP/1.1 200 OK\r\nTrailer: Content-Length\r\nContent-Length: 2\r\n\r\nok",
+	"HTTP/1.0 200 OK\r\nTrailer: Trailer\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+	"HTTP/1.1 200 OK\r\nTrailer: Tran\u017ffer-Encoding, Content-Length2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+	"HTTP/1.1 200 OK\r\nTrailer: X-T\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\nX-T: 1\r\n\r\n",
 	"HTTP/1.1 200 OK\r\nX-A: a\r\n b\r\nContent-Length: 2\r\n\r\nok",
 	"HTTP/1.1 200 OK\r\nRetry-After: 1\r\n 2\r\nContent-Length: 2\r\n\r\nok",
 	"HTTP/1.1 200 OK\r\n b\r\nContent-Length: 2\r\n\r\nok",
@@ -242,9 +252,13 @@ func FuzzReadLeanRefusesInNetHTTPsWords(f *testing.F) {
 			return
 		}
 		want, got := refusals(a)
-		if want != "" && got != nil && !strings.Contains(want, "EOF") && !strings.Contains(got.Error(), "EOF") &&
-			unwrapped(got.Error()) != want {
-			t.Errorf("%q: the fast path says %q, net/http's path %q", a, unwrapped(got.Error()), want)
+		if want != "" && got != nil && !strings.Contains(want, "EOF") && !strings.Contains(got.Error(), "EOF") {
+			if unwrapped(got.Error()) != want {
+				t.Errorf("%q: the fast path says %q, net/http's path %q", a, unwrapped(got.Error()), want)
+			}
+			if msg := refusedKinds(a); msg != "" {
+				t.Errorf("%q: %s", a, msg)
+			}
 		}
 	})
 }
@@ -260,20 +274,62 @@ func refusals(a string) (string, error) {
 // netHTTPRefusal is the words net/http's path refuses answer a with
 // (its head, a status whsim refuses, or its body), "" for none.
 func netHTTPRefusal(a string) string {
+	if err, _ := netHTTPRefusalErr(a); err != nil {
+		return unwrapped(err.Error())
+	}
+	return ""
+}
+
+// netHTTPRefusalErr is the error net/http's path refuses answer a with,
+// and whether it refused its head (or its status), not its body; nil for
+// none.
+func netHTTPRefusalErr(a string) (err error, head bool) {
 	br := bufio.NewReader(io.LimitReader(strings.NewReader(a), maxHead))
 	resp, err := http.ReadResponse(br, &http.Request{Method: http.MethodPost})
 	if errors.Is(err, io.ErrUnexpectedEOF) && len(a) > maxHead {
 		// net/http's transport says so of a head past its cap.
-		return "server response headers exceeded " + strconv.Itoa(maxHead) + " bytes; aborted"
+		return fmt.Errorf("net/http: server response headers exceeded %d bytes; aborted", maxHead), true
 	}
 	if err != nil {
-		return unwrapped(err.Error())
+		return err, true
 	}
 	if msg := malformedStatus(resp); msg != "" {
-		return msg
+		return malformedError(msg), true
 	}
 	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
-		return unwrapped(err.Error())
+		return err, false
+	}
+	return nil, false
+}
+
+// A head refused is an answer of the same kind on the fast path as on
+// net/http's, and a malformed answer (no HTTP/1.x answer) unless it was
+// only too long: both said "error" of two Content-Lengths, a status 999
+// or "HELLO", which tells the user nothing. A body refused is no kind of
+// the attempt's (Unfinished says it).
+func TestRefusedHeadIsAMalformedAnswer(t *testing.T) {
+	for _, a := range append(append([]string{}, leanAnswers...), refusedAnswers...) {
+		if msg := refusedKinds(a); msg != "" {
+			t.Errorf("%.80q: %s", a, msg)
+		}
+	}
+}
+
+// refusedKinds is how the kinds of the fast path's and net/http's
+// refusals of answer a's head differ from each other and from
+// KindMalformed, "" for not at all.
+func refusedKinds(a string) string {
+	nerr, head := netHTTPRefusalErr(a)
+	_, ferr := refusals(a)
+	if !head || ferr == nil || errors.As(ferr, new(bodyError)) {
+		return ""
+	}
+	want := KindMalformed
+	if strings.Contains(nerr.Error(), "headers exceeded") {
+		want = KindOther // too long, not malformed
+	}
+	if nk, fk := Classify(nerr), Classify(ferr); nk != want || fk != want {
+		return fmt.Sprintf("net/http's refusal (%.80q) is of kind %q, the fast path's (%.80q) %q; want %q", nerr.Error(), nk, ferr.Error(), fk, want)
 	}
 	return ""
 }

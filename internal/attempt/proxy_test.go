@@ -144,6 +144,23 @@ func TestDialTunnelAsNetHTTP(t *testing.T) {
 			t.Fatalf("Proxy-Authorization %q, want %q", got, want)
 		}
 	})
+	t.Run("an answer that is no HTTP answer", func(t *testing.T) {
+		t.Parallel()
+		// The proxy's, not the receiver's: it was counted a malformed
+		// answer, which check words as the receiver's.
+		proxy := connectProxy(t, func(string) string { return "HELLO\r\n\r\n" }, nil)
+		for _, netHTTP := range []bool{false, true} {
+			cl, err := newClient(ClientOptions{Timeout: 10 * time.Second, NetHTTP: netHTTP}, func(*http.Request) (*url.URL, error) { return proxy, nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := &Deliverer{Client: cl, Target: &url.URL{Scheme: "https", Host: "example.com:1", Path: "/hook"}}
+			a := d.Deliver(context.Background(), &Request{Event: "E", Body: []byte(`{}`)}).Last()
+			if got, want := ShortError(a), `error: proxyconnect tcp: malformed HTTP response "HELLO"`; a.Kind != KindOther || got != want {
+				t.Errorf("net/http %v: %s %q, want %s %q", netHTTP, a.Kind, got, KindOther, want)
+			}
+		}
+	})
 	t.Run("unreachable", func(t *testing.T) {
 		t.Parallel()
 		ln, err := net.Listen("tcp", "127.0.0.1:0")

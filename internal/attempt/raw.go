@@ -251,7 +251,7 @@ func (d *Deliverer) rawAnswer(ctx context.Context, method string, t *target, buf
 	if resp.Body == http.NoBody {
 		kept = rc.pre // the lean answer's body prefix, when it was kept
 	} else {
-		kept, err = readBody(resp.Body, d.keep(resp.StatusCode))
+		kept, err = readBody(resp, d.keep(resp.StatusCode))
 	}
 	if lean != nil {
 		err = lean
@@ -260,7 +260,10 @@ func (d *Deliverer) rawAnswer(ctx context.Context, method string, t *target, buf
 	// failed) leaves the connection in the middle of it.
 	unwritten := rc.io.Pending() || rc.io.Written() != nil
 	left := rc.r.Buffered() > 0
-	if left && err == nil {
+	if left && !buf.answerEnds(resp, err, false) {
+		// Bytes after an answer that ends its connection (Connection:
+		// close, HTTP/1.0, a 101) reach no other call, as on net/http's
+		// path, which closes it unread: only a kept-alive one's count.
 		d.noteLeftover(leftover(rc.r))
 	}
 	if buf.answerEnds(resp, err, left) || unwritten {
@@ -478,7 +481,7 @@ func (d *Deliverer) readAnswer(br *bufio.Reader, method string, resp *http.Respo
 			}
 			if err == nil {
 				if msg := malformedStatus(resp); msg != "" {
-					err = errors.New(msg)
+					err = malformedError(msg)
 				}
 			}
 			if err == nil && resp.StatusCode >= 200 && lim != nil {
@@ -522,7 +525,7 @@ func readLean(br *bufio.Reader, method string, resp *http.Response, keep keeper,
 	var longLine []byte
 	line, err := readLine(br, &longLine)
 	if err != nil {
-		return headErr(err)
+		return statusCut(line, err)
 	}
 	status, ok := statusOf(line)
 	if !ok {
@@ -708,22 +711,22 @@ func statusLineErr(line []byte) (major, minor int, err error) {
 	s := string(dropEOL(line))
 	proto, status, ok := strings.Cut(s, " ")
 	if !ok {
-		return -1, 0, errors.New("malformed HTTP response " + strconv.Quote(s))
+		return -1, 0, malformedError("malformed HTTP response " + strconv.Quote(s))
 	}
 	status = strings.TrimLeft(status, " ")
 	code, _, _ := strings.Cut(status, " ")
 	n, aerr := strconv.Atoi(code)
 	if len(code) != 3 || aerr != nil || n < 0 {
-		return -1, 0, errors.New("malformed HTTP status code " + strconv.Quote(code))
+		return -1, 0, malformedError("malformed HTTP status code " + strconv.Quote(code))
 	}
 	resp := http.Response{StatusCode: n, Status: status, Proto: proto}
 	if resp.ProtoMajor, resp.ProtoMinor, ok = http.ParseHTTPVersion(proto); !ok {
-		return -1, 0, errors.New("malformed HTTP version " + strconv.Quote(proto))
+		return -1, 0, malformedError("malformed HTTP version " + strconv.Quote(proto))
 	}
 	if msg := malformedStatus(&resp); msg != "" {
-		return resp.ProtoMajor, resp.ProtoMinor, errors.New(msg)
+		return resp.ProtoMajor, resp.ProtoMinor, malformedError(msg)
 	}
-	return resp.ProtoMajor, resp.ProtoMinor, errors.New("malformed HTTP status line " + strconv.Quote(string(line)))
+	return resp.ProtoMajor, resp.ProtoMinor, malformedError("malformed HTTP status line " + strconv.Quote(string(line)))
 }
 
 // malformedStatus is what keeps an answer net/http's reader took from
@@ -769,6 +772,29 @@ func drain(r io.Reader, w io.Writer, resp *http.Response) error {
 		return errOver
 	}
 	return err
+}
+
+// statusCut is err, which ended the reading of an answer's status line,
+// with line the bytes of it that came, as net/http's path says it: its
+// reader takes the bytes before a close or a reset for the line, so that
+// bytes no answer starts with ("HELLO", then the close) are a malformed
+// answer, not a connection closed unanswered; a line it would take is cut
+// short by the end met reading the head on. An HTTP/2 SETTINGS frame is
+// errH2C whatever ended the wait for the rest, as net/http's path says
+// from a connection's first bytes.
+func statusCut(line []byte, err error) error {
+	switch {
+	case isH2Settings(line):
+		return errH2C
+	case len(line) > 0 && staleErr(err):
+		// A copy with the line's end: line is the reader's buffer.
+		if _, ok := statusOf(append(line[:len(line):len(line)], '\n')); !ok {
+			if major, _, lerr := statusLineErr(line); major < 0 {
+				return lerr
+			}
+		}
+	}
+	return headErr(err)
 }
 
 // headErr is err met reading an answer's head: the answer's cap reached

@@ -282,6 +282,10 @@ func TestWorkerCountsConnectionsHoldingUnaskedBytes(t *testing.T) {
 		{name: "answered twice, one write", answer: answer200 + answer500, want: 2},
 		{name: "408 on idle", answer: answer200, apart: "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"},
 		{name: "answered once", answer: answer200},
+		// An answer that ends its connection: what follows it reaches no
+		// call, on either path (the fast path counted it).
+		{name: "answered twice, the first saying close", answer: "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok" + answer500},
+		{name: "an HTTP/1.0 answer, then more", answer: "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok" + answer500},
 	} {
 		for _, netHTTP := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s, net/http %v", tc.name, netHTTP), func(t *testing.T) {

@@ -648,6 +648,10 @@ type callConn struct {
 	// time limit ended (h2Conn.RoundTrip): net/http's transport returns
 	// the context's error in its place.
 	noStream error
+	// had says a connection was given the round trip (GotConn): bytes
+	// refused before that were a proxy's answer to CONNECT, no answer of
+	// the receiver's.
+	had bool
 }
 
 // callKey is the context key of a call's callConn, for the HTTP/2 side
@@ -657,7 +661,7 @@ type callKey struct{}
 // start begins a round trip of the caller's own: an attempt, or a try of
 // it on another connection after an unfit one (Deliverer.netAttempt).
 func (s *callConn) start() {
-	s.conn, s.sent, s.unprocessed, s.noStream = nil, nil, 0, nil
+	s.conn, s.sent, s.unprocessed, s.noStream, s.had = nil, nil, 0, nil, false
 	s.answered.Store(false)
 }
 
@@ -668,6 +672,7 @@ func (s *callConn) start() {
 // the connection itself refuses the call's bytes, and the round trip
 // fails with what failed the try that went out.
 func (s *callConn) got(i httptrace.GotConnInfo) {
+	s.had = true
 	if s.sent == nil && s.conn != nil {
 		s.sent = s.resend()
 	}

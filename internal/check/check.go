@@ -536,6 +536,11 @@ func (e *UnreachableError) Error() string {
 		// The connection was taken and the call written: reached.
 		return fmt.Sprintf("no answer from %s: the connection was ended before an answer came (%s)", e.URL, e.Kind)
 	}
+	if why, ok := strings.CutPrefix(e.Kind, attempt.KindMalformed+": "); ok {
+		// Reached, and answered with no valid HTTP answer: the
+		// receiver's defect, not the network's.
+		return fmt.Sprintf("no HTTP answer from %s: %s", e.URL, notHTTP(why))
+	}
 	if why, ok := strings.CutPrefix(e.Kind, attempt.KindOther+": "); ok {
 		// Reached, and the call ended otherwise than by an answer: an
 		// HTTP/2 stream the receiver reset, bytes that are no HTTP answer.
@@ -1168,7 +1173,7 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 	}
 	if k.together == 0 && r.calls == 1 {
 		switch a.Kind {
-		case attempt.KindRefused, attempt.KindDNS, attempt.KindTLS, attempt.KindOther, attempt.KindReset, attempt.KindClosed,
+		case attempt.KindRefused, attempt.KindDNS, attempt.KindTLS, attempt.KindOther, attempt.KindMalformed, attempt.KindReset, attempt.KindClosed,
 			attempt.KindStreamReset, attempt.KindGoAway:
 			r.fatal = unreachable(r.cfg.Target, a)
 		case attempt.KindTimeout:
@@ -1190,6 +1195,13 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 		// before and answers a new one, so it is no sign that it is gone
 		// (a burst reusing the pool's connections stopped the run). One
 		// that is gone refuses the new connections, which count.
+		return nil
+	case a.Kind == attempt.KindMalformed:
+		// An answer, if no valid HTTP one: the receiver has not stopped
+		// answering, and the case fails saying what came ("the receiver
+		// stopped answering ... 3 calls in a row got no answer" was false
+		// of one that answers the malformed calls so).
+		r.quiet, r.quietTO, r.silent = 0, 0, 0
 		return nil
 	case a.Kind == attempt.KindRefused, a.Kind == attempt.KindReset, a.Kind == attempt.KindClosed, a.Kind == attempt.KindTimeout,
 		a.Kind == attempt.KindOther, a.Kind == attempt.KindStreamReset, a.Kind == attempt.KindGoAway:
@@ -1241,6 +1253,13 @@ func (r *runner) time(c *Case, d, connect time.Duration, timedOut bool) {
 	}
 }
 
+// notHTTP says the receiver answered with no valid HTTP answer, as why
+// (the reader's words) says: a defect of the receiver's,
+// which a sender's HTTP client fails as no answer.
+func notHTTP(why string) string {
+	return "a malformed answer (the receiver's answer is not valid HTTP: " + why + ")"
+}
+
 // answer describes what a delivery got, for reasons: "got 500",
 // "got 302 to /elsewhere", "timeout".
 func answer(a attempt.Attempt) string {
@@ -1252,6 +1271,8 @@ func answer(a attempt.Attempt) string {
 		// that dies on the call; a sender makes the call again on a new
 		// connection, which check does not.
 		return attempt.ShortError(a) + " on a kept-alive connection the receiver closed as the call went out, with no answer (its idle timeout, or its handler died on the call; say 'Connection: close' on an answer after which it closes)"
+	case a.Kind == attempt.KindMalformed:
+		return notHTTP(strings.TrimPrefix(attempt.ShortError(a), attempt.KindMalformed+": "))
 	case a.Status == 0:
 		return attempt.ShortError(a)
 	case a.Location != "":

@@ -483,6 +483,9 @@ func TestUnreachableErrorWords(t *testing.T) {
 		attempt.KindReset:   "no answer from http://h/hook: the connection was ended before an answer came (connection reset)",
 		attempt.KindOther + ": stream reset by the receiver (PROTOCOL_ERROR)": "no answer from http://h/hook: stream reset by the receiver (PROTOCOL_ERROR)",
 		attempt.KindOther + ": malformed HTTP response \"\\x00\"":             "no answer from http://h/hook: malformed HTTP response \"\\x00\"",
+		// An answer that is no HTTP/1.x answer is the receiver's defect,
+		// and says so: it read "no answer from ...: error: ..." before.
+		attempt.KindMalformed + ": malformed HTTP status code \"999 Weird\"": "no HTTP answer from http://h/hook: a malformed answer (the receiver's answer is not valid HTTP: malformed HTTP status code \"999 Weird\")",
 	} {
 		if got := (&UnreachableError{URL: "http://h/hook", Kind: kind}).Error(); got != want {
 			t.Errorf("%s: %q, want %q", kind, got, want)
@@ -816,5 +819,16 @@ func TestDuplicatesAtOnceAnsweredBeforeAStop(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no result of %s among %d", atOnce, len(results))
+	}
+}
+
+// A case failed by an answer that is no HTTP/1.x answer says it is the
+// receiver's defect: its reason read "error: malformed HTTP status code
+// ...", which named no one.
+func TestAnswerSaysAMalformedAnswerIsTheReceivers(t *testing.T) {
+	a := attempt.Attempt{Kind: attempt.KindMalformed, Err: `Post "http://h/hook": malformed HTTP status code "999 Weird"`}
+	want := `a malformed answer (the receiver's answer is not valid HTTP: malformed HTTP status code "999 Weird")`
+	if got := answer(a); got != want {
+		t.Errorf("answer = %q, want %q", got, want)
 	}
 }

@@ -22,7 +22,9 @@ import (
 // answer cut short warns: the sender cannot tell it from a failure.
 func result(c *Case, a attempt.Attempt, v Verdict, reason string) Result {
 	res := Result{Case: c, Verdict: v, Status: a.Status, Latency: a.Latency, Reason: reason}
-	res.Answer, res.quiet = replyOf(a), a.Status == 0 && a.Kind != attempt.KindInterrupted
+	// A malformed answer is one: its case is told at once, not held back
+	// in case the receiver has stopped answering.
+	res.Answer, res.quiet = replyOf(a), a.Status == 0 && a.Kind != attempt.KindInterrupted && a.Kind != attempt.KindMalformed
 	switch {
 	case v == Fail:
 	case a.BodyKind != "":

@@ -131,6 +131,49 @@ func TestStopsAnswering(t *testing.T) {
 	}
 }
 
+// A receiver that answers some calls with no valid HTTP answer has not
+// stopped answering: each such case fails saying what came, and the run
+// goes on. The run stopped after three ("the receiver stopped answering
+// ... 3 calls in a row got no answer"), its later checks not run.
+func TestMalformedAnswersDoNotStopTheRun(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if calls.Add(1) <= 19 { // accepts-valid's
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		c, bw, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		_, _ = bw.WriteString("HTTP/1.1 400 Bad\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nno")
+		_ = bw.Flush()
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Checks = []string{acceptsValid, rejectsMalformed}
+	sum, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Stopped != nil {
+		t.Fatalf("stopped: %+v", sum.Stopped)
+	}
+	const want = `a malformed answer (the receiver's answer is not valid HTTP: message cannot contain multiple Content-Length headers; got ["2" "3"])`
+	bad := ofCheck(results, rejectsMalformed)
+	if len(bad) == 0 {
+		t.Fatal("no rejects-malformed results")
+	}
+	for _, r := range bad {
+		if r.Verdict != Fail || !strings.HasPrefix(r.Reason, want) {
+			t.Errorf("%s: %s %q, want a failure saying %q", r.Case.Name, r.Verdict, r.Reason, want)
+		}
+	}
+}
+
 // A check skipped before the run stopped (signature without a secret,
 // asked for by name) stays skipped: it is not among the checks not run,
 // nor where the stop is reported. It was both: the text's table said

@@ -277,6 +277,11 @@ func (c *Console) Unreachable(st *load.Stats, target *url.URL) string {
 		// kind alone ("error") says nothing.
 		why = strings.TrimPrefix(attempt.FailureText(*first), attempt.KindOther+": ")
 		return fmt.Sprintf("every call to %s failed: %s", termsafe.URL(target), termsafe.Text(why))
+	case kinds[0] == attempt.KindMalformed:
+		// Reached, and answered with no valid HTTP answer: the receiver's
+		// fault, which the reader's words say.
+		why = strings.TrimPrefix(attempt.ShortError(*first), attempt.KindMalformed+": ")
+		return fmt.Sprintf("every call to %s got a malformed answer (not valid HTTP): %s", termsafe.URL(target), termsafe.Text(why))
 	case kinds[0] == attempt.KindTimeout && attempt.ShortError(*first) != attempt.KindTimeout:
 		// Reached, and the call waited for what the receiver did not
 		// give (an HTTP/2 stream): why it timed out, not "slower".

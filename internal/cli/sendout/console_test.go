@@ -46,6 +46,8 @@ func TestConsoleUnreachable(t *testing.T) {
 			"could not send to https://user:xxxxx@127.0.0.1:1/hook: local: socket: too many open files (a limit of this machine, not the receiver's failure)"},
 		{"answers that are no HTTP say what they were", []attempt.Attempt{{Kind: attempt.KindOther, Err: `Post "https://user:xxxxx@127.0.0.1:1/hook": malformed HTTP status line "ok: \x1b[31m\n"`}},
 			`every call to https://user:xxxxx@127.0.0.1:1/hook failed: malformed HTTP status line "ok: \x1b[31m\n"`},
+		{"malformed answers say so, and what they were", []attempt.Attempt{{Kind: attempt.KindMalformed, Err: `Post "https://user:xxxxx@127.0.0.1:1/hook": malformed HTTP status code "999 \x1b[31m"`}},
+			`every call to https://user:xxxxx@127.0.0.1:1/hook got a malformed answer (not valid HTTP): malformed HTTP status code "999 \x1b[31m"`},
 		{"a slow receiver was reached: a timeout says both", []attempt.Attempt{{Kind: attempt.KindTimeout, Err: "timeout"}, {Kind: attempt.KindTimeout, Err: "timeout"}},
 			"no answer from https://user:xxxxx@127.0.0.1:1/hook: every call timed out (a receiver slower than --timeout, or one that cannot be reached)"},
 		{"calls that waited for an HTTP/2 stream the receiver did not allow say so", []attempt.Attempt{{Kind: attempt.KindTimeout, Err: `Post "https://user:xxxxx@127.0.0.1:1/hook": waited for a free HTTP/2 stream, the call never went out: the receiver allows no stream at once (SETTINGS_MAX_CONCURRENT_STREAMS 0)`}},
