@@ -244,6 +244,16 @@ const (
 	KindOther     = "error"
 )
 
+// tracesConns says rt is whsim's own transport, net/http's underneath,
+// which tells a call's trace when the call has a connection (GotConn).
+func tracesConns(rt http.RoundTripper) bool {
+	switch rt.(type) {
+	case directTransport, idleClosing:
+		return true
+	}
+	return false
+}
+
 // Classify names the kind of a transport error.
 func Classify(err error) string {
 	var (
@@ -986,10 +996,11 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 		if kind == KindOther && h2Kind != "" {
 			kind = h2Kind
 		}
-		if kind == KindMalformed && !call.had {
+		if kind == KindMalformed && !call.had && tracesConns(d.Client.Transport) {
 			// Refused before the call had a connection: the bytes were a
 			// proxy's answer to CONNECT (net/http's words do not say so),
-			// not the receiver's.
+			// not the receiver's. Only net/http's own transport says when
+			// a call has one: another (whsimtest's, in memory) never does.
 			kind = KindOther
 		}
 		if kind == KindInterrupted && ctx.Err() == nil {
