@@ -60,7 +60,8 @@ case and the summary, as --output json ends. --output json carries, for each fai
 --rerun <report.json|DIR> sends again only the cases that failed, from a
 report of --output json or a --save-cases directory, to the report's URL or
 --url, with -H to put masked credentials back and --secret for signed ones
-(those two need --url: they go to no URL a report names).
+(those two need --url: they go to no URL a report names, and so does a
+directory whose saved cases keep the run's -H credentials).
 A failed effects document is sent again as a fresh one and judged by the
 probe (--probe or --probe-cmd again, or the report's --probe URL on the
 receiver's host). Each case says FIXED or STILL FAILING (or NOT RERUN for
