@@ -208,7 +208,7 @@ func (a *anonymizer) stream(ctx context.Context, r io.Reader, w io.Writer, opts 
 	st = &Stats{Replaced: Report{}, Dropped: map[string]int{}}
 	defer recoverStop(&err)
 	// An array is read whole: its bytes between the elements are kept.
-	rd := input.NewReader(ctx, r, input.Options{Whole: true, Buffer: 64 << 10})
+	rd := input.NewReader(ctx, r, input.Options{Whole: true, HAR: true, Buffer: 64 << 10})
 	kind, err := rd.Kind()
 	switch {
 	case err != nil:

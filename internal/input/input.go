@@ -151,6 +151,9 @@ type Options struct {
 	// Whole reads an array as one item, as a document is read, for a
 	// command that keeps its bytes between the elements (anonymize).
 	Whole bool
+	// HAR reads a HAR file as the JSON document it is; without it one is
+	// refused (see harStart).
+	HAR bool
 }
 
 // Item is one document, NDJSON line or array element of an input, or a
@@ -255,6 +258,7 @@ type Reader struct {
 	carry     []byte
 	linesOnly bool // Options.Lines
 	whole     bool // Options.Whole
+	har       bool // Options.HAR
 }
 
 type state int
@@ -281,7 +285,7 @@ func NewReader(ctx context.Context, r io.Reader, opts Options) *Reader {
 	// tens of MB takes most of a second to read here: longer than Ctrl-C
 	// may wait.
 	r = ctxio.Checked(ctx, r)
-	rd := &Reader{ctx: ctx, name: opts.Name, max: opts.Max, linesOnly: opts.Lines, whole: opts.Whole, src: r, br: bufio.NewReaderSize(r, size)}
+	rd := &Reader{ctx: ctx, name: opts.Name, max: opts.Max, linesOnly: opts.Lines, whole: opts.Whole, har: opts.HAR, src: r, br: bufio.NewReaderSize(r, size)}
 	if rd.max <= 0 {
 		rd.max = Max
 	}
@@ -391,6 +395,8 @@ func (rd *Reader) detect() error {
 	}
 	text := first.text
 	switch {
+	case !rd.linesOnly && !rd.har && harStart(text):
+		return harError // on one line
 	case !rd.linesOnly && !forced && !first.nl && !first.long && bytes.IndexByte(text, '\r') >= 0 && json.Valid(text):
 		// No LF at all, and CRs inside one JSON value: a pretty-printed
 		// document saved with CR-only line ends (classic Mac OS, some
@@ -432,6 +438,9 @@ func (rd *Reader) detect() error {
 	}
 	if ok {
 		doc = withLine(doc, second)
+	}
+	if !rd.har && harStart(doc) {
+		return harError // pretty-printed
 	}
 	rd.kind, rd.state, rd.doc = Document, stDocument, doc
 	return nil
@@ -988,3 +997,25 @@ func (s *arrayScanner) problem(it *Item, msg string) *Item {
 	it.Problem, it.Line, it.Column, it.Element = msg, s.line, s.col, -1
 	return it
 }
+
+// harStart says whether text, the start of an input, opens a HAR file (a
+// browser's export, or the inspector's): an object whose first member is
+// "log", an object, as every HAR writer puts it. A HAR is JSON, but
+// neither payloads nor capture records: read as a payload it had envelope
+// errors of fields it never meant to have, and replay pointed at send
+// --file, which cannot send it either. The first two lines of a
+// pretty-printed one suffice.
+func harStart(text []byte) bool {
+	t := bytes.TrimLeft(text, jsonSpace)
+	for _, want := range []string{"{", `"log"`, ":", "{"} {
+		if !bytes.HasPrefix(t, []byte(want)) {
+			return false
+		}
+		t = bytes.TrimLeft(t[len(want):], jsonSpace)
+	}
+	return true
+}
+
+// harError is the refusal of a HAR file by a reader that does not take
+// one (Options.HAR).
+var harError = &FormatError{Msg: "a HAR file, not payloads or capture records: of whsim's commands only anonymize reads HAR (replay and inspect read the NDJSON records listen --capture writes, which the inspector exports too)"}
