@@ -263,6 +263,11 @@ func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 		if errors.Is(err, errReportSize) {
 			return nil, ReportEnd{}, err
 		}
+		if errors.Is(err, bufio.ErrTooLong) {
+			// Said in bufio's words ("bufio.Scanner: token too long"),
+			// it named no bound and no reason (/dev/zero on stdin).
+			return nil, ReportEnd{}, &ReportLineError{Line: n + 1, Err: fmt.Errorf("longer than %d MiB without a line break, more than any line check writes", maxReportLine>>20)}
+		}
 		return nil, ReportEnd{}, fmt.Errorf("line %d: %w", n+1, err)
 	}
 	if cases == 0 {
