@@ -702,10 +702,11 @@ func (a *anonymizer) storedBody(p *pass, stored, encoding string, h http.Header)
 			a.scanBody(p, u)
 			return stored
 		}
-		out, _, err := a.payload(p, u)
+		out, repl, err := a.payload(p, u)
 		if err != nil {
 			out = []byte(p.query(string(u)))
 		}
+		p.countFields(repl)
 		if bytes.Equal(out, u) {
 			return stored
 		}
@@ -716,10 +717,11 @@ func (a *anonymizer) storedBody(p *pass, stored, encoding string, h http.Header)
 		a.scanBody(p, b)
 		return stored
 	}
-	out, _, err := a.payload(p, b)
+	out, repl, err := a.payload(p, b)
 	if err != nil {
 		out = []byte(p.query(string(b))) // text, perhaps a form
 	}
+	p.countFields(repl)
 	if bytes.Equal(out, b) {
 		return stored
 	}
