@@ -588,6 +588,11 @@ func Decode(line []byte) (*Record, error) {
 		return nil, &JSONError{Err: jsonerr.Placed(err, line)}
 	}
 	if rec.Capture == 0 {
+		// A "capture": 0 reads as none: said as the key it lacks, the
+		// message denied the key the line begins with.
+		if given, err := checkKeys(line); err == nil && given&memberBit("capture") != 0 {
+			return nil, errors.New("capture record format 0, which no whsim writes (it reads 1 and 2)")
+		}
 		return nil, errors.New(`not a capture record (no "capture" key)`)
 	}
 	if rec.Capture > VersionRejected {

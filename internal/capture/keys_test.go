@@ -47,6 +47,8 @@ func TestReaderRefusesAmbiguousRecords(t *testing.T) {
 		{"body in another case only", head + `,"BODY":"{}"}`, ""},
 		{"version 3", `{"capture":3,"method":"POST","path":"/","body":"{}"}`, `line 1: capture record format 3, which this whsim does not read (it reads 1 and 2)`},
 		{"version -1", `{"capture":-1,"method":"POST","path":"/","body":"{}"}`, `capture record format -1, which no whsim writes`},
+		{"version 0", `{"capture":0,"method":"POST","path":"/","body":"{}"}`, `line 1: capture record format 0, which no whsim writes (it reads 1 and 2)`},
+		{"version null", `{"capture":null,"method":"POST","path":"/","body":"{}"}`, `line 1: not a capture record (no "capture" key)`},
 		// JSON is UTF-8, and listen writes what is not in base64: a byte
 		// encoding/json would quietly turn into U+FFFD is refused.
 		{"invalid UTF-8 in the body", head + ",\"body\":\"\xff{}\",\"bodyEncoding\":\"utf8\"}", `line 1: not valid UTF-8 at byte 128 (listen writes such bytes in base64`},
