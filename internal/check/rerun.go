@@ -659,10 +659,61 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 			}
 		}
 	}
+	if masked := MaskedCredential(d.Target, query, h); masked != "" {
+		for _, r := range results {
+			if a := r.Last(); is4xx(a.Status) {
+				return notRerunMasked(res, a, masked), nil
+			}
+		}
+	}
 	if res.Outcome == Fixed && c.AtOnce && n > 1 && together < 2 {
 		return notRerunTogether(res, n), nil
 	}
 	return res, nil
+}
+
+// notRerunMasked is the outcome of a case sent with a credential as the
+// report masks it whose answer a was a 4xx: the receiver may have refused
+// the mask, not the call, so the answer says nothing of the case either
+// way. Judged as any other, a receiver that checks its token answered
+// 401 to every malformed call, and each read FIXED, exit 0, while it took
+// the same calls with the real token as before.
+func notRerunMasked(res RerunResult, a attempt.Attempt, masked string) RerunResult {
+	res.Outcome = NotRerun
+	res.Status, res.Latency = a.Status, a.Latency
+	res.Reason = answer(a) + " to a call carrying " + masked + " as the report masks it (a report keeps no credential): the receiver may have refused the mask, not the call; give it again (--url, with -H for a header)"
+	return res
+}
+
+// MaskedCredential names the first credential a call to target with
+// query and headers h carries as a report masks it, "" for none: a header
+// whose value holds "****" ("Authorization"), the URL's password, xxxxx,
+// when no Authorization header replaces it ("the URL's password"), a
+// credential query parameter of value **** ("the query's token"). A
+// report keeps no credential, and its masks go out as they stand unless
+// -H or --url gives them again.
+func MaskedCredential(target *url.URL, query string, h http.Header) string {
+	for _, k := range slices.Sorted(maps.Keys(h)) {
+		if termsafe.SecretHeader(k) && slices.ContainsFunc(h[k], func(v string) bool { return strings.Contains(v, "****") }) {
+			return k
+		}
+	}
+	if target == nil {
+		return ""
+	}
+	if pw, ok := target.User.Password(); ok && pw == "xxxxx" && len(h.Values("Authorization")) == 0 {
+		return "the URL's password"
+	}
+	for _, raw := range []string{target.RawQuery, query} {
+		for raw != "" {
+			var p string
+			p, raw, _ = strings.Cut(raw, "&")
+			if k, v, ok := strings.Cut(p, "="); ok && v == "****" && termsafe.SecretParam(k, v) {
+				return "the query's " + termsafe.QueryKey(k)
+			}
+		}
+	}
+	return ""
 }
 
 // copiesOf gives the i-th copy of req: for a case sent under new

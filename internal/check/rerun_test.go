@@ -851,3 +851,66 @@ func TestSignatureCaseReportedLateReadsBack(t *testing.T) {
 		t.Errorf("read back %+v, want resign and 2xx", got)
 	}
 }
+
+// TestRerunMaskedCredential: a case sent again with a credential as the
+// report masks it (a header's ****, the URL's password xxxxx, a query
+// token's ****) and answered 4xx is NOT RERUN, never FIXED nor STILL
+// FAILING: the receiver may have refused the mask. A receiver that checks
+// its token answered 401 to every malformed call, and each read FIXED,
+// exit 0, however it treats them with the real token. Given again, the
+// credential gets the case its verdict.
+func TestRerunMaskedCredential(t *testing.T) {
+	t.Parallel()
+	// Broken: it takes any call that carries the real token, and refuses
+	// every other.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		user, pw, _ := r.BasicAuth()
+		if r.Header.Get("X-Api-Key") != "k1" && r.URL.Query().Get("token") != "k1" && !(user == "u" && pw == "k1") {
+			w.WriteHeader(http.StatusUnauthorized)
+		}
+	}))
+	t.Cleanup(srv.Close) // after the parallel subtests
+	malformed := Failed{Check: rejectsMalformed, Name: "not-json", Want: want4xx, Query: "businessType=CREATE_RECEIVABLE_DOC", Body: []byte("x")}
+	at := func(s string) *url.URL {
+		u, err := url.Parse(strings.Replace(s, "SRV", strings.TrimPrefix(srv.URL, "http://"), 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	tests := []struct {
+		name    string
+		target  string
+		header  http.Header // the case's, as the report has it
+		given   http.Header // -H
+		outcome string
+		masked  string
+	}{
+		{"header masked", "http://SRV/hook", http.Header{"X-Api-Key": {"****"}}, nil, NotRerun, "X-Api-Key"},
+		{"header given again", "http://SRV/hook", http.Header{"X-Api-Key": {"****"}}, http.Header{"X-Api-Key": {"k1"}}, StillFailing, ""},
+		{"query token masked", "http://SRV/hook?token=****", nil, nil, NotRerun, "the query's token"},
+		{"query token given again", "http://SRV/hook?token=k1", nil, nil, StillFailing, ""},
+		{"password masked", "http://u:xxxxx@SRV/hook", nil, nil, NotRerun, "the URL's password"},
+		{"password given again", "http://u:k1@SRV/hook", nil, nil, StillFailing, ""},
+		// No credential at all: the 401 is the receiver's answer to the call.
+		{"none", "http://SRV/hook", http.Header{"X-Tenant": {"****"}}, nil, Fixed, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := malformed
+			c.Header = tt.header
+			var out []RerunResult
+			cfg := RerunConfig{Client: srv.Client(), Target: at(tt.target), Header: tt.given}
+			if err := Rerun(context.Background(), cfg, []Failed{c}, func(r RerunResult) { out = append(out, r) }); err != nil || len(out) != 1 {
+				t.Fatalf("err %v, %d results", err, len(out))
+			}
+			if out[0].Outcome != tt.outcome {
+				t.Errorf("%s: %s, want %s", out[0].Reason, out[0].Outcome, tt.outcome)
+			}
+			if tt.masked != "" && !strings.Contains(out[0].Reason, "got 401 to a call carrying "+tt.masked+" as the report masks it") {
+				t.Errorf("reason %q names no %s", out[0].Reason, tt.masked)
+			}
+		})
+	}
+}

@@ -188,16 +188,7 @@ func (r *checkRerun) run(ctx context.Context) error {
 		fmt.Fprintf(errw, "%s %s: no case failed, nothing to rerun\n", key, termsafe.Text(o.Rerun))
 		return r.nothingToRerun()
 	}
-	if masked := maskedLeft(r.cases, r.cfg.Header); len(masked) > 0 {
-		fmt.Fprintf(errw, "%s the report masks %s: give %s again with -H, or the receiver sees ****\n",
-			r.a.ErrColor.Warn.Sprint("warning:"), strings.Join(masked, ", "), term.Plural(len(masked), "it", "them"))
-	}
-	if r.fromReport != "" && maskedPassword(r.cfg.Target) && len(r.cfg.Header.Values("Authorization")) == 0 {
-		// The report keeps the URL's password as xxxxx, which would go out
-		// as the Basic auth of the URL.
-		fmt.Fprintf(errw, "%s the report masks the password of its URL: give --url with it again, or the receiver gets xxxxx\n",
-			r.a.ErrColor.Warn.Sprint("warning:"))
-	}
+	r.warnMasked()
 	fmt.Fprintf(errw, "%s rerunning %d failed %s of %s to %s%s\n", key, len(r.cases), term.Plural(len(r.cases), "case", "cases"),
 		termsafe.Text(o.Rerun), termsafe.Text(termsafe.URL(r.cfg.Target)), r.fromReport)
 	if r.probeNote != "" {
@@ -254,6 +245,28 @@ func (r *checkRerun) run(ctx context.Context) error {
 		return cmdutil.ErrChecksFailed
 	}
 	return nil
+}
+
+// warnMasked says, before the first call, which credentials the report
+// masks that go out as masks: the headers -H does not give again, and of
+// the report's URL its password (xxxxx, sent as the URL's Basic auth) or
+// a token in its query (****).
+func (r *checkRerun) warnMasked() {
+	errw, warn := r.a.Streams.Err, r.a.ErrColor.Warn.Sprint("warning:")
+	if masked := maskedLeft(r.cases, r.cfg.Header); len(masked) > 0 {
+		fmt.Fprintf(errw, "%s the report masks %s: give %s again with -H, or the receiver sees ****\n",
+			warn, strings.Join(masked, ", "), term.Plural(len(masked), "it", "them"))
+	}
+	if r.fromReport == "" {
+		return
+	}
+	switch m := check.MaskedCredential(r.cfg.Target, "", r.cfg.Header); {
+	case m == "the URL's password":
+		fmt.Fprintf(errw, "%s the report masks the password of its URL: give --url with it again, or the receiver gets xxxxx\n", warn)
+	case strings.HasPrefix(m, "the query's "):
+		fmt.Fprintf(errw, "%s the report masks the %s in its URL's query: give --url with it again, or the receiver gets ****\n",
+			warn, termsafe.Text(strings.TrimPrefix(m, "the query's ")))
+	}
 }
 
 // junitEnd adds the JUnit cases of how the rerun ended, after the cases
@@ -533,12 +546,6 @@ func maskedLeft(cases []check.Failed, given map[string][]string) []string {
 		}
 	}
 	return out
-}
-
-// maskedPassword says u's password is the mask a report writes for one.
-func maskedPassword(u *url.URL) bool {
-	pw, ok := u.User.Password()
-	return ok && pw == "xxxxx"
 }
 
 // readCloser reads through r and closes c.
