@@ -914,3 +914,44 @@ func TestRerunMaskedCredential(t *testing.T) {
 		})
 	}
 }
+
+// An effects document whose calls carry a masked credential and get a
+// 4xx is NOT RERUN too: "the call itself was not accepted" read STILL
+// FAILING of a receiver that refused the mask.
+func TestRerunEffectsMaskedCredential(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Api-Key") != "k1" {
+			w.WriteHeader(http.StatusUnauthorized)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	body := `{"requestId":"8f1c2a34-0000-4000-8000-000000000001","businessType":4000,"data":{"code":"CGFP00000001"}}`
+	for _, tt := range []struct {
+		name    string
+		given   http.Header
+		outcome string
+	}{
+		{"masked", nil, NotRerun},
+		{"given again", http.Header{"X-Api-Key": {"k1"}}, Fixed},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cases := []Failed{{Check: Effects, Name: "invoice/create", Effects: &EffectsRecord{
+				Kind: "invoice", Code: "CGFP00000001", Event: "CREATE_PURCHASE_ORDER_INVOICE", RequestID: "8f1c2a34-0000-4000-8000-000000000001", WantLines: -1,
+				Calls: []EffectsCall{{Event: "CREATE_PURCHASE_ORDER_INVOICE", Query: "businessType=CREATE_PURCHASE_ORDER_INVOICE", Headers: http.Header{"X-Api-Key": {"****"}}, Body: body, BodyEncoding: "utf8", Copies: 1}},
+			}}}
+			var out []RerunResult
+			cfg := RerunConfig{Client: srv.Client(), Target: mustURL(t, srv.URL+"/hook"), Header: tt.given, Now: time.Now, Probe: heldProbe{}, IDs: reqid.NewIDs(1)}
+			if err := Rerun(context.Background(), cfg, cases, func(r RerunResult) { out = append(out, r) }); err != nil {
+				t.Fatal(err)
+			}
+			if len(out) != 1 || out[0].Outcome != tt.outcome {
+				t.Fatalf("%+v, want %s", out, tt.outcome)
+			}
+			if tt.outcome == NotRerun && !strings.Contains(out[0].Reason, "got 401 to a call carrying X-Api-Key as the report masks it") {
+				t.Errorf("reason %q names no masked X-Api-Key", out[0].Reason)
+			}
+		})
+	}
+}
