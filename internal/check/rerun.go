@@ -580,6 +580,12 @@ func Rerun(ctx context.Context, cfg RerunConfig, cases []Failed, out func(RerunR
 			continue
 		case e != nil:
 			res, err = rerunEffects(ctx, cfg, c)
+		case c.Want == "" && !slices.Contains(IDs(), c.Check):
+			// A name from the report, which may have been edited: pasted
+			// into the command, "load; touch pwned" ran touch.
+			out(RerunResult{Case: c, Outcome: NotRerun,
+				Reason: "the report keeps no call of it, and no check of this whsim has its name: run " + strings.TrimSuffix(cfg.Again, " --checks ")})
+			continue
 		case c.Want == "":
 			out(RerunResult{Case: c, Outcome: NotRerun,
 				Reason: "judged over a whole run, not one call: run " + cfg.Again + c.Check})

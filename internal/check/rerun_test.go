@@ -955,3 +955,32 @@ func TestRerunEffectsMaskedCredential(t *testing.T) {
 		})
 	}
 }
+
+// A case the report keeps no call of gets a command that runs its check
+// again, named by the report: only a check of this whsim's is named in
+// it. "load; touch pwned", pasted, ran touch.
+func TestRerunCommandNamesOnlyChecks(t *testing.T) {
+	t.Parallel()
+	cases, err := ReadFailed(strings.NewReader(`{"check":"load; touch pwned","case":"300-calls","verdict":"fail","status":0}` + "\n" +
+		`{"check":"latency","case":"p99","verdict":"fail","status":0}` + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []RerunResult
+	cfg := RerunConfig{Target: mustURL(t, "http://127.0.0.1:1/hook"), Again: "whsim check --url 'http://127.0.0.1:1/hook' --checks "}
+	if err := Rerun(context.Background(), cfg, cases, func(r RerunResult) { out = append(out, r) }); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"the report keeps no call of it, and no check of this whsim has its name: run whsim check --url 'http://127.0.0.1:1/hook'",
+		"judged over a whole run, not one call: run whsim check --url 'http://127.0.0.1:1/hook' --checks latency",
+	}
+	if len(out) != len(want) {
+		t.Fatalf("%d results, want %d", len(out), len(want))
+	}
+	for i, r := range out {
+		if r.Outcome != NotRerun || r.Reason != want[i] {
+			t.Errorf("%s %s: %s %q, want not-rerun %q", r.Case.Check, r.Case.Name, r.Outcome, r.Reason, want[i])
+		}
+	}
+}
