@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"bytes"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -288,10 +289,10 @@ func leanValue(lx *jsonlex.Lexer, m leanMember, keep func(string)) {
 	}
 }
 
-// leanHeaders checks a header map, whose names are compared as they are
-// (a name given twice gives up: capture.Decode refuses it). Past 32 names,
-// more than a call carries, it gives up rather than keep a longer list.
-// request says they are the request's own.
+// leanHeaders checks a header map, whose names are compared regardless of
+// case, as HTTP's (a name given twice gives up: capture.Decode refuses
+// it). Past 32 names, more than a call carries, it gives up rather than
+// keep a longer list. request says they are the request's own.
 func leanHeaders(lx *jsonlex.Lexer, request bool) {
 	if !lx.Enter() {
 		return
@@ -303,13 +304,13 @@ func leanHeaders(lx *jsonlex.Lexer, request bool) {
 		}
 		names[n] = lx.Key(n == 0)
 		name := lx.KeyBytes(names[n])
-		if request && string(name) == "Content-Encoding" {
+		if request && bytes.EqualFold(name, []byte("Content-Encoding")) {
 			// The request's body is compressed (or says so): CheckRecord
 			// decodes it.
 			panic(leanGiveUp{})
 		}
 		for _, before := range names[:n] {
-			if string(lx.KeyBytes(before)) == string(name) {
+			if bytes.EqualFold(lx.KeyBytes(before), name) {
 				panic(leanGiveUp{})
 			}
 		}
