@@ -161,3 +161,58 @@ func FuzzHAREntryAt(f *testing.F) {
 		}
 	})
 }
+
+// A browser's HAR holds the call's credentials as sent: they are masked
+// (****, as the inspector's HAR export has them), on one line or
+// pretty-printed, the structure kept, and counted by what was masked.
+// They went out as they came, and --check passed the file.
+func TestHARCredentialsAreMasked(t *testing.T) {
+	t.Parallel()
+	const har = `{"log":{"version":"1.2","entries":[{"_initiator":{"type":"script"},"request":{"method":"POST",` +
+		`"url":"http://u:pw1secret@127.0.0.1:3000/hook?businessType=CREATE_RECEIVABLE_DOC&token=tok1secret",` +
+		`"headers":[{"name":"authorization","value":"Bearer bearer1secret"},{"name":"Content-Type","value":"application/json"},{"name":"Cookie","value":"sid=cookie1secret"}],` +
+		`"queryString":[{"name":"businessType","value":"CREATE_RECEIVABLE_DOC"},{"name":"token","value":"tok1secret"}],` +
+		`"cookies":[{"name":"sid","value":"cookie1secret"}],"postData":{"mimeType":"application/json","text":"{}"}},` +
+		`"response":{"status":200,"headers":[{"value":"sid=set1secret; HttpOnly","name":"Set-Cookie"}],"cookies":[],"content":{"text":""}}},` +
+		`{"request":{"method":"GET","url":"http://127.0.0.1:3000/favicon.ico","headers":[]},"response":{"status":404,"content":{}}}]}}`
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, []byte(har), "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []string{har + "\n", strings.ReplaceAll(pretty.String(), "\n", "\r\n") + "\r\n"} {
+		out, st := stream(t, newTestAnonymizer(t, testKey), []byte(in), Options{Check: true})
+		if bytes.Contains(out, []byte("1secret")) {
+			t.Errorf("a credential survives:\n%s", out)
+		}
+		var h struct {
+			Log struct {
+				Entries []struct {
+					Request struct {
+						URL         string
+						Headers     []struct{ Name, Value string }
+						QueryString []struct{ Name, Value string }
+					}
+				}
+			}
+		}
+		mustUnmarshal(t, out, &h)
+		r := h.Log.Entries[0].Request
+		if r.URL != "http://u:xxxxx@127.0.0.1:3000/hook?businessType=CREATE_RECEIVABLE_DOC&token=****" ||
+			r.Headers[1].Value != "application/json" || r.QueryString[0].Value != "CREATE_RECEIVABLE_DOC" {
+			t.Errorf("masked more or less than the credentials: %+v", r)
+		}
+		want := map[string]int{"Authorization": 1, "Cookie": 1, "Set-Cookie": 1, "cookies": 1, "query parameter token": 1, "the URL's password": 1}
+		if len(st.Masked) != len(want) {
+			t.Errorf("masked %v, want %v", st.Masked, want)
+		}
+		for k, n := range want {
+			if st.Masked[k] != n {
+				t.Errorf("masked %v, want %v", st.Masked, want)
+				break
+			}
+		}
+		if bytes.Contains([]byte(in), []byte("\r\n")) && !bytes.Contains(out, []byte("\r\n")) {
+			t.Error("CRLF line ends lost")
+		}
+	}
+}
