@@ -216,3 +216,25 @@ func TestHARCredentialsAreMasked(t *testing.T) {
 		}
 	}
 }
+
+// FuzzHARCredentials: whatever a HAR holds, masking its credentials
+// leaves JSON that was JSON, and each count is of an entry there is.
+func FuzzHARCredentials(f *testing.F) {
+	f.Add([]byte(`{"log":{"entries":[{"request":{"url":"http://u:p@h/?token=t","headers":[{"name":"Cookie","value":"a"}],"cookies":[{"name":"s","value":"v"}]}}]}}`))
+	f.Add([]byte(`{"log":{"entries":[{"request":{"headers":[{"value":"x","name":"Authorization","value":"y"}]}}]}}`))
+	f.Add([]byte(`{"log":{"entries":[]}}`))
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		out, masked := harCredentials(doc)
+		if json.Valid(doc) && !json.Valid(out) {
+			t.Fatalf("%s became %s", doc, out)
+		}
+		if masked == nil && !bytes.Equal(out, doc) {
+			t.Fatalf("changed with nothing masked: %s", out)
+		}
+		for k, n := range masked {
+			if n < 1 || k == "" {
+				t.Fatalf("masked %v", masked)
+			}
+		}
+	})
+}
