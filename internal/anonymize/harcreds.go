@@ -29,13 +29,14 @@ func harCredentials(doc []byte) ([]byte, map[string]int) {
 		return doc, nil
 	}
 	// A name and value pair of a list (headers, cookies, queryString),
-	// by the entry it stands in.
+	// by the entry it stands in. An edited file may name either twice
+	// (readers differ on which counts): every value of a pair any of
+	// whose names is a credential's is masked.
 	type pair struct {
-		entry        int
-		list         string
-		name         string
-		value        jsonlex.Span
-		named, isVal bool
+		entry  int
+		list   string
+		names  []string
+		values []jsonlex.Span
 	}
 	pairs := map[[4]int]*pair{} // entry, request or response, list, index
 	lists := []string{"headers", "cookies", "queryString"}
@@ -51,7 +52,7 @@ func harCredentials(doc []byte) ([]byte, map[string]int) {
 			return
 		}
 		side := slices.Index([]string{"request", "response"}, path[3].Key)
-		if side < 0 || v.Dup {
+		if side < 0 {
 			return
 		}
 		entry := path[2].Index
@@ -73,26 +74,33 @@ func harCredentials(doc []byte) ([]byte, map[string]int) {
 			pairs[k] = p
 		}
 		if path[6].Key == "name" {
-			p.name, p.named = jsonlex.StringAt(doc, v.Span), true
+			p.names = append(p.names, jsonlex.StringAt(doc, v.Span))
 		} else {
-			p.value, p.isVal = v.Span, true
+			p.values = append(p.values, v.Span)
 		}
 	})
 	if err != nil {
 		return doc, nil
 	}
 	for _, p := range pairs {
-		if !p.isVal || jsonlex.StringAt(doc, p.value) == "" {
-			continue
-		}
+		what := ""
 		switch {
 		case p.list == "cookies":
-			spans = append(spans, span{Span: p.value, entry: p.entry, to: "****", what: "cookies"})
-		case !p.named:
-		case p.list == "headers" && termsafe.SecretHeader(p.name):
-			spans = append(spans, span{Span: p.value, entry: p.entry, to: "****", what: http.CanonicalHeaderKey(p.name)})
-		case p.list == "queryString" && termsafe.SecretParam(p.name, jsonlex.StringAt(doc, p.value)):
-			spans = append(spans, span{Span: p.value, entry: p.entry, to: "****", what: "query parameter " + p.name})
+			what = "cookies"
+		case p.list == "headers":
+			if i := slices.IndexFunc(p.names, termsafe.SecretHeader); i >= 0 {
+				what = http.CanonicalHeaderKey(p.names[i])
+			}
+		case p.list == "queryString":
+			// HAR gives the names decoded.
+			if i := slices.IndexFunc(p.names, termsafe.SecretQuery); i >= 0 {
+				what = "query parameter " + p.names[i]
+			}
+		}
+		for _, v := range p.values {
+			if what != "" && jsonlex.StringAt(doc, v) != "" {
+				spans = append(spans, span{Span: v, entry: p.entry, to: "****", what: what})
+			}
 		}
 	}
 	if len(spans) == 0 {
