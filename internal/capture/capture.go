@@ -425,7 +425,17 @@ func (r *Record) fromDisk() error {
 		r.Query, r.QueryEncoding = string(q), ""
 	}
 	for k, enc := range r.HeaderEncodings {
-		vs := r.Headers[k]
+		vs, ok := r.Headers[k]
+		if !ok {
+			// A header is one in any case (checkKeys refuses two): a
+			// hand-made record's "x-a" encoding is X-A's, whose base64
+			// text otherwise went out on replay as its value.
+			for name, hv := range r.Headers {
+				if strings.EqualFold(name, k) {
+					vs = hv
+				}
+			}
+		}
 		for i, v := range vs {
 			b, err := DecodeBody(v, enc)
 			if err != nil {
