@@ -151,6 +151,8 @@ func TestReadFailed(t *testing.T) {
 		{"{\"summary\":{}}\n" + `{"check":"a","case":"b","verdict":"fail","request":{"url":"http://127.0.0.1:1/","body":"","URL":"http://evil.example/"}}`,
 			`line 2: "url" twice in request, as "url" and "URL": readers differ on which value counts, and on whether case matters`},
 		{`{"check":"a","case":"b","verdict":"fail","request":{"headers":{"X-A":["1"],"X-A":["2"]},"body":""}}`, `line 1: "X-A" twice in request.headers`},
+		// One header to HTTP: the rerun sent both values under it.
+		{`{"check":"a","case":"b","verdict":"fail","request":{"headers":{"X-A":["1"],"x-a":["2"]},"body":""}}`, `line 1: "X-A" twice in request.headers, as "X-A" and "x-a"`},
 		{`{"check":"e","case":"b","verdict":"fail","effects":{"calls":[{"copies":1},{"copies":1,"Copies":8}]}}`, `line 1: "copies" twice in effects.calls[2], as "copies" and "Copies"`},
 		{`{"check":"a","case":"b","verdict":"fail","Check":"c"}`, `line 1: "check" twice in the line, as "check" and "Check"`},
 		// check --rerun's own output names its cases with no verdict: read
