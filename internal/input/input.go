@@ -152,7 +152,7 @@ type Options struct {
 	// command that keeps its bytes between the elements (anonymize).
 	Whole bool
 	// HAR reads a HAR file as the JSON document it is; without it one is
-	// refused (see harStart).
+	// refused (see isHAR).
 	HAR bool
 }
 
@@ -395,7 +395,7 @@ func (rd *Reader) detect() error {
 	}
 	text := first.text
 	switch {
-	case !rd.linesOnly && !rd.har && harStart(text):
+	case !rd.linesOnly && !rd.har && isHAR(text):
 		return harError // on one line
 	case !rd.linesOnly && !forced && !first.nl && !first.long && bytes.IndexByte(text, '\r') >= 0 && json.Valid(text):
 		// No LF at all, and CRs inside one JSON value: a pretty-printed
@@ -438,9 +438,6 @@ func (rd *Reader) detect() error {
 	}
 	if ok {
 		doc = withLine(doc, second)
-	}
-	if !rd.har && harStart(doc) {
-		return harError // pretty-printed
 	}
 	rd.kind, rd.state, rd.doc = Document, stDocument, doc
 	return nil
@@ -807,6 +804,9 @@ func (rd *Reader) document() (*Item, error) {
 		return it, nil
 	}
 	rd.state = stDone
+	if !rd.har && isHAR(body) {
+		return nil, harError // pretty-printed, as browsers write it
+	}
 	it.Body = body
 	return it, nil
 }
@@ -998,22 +998,42 @@ func (s *arrayScanner) problem(it *Item, msg string) *Item {
 	return it
 }
 
-// harStart says whether text, the start of an input, opens a HAR file (a
-// browser's export, or the inspector's): an object whose first member is
-// "log", an object, as every HAR writer puts it. A HAR is JSON, but
-// neither payloads nor capture records: read as a payload it had envelope
-// errors of fields it never meant to have, and replay pointed at send
-// --file, which cannot send it either. The first two lines of a
-// pretty-printed one suffice.
-func harStart(text []byte) bool {
-	t := bytes.TrimLeft(text, jsonSpace)
-	for _, want := range []string{"{", `"log"`, ":", "{"} {
-		if !bytes.HasPrefix(t, []byte(want)) {
-			return false
-		}
-		t = bytes.TrimLeft(t[len(want):], jsonSpace)
+// isHAR says whether doc, one JSON value, is a HAR file (a browser's
+// export, or the inspector's): an object whose first member is "log", an
+// object with an "entries" list, as every HAR writer puts it. A HAR is
+// JSON, but neither payloads nor capture records: read as a payload it
+// had envelope errors of fields it never meant to have, and replay
+// pointed at send --file, which cannot send it either. Only as much of
+// doc is read as leads to "entries".
+func isHAR(doc []byte) bool {
+	t := bytes.TrimLeft(doc, jsonSpace)
+	if !bytes.HasPrefix(t, []byte("{")) || !bytes.HasPrefix(bytes.TrimLeft(t[1:], jsonSpace), []byte(`"log"`)) {
+		return false // the common case, decided without a lexer
 	}
-	return true
+	var lx jsonlex.Lexer
+	lx.Reset(t)
+	found := false
+	_ = lx.Run(func() {
+		if lx.Peek() != jsonlex.Object || !lx.Enter() || string(lx.KeyBytes(lx.Key(true))) != "log" {
+			return
+		}
+		if lx.Peek() != jsonlex.Object || !lx.Enter() {
+			return
+		}
+		for first := true; ; first = false {
+			key := lx.Key(first)
+			k := lx.Peek()
+			if string(lx.KeyBytes(key)) == "entries" {
+				found = k == jsonlex.Array
+				return
+			}
+			lx.Skip(k)
+			if !lx.More('}') {
+				return
+			}
+		}
+	})
+	return found
 }
 
 // harError is the refusal of a HAR file by a reader that does not take

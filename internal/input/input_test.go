@@ -128,6 +128,10 @@ func TestDetect(t *testing.T) {
 		{name: "HAR on one line read as one", file: "a.har", har: true, in: `{"log":{"entries":[]}}`, kind: NDJSON, want: []string{`1:0/-1 {"log":{"entries":[]}}`}},
 		{name: "log not first", file: "a.json", in: `{"a":1,"log":{"entries":[]}}`, kind: NDJSON, want: []string{`1:0/-1 {"a":1,"log":{"entries":[]}}`}},
 		{name: "log no object", file: "a.json", in: `{"log":"x"}`, kind: NDJSON, want: []string{`1:0/-1 {"log":"x"}`}},
+		// A payload whose first member is a "log" object without entries
+		// is no HAR, pretty-printed or not.
+		{name: "a log of no entries", file: "a.json", in: "{\n  \"log\": {\n    \"level\": \"info\"\n  },\n  \"entries\": []\n}\n", kind: Document, want: []string{"0:0/-1 {\n  \"log\": {\n    \"level\": \"info\"\n  },\n  \"entries\": []\n}\n"}},
+		{name: "entries no list", file: "a.json", in: `{"log":{"entries":{}}}`, kind: NDJSON, want: []string{`1:0/-1 {"log":{"entries":{}}}`}},
 		{name: "pretty JSON named ndjson", file: "a.ndjson", in: "{\n \"a\": 1\n}\n", err: "line 1 is not a whole JSON value: the file holds pretty-printed JSON, and NDJSON is one value per line (convert it with jq -c .)"},
 		{name: "pretty array named jsonl", file: "a.jsonl", in: "[\n1]\n", err: "line 1 is not a whole JSON value: the file holds pretty-printed JSON, and NDJSON is one value per line (convert it with jq -c '.[]')"},
 	}
