@@ -547,11 +547,20 @@ func (a *anonymizer) nested(p *pass, path []byte, v string, out *string) bool {
 	if err != nil {
 		return false
 	}
+	p.countFields(repl)
+	*out = string(n)
+	return true
+}
+
+// countFields counts into p the field values a payload read inside the
+// one at hand replaced (a string of JSON, a stored answer, a HAR body in
+// base64): its caller keeps the bytes alone, and the values found inside
+// text its pass counted already. Uncounted, a run that replaced an
+// answer's company name said it replaced nothing of it.
+func (p *pass) countFields(repl []replaced) {
 	for _, x := range repl {
 		if !x.text {
 			p.counts[x.Class]++
 		}
 	}
-	*out = string(n)
-	return true
 }

@@ -62,10 +62,11 @@ func (a *anonymizer) base64Decoded(p *pass, v string, raw []byte) string {
 		a.scanBody(p, text)
 		return v
 	}
-	out, _, err := a.payload(p, text)
+	out, repl, err := a.payload(p, text)
 	if err != nil {
 		out = []byte(p.query(string(text)))
 	}
+	p.countFields(repl)
 	if bytes.Equal(out, text) {
 		return v
 	}

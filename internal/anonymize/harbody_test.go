@@ -161,3 +161,97 @@ func FuzzHAREntryAt(f *testing.F) {
 		}
 	})
 }
+
+// A browser's HAR holds the call's credentials as sent: they are masked
+// (****, as the inspector's HAR export has them), on one line or
+// pretty-printed, the structure kept, and counted by what was masked.
+// They went out as they came, and --check passed the file.
+func TestHARCredentialsAreMasked(t *testing.T) {
+	t.Parallel()
+	const har = `{"log":{"version":"1.2","entries":[{"_initiator":{"type":"script"},"request":{"method":"POST",` +
+		`"url":"http://u:pw1secret@127.0.0.1:3000/hook?businessType=CREATE_RECEIVABLE_DOC&token=tok1secret",` +
+		`"headers":[{"name":"authorization","value":"Bearer bearer1secret"},{"name":"Content-Type","value":"application/json"},{"name":"Cookie","value":"sid=cookie1secret"}],` +
+		`"queryString":[{"name":"businessType","value":"CREATE_RECEIVABLE_DOC"},{"name":"token","value":"tok1secret"}],` +
+		`"cookies":[{"name":"sid","value":"cookie1secret"}],"postData":{"mimeType":"application/json","text":"{}"}},` +
+		`"response":{"status":200,"headers":[{"value":"sid=set1secret; HttpOnly","name":"Set-Cookie"}],"cookies":[],"content":{"text":""}}},` +
+		`{"request":{"method":"GET","url":"http://127.0.0.1:3000/favicon.ico","headers":[]},"response":{"status":404,"content":{}}}]}}`
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, []byte(har), "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []string{har + "\n", strings.ReplaceAll(pretty.String(), "\n", "\r\n") + "\r\n"} {
+		out, st := stream(t, newTestAnonymizer(t, testKey), []byte(in), Options{Check: true})
+		if bytes.Contains(out, []byte("1secret")) {
+			t.Errorf("a credential survives:\n%s", out)
+		}
+		var h struct {
+			Log struct {
+				Entries []struct {
+					Request struct {
+						URL         string
+						Headers     []struct{ Name, Value string }
+						QueryString []struct{ Name, Value string }
+					}
+				}
+			}
+		}
+		mustUnmarshal(t, out, &h)
+		r := h.Log.Entries[0].Request
+		if r.URL != "http://u:xxxxx@127.0.0.1:3000/hook?businessType=CREATE_RECEIVABLE_DOC&token=****" ||
+			r.Headers[1].Value != "application/json" || r.QueryString[0].Value != "CREATE_RECEIVABLE_DOC" {
+			t.Errorf("masked more or less than the credentials: %+v", r)
+		}
+		want := map[string]int{"Authorization": 1, "Cookie": 1, "Set-Cookie": 1, "cookies": 1, "query parameter token": 1, "the URL's password": 1}
+		if len(st.Masked) != len(want) {
+			t.Errorf("masked %v, want %v", st.Masked, want)
+		}
+		for k, n := range want {
+			if st.Masked[k] != n {
+				t.Errorf("masked %v, want %v", st.Masked, want)
+				break
+			}
+		}
+		if bytes.Contains([]byte(in), []byte("\r\n")) && !bytes.Contains(out, []byte("\r\n")) {
+			t.Error("CRLF line ends lost")
+		}
+	}
+}
+
+// An edited HAR that names a header's value (or name) twice has every
+// value masked: readers differ on which counts, and the second went out
+// as it came.
+func TestHARCredentialsNamedTwiceAreMasked(t *testing.T) {
+	t.Parallel()
+	for _, har := range []string{
+		`{"log":{"entries":[{"request":{"headers":[{"name":"Authorization","value":"x1secret","value":"y1secret"}]}}]}}`,
+		`{"log":{"entries":[{"request":{"headers":[{"name":"X-Note","value":"y1secret","name":"Authorization"}]}}]}}`,
+		`{"log":{"entries":[{"request":{"queryString":[{"value":"x1secret","name":"a","name":"token"}]}}]}}`,
+	} {
+		out, masked := harCredentials([]byte(har))
+		if bytes.Contains(out, []byte("1secret")) || len(masked) != 1 {
+			t.Errorf("%s: %s, masked %v", har, out, masked)
+		}
+	}
+}
+
+// FuzzHARCredentials: whatever a HAR holds, masking its credentials
+// leaves JSON that was JSON, and each count is of an entry there is.
+func FuzzHARCredentials(f *testing.F) {
+	f.Add([]byte(`{"log":{"entries":[{"request":{"url":"http://u:p@h/?token=t","headers":[{"name":"Cookie","value":"a"}],"cookies":[{"name":"s","value":"v"}]}}]}}`))
+	f.Add([]byte(`{"log":{"entries":[{"request":{"headers":[{"value":"x","name":"Authorization","value":"y"}]}}]}}`))
+	f.Add([]byte(`{"log":{"entries":[]}}`))
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		out, masked := harCredentials(doc)
+		if json.Valid(doc) && !json.Valid(out) {
+			t.Fatalf("%s became %s", doc, out)
+		}
+		if masked == nil && !bytes.Equal(out, doc) {
+			t.Fatalf("changed with nothing masked: %s", out)
+		}
+		for k, n := range masked {
+			if n < 1 || k == "" {
+				t.Fatalf("masked %v", masked)
+			}
+		}
+	})
+}

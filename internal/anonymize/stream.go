@@ -55,7 +55,11 @@ type Stats struct {
 	// name, and the query's credential parameters ("query parameter
 	// token"): signatures no longer match the changed body, and
 	// credentials are not to be shared.
-	Dropped  map[string]int
+	Dropped map[string]int
+	// Masked counts the HAR entries whose credentials were masked, by
+	// what was masked (harCredentials): a HAR keeps its structure for
+	// the tools that read it.
+	Masked   map[string]int
 	Resigned int
 	// AsText counts the capture records whose body is not JSON: kept, and
 	// anonymized as text.
@@ -208,7 +212,7 @@ func (a *anonymizer) stream(ctx context.Context, r io.Reader, w io.Writer, opts 
 	st = &Stats{Replaced: Report{}, Dropped: map[string]int{}}
 	defer recoverStop(&err)
 	// An array is read whole: its bytes between the elements are kept.
-	rd := input.NewReader(ctx, r, input.Options{Whole: true, Buffer: 64 << 10})
+	rd := input.NewReader(ctx, r, input.Options{Whole: true, HAR: true, Buffer: 64 << 10})
 	kind, err := rd.Kind()
 	switch {
 	case err != nil:
@@ -241,6 +245,8 @@ func (a *anonymizer) stream(ctx context.Context, r io.Reader, w io.Writer, opts 
 		st.Leaks = a.check(ctx, doc, 1)
 		return st, nil
 	}
+	doc, masked := harCredentials(doc)
+	st.mask(masked)
 	p := &pass{a: a, ctx: ctx, counts: Report{}, learn: opts.learn}
 	out, repl, err := a.payload(p, doc)
 	if err != nil {
@@ -355,6 +361,8 @@ func (a *anonymizer) lines(ctx context.Context, rd *input.Reader, w io.Writer, o
 			st.Leaks = append(st.Leaks, a.check(ctx, body, it.Line)...)
 			continue
 		}
+		body, masked := harCredentials(body) // a HAR on one line
+		st.mask(masked)
 		p := &pass{a: a, ctx: ctx, counts: Report{}, learn: opts.learn}
 		out, repl, perr := a.payload(p, body)
 		if perr != nil {
@@ -702,10 +710,11 @@ func (a *anonymizer) storedBody(p *pass, stored, encoding string, h http.Header)
 			a.scanBody(p, u)
 			return stored
 		}
-		out, _, err := a.payload(p, u)
+		out, repl, err := a.payload(p, u)
 		if err != nil {
 			out = []byte(p.query(string(u)))
 		}
+		p.countFields(repl)
 		if bytes.Equal(out, u) {
 			return stored
 		}
@@ -716,10 +725,11 @@ func (a *anonymizer) storedBody(p *pass, stored, encoding string, h http.Header)
 		a.scanBody(p, b)
 		return stored
 	}
-	out, _, err := a.payload(p, b)
+	out, repl, err := a.payload(p, b)
 	if err != nil {
 		out = []byte(p.query(string(b))) // text, perhaps a form
 	}
+	p.countFields(repl)
 	if bytes.Equal(out, b) {
 		return stored
 	}
@@ -753,9 +763,20 @@ func (st *Stats) Add(o *Stats) {
 	for k, n := range o.Dropped {
 		st.Dropped[k] += n
 	}
+	st.mask(o.Masked)
 	st.Resigned += o.Resigned
 	st.AsText += o.AsText
 	st.Leaks = append(st.Leaks, o.Leaks...)
+}
+
+// mask adds the counts of masked (harCredentials) to st's.
+func (st *Stats) mask(masked map[string]int) {
+	for k, n := range masked {
+		if st.Masked == nil {
+			st.Masked = map[string]int{}
+		}
+		st.Masked[k] += n
+	}
 }
 
 // dropSecretParams is the raw query q without its credential parameters

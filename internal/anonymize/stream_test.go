@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
@@ -765,5 +766,38 @@ func TestStreamDropsQueryCredentials(t *testing.T) {
 	}
 	if bytes.Contains(out, []byte("s3cr3t")) || bytes.Contains(out, []byte("k3y")) {
 		t.Errorf("a credential survived: %s", out)
+	}
+}
+
+// What a run replaced inside a payload within the input (a string of
+// JSON, a capture's stored answer, a HAR body in base64) is counted as
+// the payload's own is: the summary said "replaced 1 tax id" of an
+// answer whose company name it replaced too, and nothing of a HAR body in
+// base64 that it rewrote.
+func TestInnerBodiesAreCounted(t *testing.T) {
+	t.Parallel()
+	const inner = `{"company":"上海鼎盛机械设备有限公司","note":"x"}`
+	quoted, err := json.Marshal(inner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b64 := base64.StdEncoding.EncodeToString([]byte(inner))
+	for _, tt := range []struct{ name, in string }{
+		{"string of JSON", `{"a":` + string(quoted) + `}`},
+		{"stored answer", `{"capture":1,"time":"2026-01-01T00:00:00Z","remote":"127.0.0.1:5","method":"POST","path":"/hook","query":"businessType=CREATE_RECEIVABLE_DOC","headers":{},"body":"{}","bodyEncoding":"utf8","response":{"status":200,"headers":{},"body":` + string(quoted) + `,"bodyEncoding":"utf8"}}`},
+		{"stored answer in base64", `{"capture":1,"time":"2026-01-01T00:00:00Z","remote":"127.0.0.1:5","method":"POST","path":"/hook","query":"businessType=CREATE_RECEIVABLE_DOC","headers":{},"body":"{}","bodyEncoding":"utf8","response":{"status":200,"headers":{},"body":"` + b64 + `","bodyEncoding":"base64"}}`},
+		{"HAR request body in base64", `{"log":{"entries":[{"request":{"postData":{"mimeType":"application/json","encoding":"base64","text":"` + b64 + `"}}}]}}`},
+		{"HAR answer in base64", `{"log":{"entries":[{"response":{"content":{"mimeType":"application/json","encoding":"base64","text":"` + b64 + `"}}}]}}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			out, st := stream(t, newTestAnonymizer(t, testKey), []byte(tt.in+"\n"), Options{})
+			if bytes.Contains(out, []byte("上海鼎盛")) || bytes.Contains(out, []byte(b64)) {
+				t.Fatalf("the company survives: %s", out)
+			}
+			if got := st.Replaced[companyName]; got != 1 {
+				t.Errorf("counted %d company names, want 1 (%v)", got, st.Replaced)
+			}
+		})
 	}
 }

@@ -425,7 +425,17 @@ func (r *Record) fromDisk() error {
 		r.Query, r.QueryEncoding = string(q), ""
 	}
 	for k, enc := range r.HeaderEncodings {
-		vs := r.Headers[k]
+		vs, ok := r.Headers[k]
+		if !ok {
+			// A header is one in any case (checkKeys refuses two): a
+			// hand-made record's "x-a" encoding is X-A's, whose base64
+			// text otherwise went out on replay as its value.
+			for name, hv := range r.Headers {
+				if strings.EqualFold(name, k) {
+					vs = hv
+				}
+			}
+		}
 		for i, v := range vs {
 			b, err := DecodeBody(v, enc)
 			if err != nil {
@@ -588,6 +598,11 @@ func Decode(line []byte) (*Record, error) {
 		return nil, &JSONError{Err: jsonerr.Placed(err, line)}
 	}
 	if rec.Capture == 0 {
+		// A "capture": 0 reads as none: said as the key it lacks, the
+		// message denied the key the line begins with.
+		if given, err := checkKeys(line); err == nil && given&memberBit("capture") != 0 {
+			return nil, errors.New("capture record format 0, which no whsim writes (it reads 1 and 2)")
+		}
 		return nil, errors.New(`not a capture record (no "capture" key)`)
 	}
 	if rec.Capture > VersionRejected {

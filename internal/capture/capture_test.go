@@ -222,6 +222,18 @@ func TestRecordEncodingsOldAndBad(t *testing.T) {
 	}
 }
 
+// A hand-made record's headerEncodings names its header in another case:
+// the encoding is that header's. Its base64 text went out on replay as
+// the header's value.
+func TestHeaderEncodingInAnotherCase(t *testing.T) {
+	t.Parallel()
+	line := `{"capture":1,"method":"POST","path":"/","headers":{"X-A":["/w=="]},"headerEncodings":{"x-a":"base64"},"body":"{}"}` + "\n"
+	rec, err := NewReader(strings.NewReader(line)).Next()
+	if err != nil || rec.Headers.Get("X-A") != "\xff" {
+		t.Fatalf("%+v, %v; want X-A the byte 0xff", rec, err)
+	}
+}
+
 // A record of a refused request is format 2 and reads back whole; a
 // format this whsim does not know, or a rejected member in a format-1
 // record, is a bad line (skipped with a warning), never read as a call.

@@ -20,9 +20,20 @@ import (
 
 // ContentCodings returns the codings of h's Content-Encoding, lower case,
 // in the order the sender applied them ("identity" left out); nil when
-// there are none.
+// there are none. The name is matched in any case, as HTTP's are: a
+// hand-made record's "content-encoding" went out as Content-Encoding on
+// replay, while validate and inspect, looking for the canonical key
+// alone, read the gzip bytes as the document.
 func ContentCodings(h http.Header) []string {
 	vs := h["Content-Encoding"]
+	if vs == nil {
+		for k, v := range h {
+			if len(k) == len("Content-Encoding") && strings.EqualFold(k, "Content-Encoding") {
+				vs = v
+				break
+			}
+		}
+	}
 	if len(vs) == 0 {
 		return nil
 	}

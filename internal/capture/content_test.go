@@ -85,6 +85,14 @@ func TestDecodeContent(t *testing.T) {
 	if c := ContentCodings(http.Header{"Content-Encoding": {"identity"}}); c != nil {
 		t.Errorf("ContentCodings(identity) = %q, want none", c)
 	}
+	// A hand-made record's name in another case is the same header, as
+	// replay sends it; a name that only starts alike is another.
+	if c := ContentCodings(http.Header{"content-encoding": {"gzip"}}); len(c) != 1 || c[0] != "gzip" {
+		t.Errorf("ContentCodings(content-encoding: gzip) = %q, want gzip", c)
+	}
+	if c := ContentCodings(http.Header{"Content-Encodings": {"gzip"}}); c != nil {
+		t.Errorf("ContentCodings(Content-Encodings: gzip) = %q, want none", c)
+	}
 }
 
 func FuzzDecodeContent(f *testing.F) {

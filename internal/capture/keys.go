@@ -3,6 +3,7 @@ package capture
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
@@ -22,7 +23,10 @@ import (
 
 // recordObject is an object of the record as encoding/json decodes it:
 // a struct, whose keys match its members regardless of case, or a map
-// (header names), whose keys are compared as they are.
+// of header names, whose keys are compared regardless of case, as
+// HTTP compares them: encoding/json keeps "content-type" and
+// "Content-Type" apart, and a replay sent both values under one name in
+// the order Go's map gave them, differently from run to run.
 type recordObject struct {
 	name    string // how a message names it
 	members []recordMember
@@ -163,7 +167,7 @@ func checkObject(l *jsonlex.Lexer, o *recordObject) (given uint32) {
 		} else {
 			name := keyString(l.KeyBytes(key))
 			for _, before := range keys {
-				if keyString(l.KeyBytes(before)) == name {
+				if strings.EqualFold(keyString(l.KeyBytes(before)), name) {
 					panic(keyStop{twiceError(o, name, l.KeyBytes(before), l.KeyBytes(key))})
 				}
 			}

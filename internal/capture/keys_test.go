@@ -21,13 +21,21 @@ func TestReaderRefusesAmbiguousRecords(t *testing.T) {
 		{"plain", head + `,"headers":{"A":["1"]},"body":"{}","bodyEncoding":"utf8"}`, ""},
 		{"unknown members are not looked into", head + `,"extra":{"x":1,"x":2},"Extra":1,"body":"{}"}`, ""},
 		{"an unknown member named twice is ignored", head + `,"note":1,"note":2,"body":"{}"}`, ""},
-		{"header names differing in case are two headers", head + `,"headers":{"A":["1"],"a":["2"]},"body":"{}"}`, ""},
+		// Two keys to encoding/json, but one header to HTTP: replay sent
+		// both values under one name, in the order Go's map gave them.
+		{"header names differing in case are one header", head + `,"headers":{"A":["1"],"a":["2"]},"body":"{}"}`, `"a" twice in headers, as "A" and "a"`},
 		{"fault deliveries each their own", head + `,"body":"{}","fault":{"kind":"duplicate","attempt":1,"deliveries":[{"status":200},{"status":500}]}}`, ""},
 		{"body twice", head + `,"body":"{}","bodyEncoding":"utf8","body":"evil"}`, `line 1: "body" twice in the record: readers differ`},
 		{"body in another case", head + `,"body":"{}","Body":"evil"}`, `line 1: "body" twice in the record, as "body" and "Body"`},
 		{"escaped key", head + `,"body":"{}","b\u006fdy":"evil"}`, `"body" twice in the record`},
 		{"capture twice", head + `,"body":"{}","capture":1}`, `"capture" twice in the record`},
 		{"a header twice", head + `,"headers":{"X-Sig":["a"],"X-Sig":["b"]},"body":"{}"}`, `"X-Sig" twice in headers`},
+		// HTTP names a header in any case: encoding/json keeps the two
+		// apart, and replay sent both values under one name, in the order
+		// Go's map gave them.
+		{"a header twice in two cases", head + `,"headers":{"content-type":["text/plain"],"Content-Type":["application/json"]},"body":"{}"}`, `"Content-Type" twice in headers, as "content-type" and "Content-Type"`},
+		{"an answer's header twice in two cases", head + `,"body":"{}","response":{"status":200,"headers":{"X-A":["1"],"x-a":["2"]}}}`, `"x-a" twice in response.headers, as "X-A" and "x-a"`},
+		{"a header in another case alone", head + `,"headers":{"content-type":["application/json"]},"body":"{}"}`, ""},
 		{"after an empty object", head + `,"headers":{},"body":"{}","bodyEncoding":"utf8","body":"evil"}`, `"body" twice in the record`},
 		{"after an empty array", head + `,"body":"{}","fault":{"kind":"duplicate","deliveries":[],"kind":"drop"}}`, `"kind" twice in fault`},
 		{"headers twice", head + `,"headers":{"A":["1"]},"headers":{"B":["2"]},"body":"{}"}`, `"headers" twice in the record`},
@@ -47,6 +55,8 @@ func TestReaderRefusesAmbiguousRecords(t *testing.T) {
 		{"body in another case only", head + `,"BODY":"{}"}`, ""},
 		{"version 3", `{"capture":3,"method":"POST","path":"/","body":"{}"}`, `line 1: capture record format 3, which this whsim does not read (it reads 1 and 2)`},
 		{"version -1", `{"capture":-1,"method":"POST","path":"/","body":"{}"}`, `capture record format -1, which no whsim writes`},
+		{"version 0", `{"capture":0,"method":"POST","path":"/","body":"{}"}`, `line 1: capture record format 0, which no whsim writes (it reads 1 and 2)`},
+		{"version null", `{"capture":null,"method":"POST","path":"/","body":"{}"}`, `line 1: not a capture record (no "capture" key)`},
 		// JSON is UTF-8, and listen writes what is not in base64: a byte
 		// encoding/json would quietly turn into U+FFFD is refused.
 		{"invalid UTF-8 in the body", head + ",\"body\":\"\xff{}\",\"bodyEncoding\":\"utf8\"}", `line 1: not valid UTF-8 at byte 128 (listen writes such bytes in base64`},

@@ -13,9 +13,10 @@ import (
 // keeps the last value (and takes "URL" for "url"), other decoders the
 // first. What --rerun sends, and where, would then not be what jq or an
 // editor shows of the same line. So a line that names a member of any of
-// its objects twice, in any case, or a key of a header map twice, is
-// refused rather than read as one reader's guess, as capture records are
-// (capture.Decode).
+// its objects twice, in any case, or a key of a header map twice, in any
+// case too (one header to HTTP: the rerun sent both values under one
+// name, in the order Go's map gave them), is refused rather than read as
+// one reader's guess, as capture records are (capture.Decode).
 
 // keysTwice says which object of line, a report line json.Unmarshal has
 // read, names a key twice; nil when none does.
@@ -26,9 +27,9 @@ func keysTwice(line []byte) error {
 }
 
 // valueKeysTwice reads the value at dec's position, at where (path is how
-// its members are named: "request", "effects.calls[2]"). A map (the
-// headers) compares its keys as they are, as encoding/json does; a struct
-// compares them with case folded.
+// its members are named: "request", "effects.calls[2]"). A struct and a
+// map (the headers) alike compare their keys with case folded: encoding/json
+// matches a struct's so, and HTTP a header's.
 func valueKeysTwice(dec *json.Decoder, where, path string, isMap bool) error {
 	tok, err := dec.Token()
 	if err != nil {
@@ -43,10 +44,7 @@ func valueKeysTwice(dec *json.Decoder, where, path string, isMap bool) error {
 				return nil
 			}
 			key, _ := t.(string)
-			id := key
-			if !isMap {
-				id = foldKey(key)
-			}
+			id := foldKey(key)
 			if before, ok := seen[id]; ok {
 				if before == key {
 					return fmt.Errorf("%q twice in %s: readers differ on which value counts", key, where)

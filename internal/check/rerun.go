@@ -263,6 +263,11 @@ func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 		if errors.Is(err, errReportSize) {
 			return nil, ReportEnd{}, err
 		}
+		if errors.Is(err, bufio.ErrTooLong) {
+			// Said in bufio's words ("bufio.Scanner: token too long"),
+			// it named no bound and no reason (/dev/zero on stdin).
+			return nil, ReportEnd{}, &ReportLineError{Line: n + 1, Err: fmt.Errorf("longer than %d MiB without a line break, more than any line check writes", maxReportLine>>20)}
+		}
 		return nil, ReportEnd{}, fmt.Errorf("line %d: %w", n+1, err)
 	}
 	if cases == 0 {
@@ -575,6 +580,12 @@ func Rerun(ctx context.Context, cfg RerunConfig, cases []Failed, out func(RerunR
 			continue
 		case e != nil:
 			res, err = rerunEffects(ctx, cfg, c)
+		case c.Want == "" && !slices.Contains(IDs(), c.Check):
+			// A name from the report, which may have been edited: pasted
+			// into the command, "load; touch pwned" ran touch.
+			out(RerunResult{Case: c, Outcome: NotRerun,
+				Reason: "the report keeps no call of it, and no check of this whsim has its name: run " + strings.TrimSuffix(cfg.Again, " --checks ")})
+			continue
 		case c.Want == "":
 			out(RerunResult{Case: c, Outcome: NotRerun,
 				Reason: "judged over a whole run, not one call: run " + cfg.Again + c.Check})
@@ -654,10 +665,61 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 			}
 		}
 	}
+	if masked := MaskedCredential(d.Target, query, h); masked != "" {
+		for _, r := range results {
+			if a := r.Last(); is4xx(a.Status) {
+				return notRerunMasked(res, a, masked), nil
+			}
+		}
+	}
 	if res.Outcome == Fixed && c.AtOnce && n > 1 && together < 2 {
 		return notRerunTogether(res, n), nil
 	}
 	return res, nil
+}
+
+// notRerunMasked is the outcome of a case sent with a credential as the
+// report masks it whose answer a was a 4xx: the receiver may have refused
+// the mask, not the call, so the answer says nothing of the case either
+// way. Judged as any other, a receiver that checks its token answered
+// 401 to every malformed call, and each read FIXED, exit 0, while it took
+// the same calls with the real token as before.
+func notRerunMasked(res RerunResult, a attempt.Attempt, masked string) RerunResult {
+	res.Outcome = NotRerun
+	res.Status, res.Latency = a.Status, a.Latency
+	res.Reason = answer(a) + " to a call carrying " + masked + " as the report masks it (a report keeps no credential): the receiver may have refused the mask, not the call; give it again (--url, with -H for a header)"
+	return res
+}
+
+// MaskedCredential names the first credential a call to target with
+// query and headers h carries as a report masks it, "" for none: a header
+// whose value holds "****" ("Authorization"), the URL's password, xxxxx,
+// when no Authorization header replaces it ("the URL's password"), a
+// credential query parameter of value **** ("the query's token"). A
+// report keeps no credential, and its masks go out as they stand unless
+// -H or --url gives them again.
+func MaskedCredential(target *url.URL, query string, h http.Header) string {
+	for _, k := range slices.Sorted(maps.Keys(h)) {
+		if termsafe.SecretHeader(k) && slices.ContainsFunc(h[k], func(v string) bool { return strings.Contains(v, "****") }) {
+			return k
+		}
+	}
+	if target == nil {
+		return ""
+	}
+	if pw, ok := target.User.Password(); ok && pw == "xxxxx" && len(h.Values("Authorization")) == 0 {
+		return "the URL's password"
+	}
+	for _, raw := range []string{target.RawQuery, query} {
+		for raw != "" {
+			var p string
+			p, raw, _ = strings.Cut(raw, "&")
+			if k, v, ok := strings.Cut(p, "="); ok && v == "****" && termsafe.SecretParam(k, v) {
+				return "the query's " + termsafe.QueryKey(k)
+			}
+		}
+	}
+	return ""
 }
 
 // copiesOf gives the i-th copy of req: for a case sent under new

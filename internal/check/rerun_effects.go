@@ -50,12 +50,16 @@ func rerunEffects(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, 
 		}
 	}
 	n := len(calls)
-	apart := 0 // the copies of the first call sent at once of which no two were in flight together
+	apart := 0   // the copies of the first call sent at once of which no two were in flight together
+	masked := "" // a credential the calls carry as the report masks it
 	for i := 0; i < len(calls); i++ {
 		call := calls[i]
 		req, err := fresh.request(call, cfg)
 		if err != nil {
 			return RerunResult{}, err
+		}
+		if masked == "" {
+			masked = MaskedCredential(d.Target, req.Query, req.Header)
 		}
 		if call.Event == e.Event && q.RequestID == "" && !call.Early {
 			q.RequestID = req.RequestID
@@ -97,6 +101,7 @@ func rerunEffects(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, 
 	last := 0
 	var lastLatency time.Duration
 	notTaken := ""
+	var notTakenAnswer attempt.Attempt
 	for i, s := range sent {
 		var got []string
 		ok := false
@@ -123,10 +128,15 @@ func rerunEffects(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, 
 		parts = append(parts, fmt.Sprintf("%d. %s got %s", i+1, how, strings.Join(got, ", ")))
 		if !ok && !s.call.Early && notTaken == "" {
 			notTaken = fmt.Sprintf("%s got %s", s.call.Event, got[0])
+			notTakenAnswer = s.answers[0]
 		}
 	}
 	callText := strings.Join(parts, ", ")
 	res := RerunResult{Case: c, Status: last, Latency: lastLatency, answers: answers}
+	if notTaken != "" && masked != "" && is4xx(notTakenAnswer.Status) {
+		// Refused perhaps for the mask, not the call (notRerunMasked).
+		return notRerunMasked(res, notTakenAnswer, masked), nil
+	}
 	if notTaken != "" {
 		res.Outcome = StillFailing
 		res.Reason = fmt.Sprintf("%s %s: %s: the call itself was not accepted, so what was stored cannot be judged; calls: %s", e.Kind, q.Code, notTaken, callText)

@@ -151,6 +151,8 @@ func TestReadFailed(t *testing.T) {
 		{"{\"summary\":{}}\n" + `{"check":"a","case":"b","verdict":"fail","request":{"url":"http://127.0.0.1:1/","body":"","URL":"http://evil.example/"}}`,
 			`line 2: "url" twice in request, as "url" and "URL": readers differ on which value counts, and on whether case matters`},
 		{`{"check":"a","case":"b","verdict":"fail","request":{"headers":{"X-A":["1"],"X-A":["2"]},"body":""}}`, `line 1: "X-A" twice in request.headers`},
+		// One header to HTTP: the rerun sent both values under it.
+		{`{"check":"a","case":"b","verdict":"fail","request":{"headers":{"X-A":["1"],"x-a":["2"]},"body":""}}`, `line 1: "X-A" twice in request.headers, as "X-A" and "x-a"`},
 		{`{"check":"e","case":"b","verdict":"fail","effects":{"calls":[{"copies":1},{"copies":1,"Copies":8}]}}`, `line 1: "copies" twice in effects.calls[2], as "copies" and "Copies"`},
 		{`{"check":"a","case":"b","verdict":"fail","Check":"c"}`, `line 1: "check" twice in the line, as "check" and "Check"`},
 		// check --rerun's own output names its cases with no verdict: read
@@ -234,7 +236,7 @@ func FuzzReadFailed(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		cases, err := ReadFailed(bytes.NewReader(b))
 		var le *ReportLineError
-		if err != nil && !errors.As(err, &le) && !errors.Is(err, errNotReport) && !strings.Contains(err.Error(), "token too long") {
+		if err != nil && !errors.As(err, &le) && !errors.Is(err, errNotReport) {
 			t.Errorf("error of no known kind: %v", err)
 		}
 		for _, c := range cases {
@@ -849,5 +851,138 @@ func TestSignatureCaseReportedLateReadsBack(t *testing.T) {
 	}
 	if len(got) != 1 || !got[0].Resign || got[0].Want != want2xx {
 		t.Errorf("read back %+v, want resign and 2xx", got)
+	}
+}
+
+// TestRerunMaskedCredential: a case sent again with a credential as the
+// report masks it (a header's ****, the URL's password xxxxx, a query
+// token's ****) and answered 4xx is NOT RERUN, never FIXED nor STILL
+// FAILING: the receiver may have refused the mask. A receiver that checks
+// its token answered 401 to every malformed call, and each read FIXED,
+// exit 0, however it treats them with the real token. Given again, the
+// credential gets the case its verdict.
+func TestRerunMaskedCredential(t *testing.T) {
+	t.Parallel()
+	// Broken: it takes any call that carries the real token, and refuses
+	// every other.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		user, pw, _ := r.BasicAuth()
+		if r.Header.Get("X-Api-Key") != "k1" && r.URL.Query().Get("token") != "k1" && !(user == "u" && pw == "k1") {
+			w.WriteHeader(http.StatusUnauthorized)
+		}
+	}))
+	t.Cleanup(srv.Close) // after the parallel subtests
+	malformed := Failed{Check: rejectsMalformed, Name: "not-json", Want: want4xx, Query: "businessType=CREATE_RECEIVABLE_DOC", Body: []byte("x")}
+	at := func(s string) *url.URL {
+		u, err := url.Parse(strings.Replace(s, "SRV", strings.TrimPrefix(srv.URL, "http://"), 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	tests := []struct {
+		name    string
+		target  string
+		header  http.Header // the case's, as the report has it
+		given   http.Header // -H
+		outcome string
+		masked  string
+	}{
+		{"header masked", "http://SRV/hook", http.Header{"X-Api-Key": {"****"}}, nil, NotRerun, "X-Api-Key"},
+		{"header given again", "http://SRV/hook", http.Header{"X-Api-Key": {"****"}}, http.Header{"X-Api-Key": {"k1"}}, StillFailing, ""},
+		{"query token masked", "http://SRV/hook?token=****", nil, nil, NotRerun, "the query's token"},
+		{"query token given again", "http://SRV/hook?token=k1", nil, nil, StillFailing, ""},
+		{"password masked", "http://u:xxxxx@SRV/hook", nil, nil, NotRerun, "the URL's password"},
+		{"password given again", "http://u:k1@SRV/hook", nil, nil, StillFailing, ""},
+		// No credential at all: the 401 is the receiver's answer to the call.
+		{"none", "http://SRV/hook", http.Header{"X-Tenant": {"****"}}, nil, Fixed, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := malformed
+			c.Header = tt.header
+			var out []RerunResult
+			cfg := RerunConfig{Client: srv.Client(), Target: at(tt.target), Header: tt.given}
+			if err := Rerun(context.Background(), cfg, []Failed{c}, func(r RerunResult) { out = append(out, r) }); err != nil || len(out) != 1 {
+				t.Fatalf("err %v, %d results", err, len(out))
+			}
+			if out[0].Outcome != tt.outcome {
+				t.Errorf("%s: %s, want %s", out[0].Reason, out[0].Outcome, tt.outcome)
+			}
+			if tt.masked != "" && !strings.Contains(out[0].Reason, "got 401 to a call carrying "+tt.masked+" as the report masks it") {
+				t.Errorf("reason %q names no %s", out[0].Reason, tt.masked)
+			}
+		})
+	}
+}
+
+// An effects document whose calls carry a masked credential and get a
+// 4xx is NOT RERUN too: "the call itself was not accepted" read STILL
+// FAILING of a receiver that refused the mask.
+func TestRerunEffectsMaskedCredential(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Api-Key") != "k1" {
+			w.WriteHeader(http.StatusUnauthorized)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	body := `{"requestId":"8f1c2a34-0000-4000-8000-000000000001","businessType":4000,"data":{"code":"CGFP00000001"}}`
+	for _, tt := range []struct {
+		name    string
+		given   http.Header
+		outcome string
+	}{
+		{"masked", nil, NotRerun},
+		{"given again", http.Header{"X-Api-Key": {"k1"}}, Fixed},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cases := []Failed{{Check: Effects, Name: "invoice/create", Effects: &EffectsRecord{
+				Kind: "invoice", Code: "CGFP00000001", Event: "CREATE_PURCHASE_ORDER_INVOICE", RequestID: "8f1c2a34-0000-4000-8000-000000000001", WantLines: -1,
+				Calls: []EffectsCall{{Event: "CREATE_PURCHASE_ORDER_INVOICE", Query: "businessType=CREATE_PURCHASE_ORDER_INVOICE", Headers: http.Header{"X-Api-Key": {"****"}}, Body: body, BodyEncoding: "utf8", Copies: 1}},
+			}}}
+			var out []RerunResult
+			cfg := RerunConfig{Client: srv.Client(), Target: mustURL(t, srv.URL+"/hook"), Header: tt.given, Now: time.Now, Probe: heldProbe{}, IDs: reqid.NewIDs(1)}
+			if err := Rerun(context.Background(), cfg, cases, func(r RerunResult) { out = append(out, r) }); err != nil {
+				t.Fatal(err)
+			}
+			if len(out) != 1 || out[0].Outcome != tt.outcome {
+				t.Fatalf("%+v, want %s", out, tt.outcome)
+			}
+			if tt.outcome == NotRerun && !strings.Contains(out[0].Reason, "got 401 to a call carrying X-Api-Key as the report masks it") {
+				t.Errorf("reason %q names no masked X-Api-Key", out[0].Reason)
+			}
+		})
+	}
+}
+
+// A case the report keeps no call of gets a command that runs its check
+// again, named by the report: only a check of this whsim's is named in
+// it. "load; touch pwned", pasted, ran touch.
+func TestRerunCommandNamesOnlyChecks(t *testing.T) {
+	t.Parallel()
+	cases, err := ReadFailed(strings.NewReader(`{"check":"load; touch pwned","case":"300-calls","verdict":"fail","status":0}` + "\n" +
+		`{"check":"latency","case":"p99","verdict":"fail","status":0}` + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []RerunResult
+	cfg := RerunConfig{Target: mustURL(t, "http://127.0.0.1:1/hook"), Again: "whsim check --url 'http://127.0.0.1:1/hook' --checks "}
+	if err := Rerun(context.Background(), cfg, cases, func(r RerunResult) { out = append(out, r) }); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"the report keeps no call of it, and no check of this whsim has its name: run whsim check --url 'http://127.0.0.1:1/hook'",
+		"judged over a whole run, not one call: run whsim check --url 'http://127.0.0.1:1/hook' --checks latency",
+	}
+	if len(out) != len(want) {
+		t.Fatalf("%d results, want %d", len(out), len(want))
+	}
+	for i, r := range out {
+		if r.Outcome != NotRerun || r.Reason != want[i] {
+			t.Errorf("%s %s: %s %q, want not-rerun %q", r.Case.Check, r.Case.Name, r.Outcome, r.Reason, want[i])
+		}
 	}
 }

@@ -152,6 +152,31 @@ func TestReadFailedBounded(t *testing.T) {
 	}
 }
 
+// A line past the bound (a report of /dev/zero on stdin) is refused with
+// its line and the bound, as a report's other faults are, not in bufio's
+// words ("bufio.Scanner: token too long").
+func TestReadFailedLongLine(t *testing.T) {
+	t.Parallel()
+	for line, in := range []io.Reader{
+		io.LimitReader(zeros{}, maxReportLine+1),
+		io.MultiReader(strings.NewReader(`{"check":"rejects-malformed","case":"x","verdict":"pass","status":400}`+"\n"), io.LimitReader(zeros{}, maxReportLine+1)),
+	} {
+		_, err := ReadFailed(in)
+		want := fmt.Sprintf("line %d: longer than 64 MiB without a line break, more than any line check writes", line+1)
+		if le := (*ReportLineError)(nil); !errors.As(err, &le) || err.Error() != want {
+			t.Errorf("err %v, want %q", err, want)
+		}
+	}
+}
+
+// zeros reads as /dev/zero does.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
 // retag gives a document a number of its own shape, never the run's.
 func TestRetag(t *testing.T) {
 	t.Parallel()

@@ -151,6 +151,9 @@ type Options struct {
 	// Whole reads an array as one item, as a document is read, for a
 	// command that keeps its bytes between the elements (anonymize).
 	Whole bool
+	// HAR reads a HAR file as the JSON document it is; without it one is
+	// refused (see isHAR).
+	HAR bool
 }
 
 // Item is one document, NDJSON line or array element of an input, or a
@@ -255,6 +258,7 @@ type Reader struct {
 	carry     []byte
 	linesOnly bool // Options.Lines
 	whole     bool // Options.Whole
+	har       bool // Options.HAR
 }
 
 type state int
@@ -281,7 +285,7 @@ func NewReader(ctx context.Context, r io.Reader, opts Options) *Reader {
 	// tens of MB takes most of a second to read here: longer than Ctrl-C
 	// may wait.
 	r = ctxio.Checked(ctx, r)
-	rd := &Reader{ctx: ctx, name: opts.Name, max: opts.Max, linesOnly: opts.Lines, whole: opts.Whole, src: r, br: bufio.NewReaderSize(r, size)}
+	rd := &Reader{ctx: ctx, name: opts.Name, max: opts.Max, linesOnly: opts.Lines, whole: opts.Whole, har: opts.HAR, src: r, br: bufio.NewReaderSize(r, size)}
 	if rd.max <= 0 {
 		rd.max = Max
 	}
@@ -391,6 +395,8 @@ func (rd *Reader) detect() error {
 	}
 	text := first.text
 	switch {
+	case !rd.linesOnly && !rd.har && isHAR(text):
+		return harError // on one line
 	case !rd.linesOnly && !forced && !first.nl && !first.long && bytes.IndexByte(text, '\r') >= 0 && json.Valid(text):
 		// No LF at all, and CRs inside one JSON value: a pretty-printed
 		// document saved with CR-only line ends (classic Mac OS, some
@@ -798,6 +804,9 @@ func (rd *Reader) document() (*Item, error) {
 		return it, nil
 	}
 	rd.state = stDone
+	if !rd.har && isHAR(body) {
+		return nil, harError // pretty-printed, as browsers write it
+	}
 	it.Body = body
 	return it, nil
 }
@@ -988,3 +997,45 @@ func (s *arrayScanner) problem(it *Item, msg string) *Item {
 	it.Problem, it.Line, it.Column, it.Element = msg, s.line, s.col, -1
 	return it
 }
+
+// isHAR says whether doc, one JSON value, is a HAR file (a browser's
+// export, or the inspector's): an object whose first member is "log", an
+// object with an "entries" list, as every HAR writer puts it. A HAR is
+// JSON, but neither payloads nor capture records: read as a payload it
+// had envelope errors of fields it never meant to have, and replay
+// pointed at send --file, which cannot send it either. Only as much of
+// doc is read as leads to "entries".
+func isHAR(doc []byte) bool {
+	t := bytes.TrimLeft(doc, jsonSpace)
+	if !bytes.HasPrefix(t, []byte("{")) || !bytes.HasPrefix(bytes.TrimLeft(t[1:], jsonSpace), []byte(`"log"`)) {
+		return false // the common case, decided without a lexer
+	}
+	var lx jsonlex.Lexer
+	lx.Reset(t)
+	found := false
+	_ = lx.Run(func() {
+		if lx.Peek() != jsonlex.Object || !lx.Enter() || string(lx.KeyBytes(lx.Key(true))) != "log" {
+			return
+		}
+		if lx.Peek() != jsonlex.Object || !lx.Enter() {
+			return
+		}
+		for first := true; ; first = false {
+			key := lx.Key(first)
+			k := lx.Peek()
+			if string(lx.KeyBytes(key)) == "entries" {
+				found = k == jsonlex.Array
+				return
+			}
+			lx.Skip(k)
+			if !lx.More('}') {
+				return
+			}
+		}
+	})
+	return found
+}
+
+// harError is the refusal of a HAR file by a reader that does not take
+// one (Options.HAR).
+var harError = &FormatError{Msg: "a HAR file, not payloads or capture records: of whsim's commands only anonymize reads HAR (replay and inspect read the NDJSON records listen --capture writes, which the inspector exports too)"}

@@ -57,6 +57,7 @@ func TestDetect(t *testing.T) {
 		kind           Kind
 		want           []string
 		err            string
+		har            bool // Options.HAR
 	}{
 		{name: "empty", file: "a.json", in: "", kind: Empty},
 		{name: "white space", file: "a.json", in: " \n\t\r\n", kind: Empty},
@@ -114,13 +115,30 @@ func TestDetect(t *testing.T) {
 		{name: "a payload whose body leads and capture is no number", file: "a.ndjson", in: `{"body":"","capture":"1"}` + "\n", kind: NDJSON, want: []string{`1:0/-1 {"body":"","capture":"1"}`}},
 		{name: "a payload whose capture is no number", file: "a.ndjson", in: `{"a":1,"capture":"yes"}` + "\n", kind: NDJSON, want: []string{`1:0/-1 {"a":1,"capture":"yes"}`}},
 		{name: "a re-sorted record torn after its capture", file: "c.log", in: rec + "\n" + `{"body":"{}","capture":1,"method":"PO`, kind: Captures, want: []string{"1:0/-1 " + rec, "2:0/-1 TORN"}},
+		// A HAR file is JSON, but neither payloads nor capture records:
+		// refused at once, pretty-printed (as browsers write it) or on
+		// one line, whatever its name, unless the reader takes HAR
+		// (anonymize). An object whose first member is another, or whose
+		// "log" is no object, stays a payload.
+		{name: "HAR", file: "a.har", in: "{\n  \"log\": {\n    \"version\": \"1.2\",\n    \"entries\": []\n  }\n}\n", err: harError.Msg},
+		{name: "HAR with CRLF", file: "a.har", in: "{\r\n\t\"log\" : {\r\n\t\t\"entries\": []}}\r\n", err: harError.Msg},
+		{name: "HAR on one line", file: "a.json", in: `{"log":{"version":"1.2","entries":[]}}`, err: harError.Msg},
+		{name: "HAR named ndjson", file: "a.ndjson", in: `{"log":{"entries":[]}}` + "\n", err: harError.Msg},
+		{name: "HAR read as one", file: "a.har", har: true, in: "{\n  \"log\": {\n    \"entries\": []\n  }\n}\n", kind: Document, want: []string{"0:0/-1 {\n  \"log\": {\n    \"entries\": []\n  }\n}\n"}},
+		{name: "HAR on one line read as one", file: "a.har", har: true, in: `{"log":{"entries":[]}}`, kind: NDJSON, want: []string{`1:0/-1 {"log":{"entries":[]}}`}},
+		{name: "log not first", file: "a.json", in: `{"a":1,"log":{"entries":[]}}`, kind: NDJSON, want: []string{`1:0/-1 {"a":1,"log":{"entries":[]}}`}},
+		{name: "log no object", file: "a.json", in: `{"log":"x"}`, kind: NDJSON, want: []string{`1:0/-1 {"log":"x"}`}},
+		// A payload whose first member is a "log" object without entries
+		// is no HAR, pretty-printed or not.
+		{name: "a log of no entries", file: "a.json", in: "{\n  \"log\": {\n    \"level\": \"info\"\n  },\n  \"entries\": []\n}\n", kind: Document, want: []string{"0:0/-1 {\n  \"log\": {\n    \"level\": \"info\"\n  },\n  \"entries\": []\n}\n"}},
+		{name: "entries no list", file: "a.json", in: `{"log":{"entries":{}}}`, kind: NDJSON, want: []string{`1:0/-1 {"log":{"entries":{}}}`}},
 		{name: "pretty JSON named ndjson", file: "a.ndjson", in: "{\n \"a\": 1\n}\n", err: "line 1 is not a whole JSON value: the file holds pretty-printed JSON, and NDJSON is one value per line (convert it with jq -c .)"},
 		{name: "pretty array named jsonl", file: "a.jsonl", in: "[\n1]\n", err: "line 1 is not a whole JSON value: the file holds pretty-printed JSON, and NDJSON is one value per line (convert it with jq -c '.[]')"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			kind, got, err := items(t, tt.file, tt.in, Options{})
+			kind, got, err := items(t, tt.file, tt.in, Options{HAR: tt.har})
 			if tt.err != "" {
 				var fe *FormatError
 				if !errors.As(err, &fe) || err.Error() != tt.err {
@@ -380,7 +398,8 @@ func TestOffsets(t *testing.T) {
 // array is read whole, as what json.Valid says it is.
 func FuzzDetect(f *testing.F) {
 	for _, s := range []string{"", " ", "{}", "{\n}", "[1,2]", "[", "[{},]", "1\n2", rec, rec[:20], rec + "\n" + rec[:9],
-		"{\n\"a\":[\n1]}", "[\"]\"]", "\"\\\"[\"", "{\"a\":\n1}\n{}\n", "\xff\xfe", "[]]"} {
+		"{\n\"a\":[\n1]}", "[\"]\"]", "\"\\\"[\"", "{\"a\":\n1}\n{}\n", "\xff\xfe", "[]]",
+		"{\"log\":{\"entries\":[]}}", "{\n \"log\" : {\n\"entries\":[\n"} {
 		f.Add([]byte(s), false, uint16(0))
 	}
 	f.Fuzz(func(t *testing.T, in []byte, ndjson bool, max uint16) {

@@ -51,16 +51,16 @@ func (v *Validator) checkCapture(line []byte) (fs []Finding, notChecked string, 
 
 // checkLean is CheckRecord of the record the fast path read, with no copy
 // of its body or query in the usual case of a body stored as it was.
-func (v *Validator) checkLean(f *leanFields) ([]Finding, string) {
+func (v *Validator) checkLean(f *leanFields) (fs []Finding, notChecked string) {
 	switch string(f.bodyEncoding) {
 	case capture.UTF8, "":
+		// The query is only read during the check (messages quote a
+		// copy). The body is AppendStr's result: valid UTF-8.
+		fs, notChecked = v.checkRequest(f.body, unsafe.String(unsafe.SliceData(f.query), len(f.query)), true)
 	default: // base64, or an encoding that is an error
-		return v.checkRecord(&capture.Record{Query: string(f.query),
+		fs, notChecked = v.checkRecordBody(&capture.Record{Query: string(f.query),
 			Body: string(f.body), BodyEncoding: string(f.bodyEncoding)})
 	}
-	// The query is only read during the check (messages quote a copy).
-	// The body is AppendStr's result: valid UTF-8.
-	fs, notChecked := v.checkRequest(f.body, unsafe.String(unsafe.SliceData(f.query), len(f.query)), true)
 	if f.headers && string(f.contentType) != "application/json" {
 		// The method is POST (leanRecord gives any other up): the content
 		// type is all there is to say, as checkRecord says it.

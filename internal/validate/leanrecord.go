@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"bytes"
 	"net/http"
 	"strconv"
 	"time"
@@ -309,12 +310,12 @@ func leanValue(lx *jsonlex.Lexer, m leanMember, keep func(string)) {
 	}
 }
 
-// leanHeaders checks a header map, whose names are compared as they are
-// (a name given twice gives up: capture.Decode refuses it). Past 32 names,
-// more than a call carries, it gives up rather than keep a longer list.
-// request says they are the request's own: then it returns the first
-// value of Content-Type (nil when there is none), and gives up on a name
-// that is Content-Type in another case, which checkRecord matches.
+// leanHeaders checks a header map, whose names are compared regardless of
+// case, as HTTP's (a name given twice gives up: capture.Decode refuses
+// it). Past 32 names, more than a call carries, it gives up rather than
+// keep a longer list. request says they are the request's own: then it
+// returns the first value of Content-Type, named in any case (nil when
+// there is none), as checkRecord reads it.
 func leanHeaders(lx *jsonlex.Lexer, request bool) (contentType []byte) {
 	if !lx.Enter() {
 		return nil
@@ -326,20 +327,17 @@ func leanHeaders(lx *jsonlex.Lexer, request bool) (contentType []byte) {
 		}
 		names[n] = lx.Key(n == 0)
 		name := lx.KeyBytes(names[n])
-		if request && string(name) == "Content-Encoding" {
+		if request && bytes.EqualFold(name, []byte("Content-Encoding")) {
 			// The request's body is compressed (or says so): CheckRecord
 			// decodes it.
 			panic(leanGiveUp{})
 		}
 		for _, before := range names[:n] {
-			if string(lx.KeyBytes(before)) == string(name) {
+			if bytes.EqualFold(lx.KeyBytes(before), name) {
 				panic(leanGiveUp{})
 			}
 		}
 		if request && len(name) == len("Content-Type") && asciiEqualFold(name, "Content-Type") {
-			if string(name) != "Content-Type" {
-				panic(leanGiveUp{})
-			}
 			contentType = leanFirstString(lx)
 		} else {
 			leanStrings(lx)

@@ -32,7 +32,10 @@ func TestLeanRecord(t *testing.T) {
 		{"surrounding whitespace", " \t{\"capture\":1,\"body\":\"x\"}\r\n", true},
 		{"a fault", `{"capture":1,"body":"x","fault":{"kind":"duplicate","attempt":2,"deliveries":[null,{"status":200,"latencyMs":1.5}]}}`, true},
 		{"empty encodings", `{"capture":1,"queryEncoding":"","headerEncodings":{},"body":"x"}`, true},
-		{"header names in two cases", `{"capture":1,"headers":{"A":["1"],"a":["2"]},"body":"x"}`, true},
+		// One header to HTTP, named twice: capture.Decode refuses it.
+		{"header names in two cases", `{"capture":1,"headers":{"A":["1"],"a":["2"]},"body":"x"}`, false},
+		{"a header's name in lower case", `{"capture":1,"headers":{"content-type":["application/json"]},"body":"x"}`, true},
+		{"content-encoding in lower case", `{"capture":1,"headers":{"content-encoding":["gzip"]},"body":"x"}`, false},
 		{"bodyOverLimit null", `{"capture":1,"bodyOverLimit":null,"body":"x"}`, true},
 		{"a body over the limit", `{"capture":1,"body":"","bodyOverLimit":100}`, false},
 		{"no capture", `{"body":"x"}`, false},
@@ -108,6 +111,7 @@ func FuzzLeanRecord(f *testing.F) {
 	f.Add([]byte(`{"headers":{"A":[null,"b"]},"headerEncodings":{"A":"base64"},"body":""}`))
 	f.Add([]byte(`{"time":"2026-11-30T10:00:00+08:00","capture":-0}`))
 	f.Add([]byte(`{"capture":1,"fault":{"kind":"x","deliveries":[{"status":1}]},"headers":{"A":["1"],"A":["2"]},"body":""}`))
+	f.Add([]byte(`{"capture":1,"headers":{"x-\u00e9":["1"],"X-\u00c9":["2"],"content-encoding":["gzip"]},"body":""}`))
 	var lx jsonlex.Lexer
 	var buf []byte // reused, as checkCapture reuses it
 	f.Fuzz(func(t *testing.T, line []byte) {

@@ -70,7 +70,7 @@ func TestNotCheckedCountedApart(t *testing.T) {
 		{"a body over --max-body, ignored", func(t *testing.T) []string { return []string{record(t, overLimit)} }, 0, []string{RuleBodyLimit},
 			Summary{NotChecked: 1}},
 		{"an unreadable record, ignored", func(*testing.T) []string {
-			return []string{`{"capture":1,"query":"businessType=CREATE_RECEIVABLE_DOC","headers":{},"body":"!!","bodyEncoding":"base64"}`}
+			return []string{`{"capture":1,"query":"businessType=CREATE_RECEIVABLE_DOC","headers":{"Content-Type":["application/json"]},"body":"!!","bodyEncoding":"base64"}`}
 		}, 0, []string{ruleCapture}, Summary{NotChecked: 1}},
 		{"a payload larger than validate reads, ignored", func(*testing.T) []string { return []string{good, good + strings.Repeat(" ", 4096)} }, 4000, []string{rulePayloadSize},
 			Summary{Payloads: 1, NotChecked: 1}},

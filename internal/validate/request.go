@@ -46,7 +46,7 @@ func RequestFindings(method, target, contentType string) []Finding {
 // listen wrote) is replayed as a POST, so it is judged as one; one without
 // headers (null or absent, which listen never writes) has no content type
 // to judge. The header's name is matched in any case, as a hand-written
-// record may spell it.
+// record may spell it (capture.Decode refuses one named in two).
 func (v *Validator) recordRequestFindings(rec *capture.Record) []Finding {
 	method := rec.Method
 	if method == "" {

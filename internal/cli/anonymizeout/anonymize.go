@@ -50,6 +50,10 @@ func WriteAnonymizeReport(w io.Writer, st *anonymize.Stats, resigned bool) {
 		}
 		fmt.Fprintln(w)
 	}
+	for _, name := range slices.Sorted(maps.Keys(st.Masked)) {
+		n := st.Masked[name]
+		fmt.Fprintf(w, "masked %s in %d HAR %s\n", name, n, term.Plural(n, "entry", "entries"))
+	}
 	if st.Resigned > 0 {
 		fmt.Fprintf(w, "signed %d %s again (Standard Webhooks)\n", st.Resigned, term.Plural(st.Resigned, "record", "records"))
 	}

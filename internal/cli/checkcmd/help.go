@@ -60,12 +60,14 @@ case and the summary, as --output json ends. --output json carries, for each fai
 --rerun <report.json|DIR> sends again only the cases that failed, from a
 report of --output json or a --save-cases directory, to the report's URL or
 --url, with -H to put masked credentials back and --secret for signed ones
-(those two need --url: they go to no URL a report names).
+(those two need --url: they go to no URL a report names, and so does a
+directory whose saved cases keep the run's -H credentials).
 A failed effects document is sent again as a fresh one and judged by the
 probe (--probe or --probe-cmd again, or the report's --probe URL on the
 receiver's host). Each case says FIXED or STILL FAILING (or NOT RERUN for
-load and latency, judged over a whole run, and for copies sent at once of
-which no two were in flight together); exit 0 only when every one is
+load and latency, judged over a whole run, for copies sent at once of
+which no two were in flight together, and for a 4xx to a call that carried
+a credential as the report masks it); exit 0 only when every one is
 fixed and the report's run ran every check: a report whose run stopped or
 was interrupted before it ran them all (its summary's cutShort and notRun)
 exits 1 however its failed cases go, its verdict naming the checks left, as

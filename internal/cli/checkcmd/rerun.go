@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -106,17 +107,25 @@ type checkRerun struct {
 // goes to one URL, --url or the run's own, and the user sees which before
 // the first; the credentials -H and --secret give go only to --url.
 func (o *checkOptions) buildRerun(ctx context.Context, a *cmdutil.App) (*checkRerun, error) {
-	cases, ended, err := readRerun(ctx, a, o.Rerun)
+	rep, err := readRerun(ctx, a, o.Rerun)
 	if err != nil {
 		return nil, err
 	}
-	r := &checkRerun{a: a, opts: o, cases: cases, ended: ended}
+	cases := rep.cases
+	r := &checkRerun{a: a, opts: o, cases: cases, ended: rep.ended}
 	where := o.URL
 	if where == "" && len(cases) > 0 {
 		if where, err = check.RunURL(cases); err != nil {
 			return nil, cmdutil.Usagef("--rerun %s: %w", termsafe.Text(o.Rerun), err)
 		}
-		if creds := rerunCredentials(o); creds != "" {
+		creds := rerunCredentials(o)
+		if creds == "" && rep.kept != "" {
+			// The saved cases keep the credentials the run's -H gave,
+			// which its report masks: the URL beside them in
+			// results.ndjson is no more trusted than a report's.
+			creds = "the credentials the saved cases keep (" + termsafe.Text(rep.kept) + ")"
+		}
+		if creds != "" {
 			// Printing the report's URL before the first call does not
 			// help an unattended run: an edited report would take the
 			// credentials to its host. They go only where the user says.
@@ -179,16 +188,7 @@ func (r *checkRerun) run(ctx context.Context) error {
 		fmt.Fprintf(errw, "%s %s: no case failed, nothing to rerun\n", key, termsafe.Text(o.Rerun))
 		return r.nothingToRerun()
 	}
-	if masked := maskedLeft(r.cases, r.cfg.Header); len(masked) > 0 {
-		fmt.Fprintf(errw, "%s the report masks %s: give %s again with -H, or the receiver sees ****\n",
-			r.a.ErrColor.Warn.Sprint("warning:"), strings.Join(masked, ", "), term.Plural(len(masked), "it", "them"))
-	}
-	if r.fromReport != "" && maskedPassword(r.cfg.Target) && len(r.cfg.Header.Values("Authorization")) == 0 {
-		// The report keeps the URL's password as xxxxx, which would go out
-		// as the Basic auth of the URL.
-		fmt.Fprintf(errw, "%s the report masks the password of its URL: give --url with it again, or the receiver gets xxxxx\n",
-			r.a.ErrColor.Warn.Sprint("warning:"))
-	}
+	r.warnMasked()
 	fmt.Fprintf(errw, "%s rerunning %d failed %s of %s to %s%s\n", key, len(r.cases), term.Plural(len(r.cases), "case", "cases"),
 		termsafe.Text(o.Rerun), termsafe.Text(termsafe.URL(r.cfg.Target)), r.fromReport)
 	if r.probeNote != "" {
@@ -245,6 +245,28 @@ func (r *checkRerun) run(ctx context.Context) error {
 		return cmdutil.ErrChecksFailed
 	}
 	return nil
+}
+
+// warnMasked says, before the first call, which credentials the report
+// masks that go out as masks: the headers -H does not give again, and of
+// the report's URL its password (xxxxx, sent as the URL's Basic auth) or
+// a token in its query (****).
+func (r *checkRerun) warnMasked() {
+	errw, warn := r.a.Streams.Err, r.a.ErrColor.Warn.Sprint("warning:")
+	if masked := maskedLeft(r.cases, r.cfg.Header); len(masked) > 0 {
+		fmt.Fprintf(errw, "%s the report masks %s: give %s again with -H, or the receiver sees ****\n",
+			warn, strings.Join(masked, ", "), term.Plural(len(masked), "it", "them"))
+	}
+	if r.fromReport == "" {
+		return
+	}
+	switch m := check.MaskedCredential(r.cfg.Target, "", r.cfg.Header); {
+	case m == "the URL's password":
+		fmt.Fprintf(errw, "%s the report masks the password of its URL: give --url with it again, or the receiver gets xxxxx\n", warn)
+	case strings.HasPrefix(m, "the query's "):
+		fmt.Fprintf(errw, "%s the report masks the %s in its URL's query: give --url with it again, or the receiver gets ****\n",
+			warn, termsafe.Text(strings.TrimPrefix(m, "the query's ")))
+	}
 }
 
 // junitEnd adds the JUnit cases of how the rerun ended, after the cases
@@ -382,15 +404,25 @@ func rerunAbort(sum *check.RerunSummary, why error, out, junit term.Reporter) {
 	}
 }
 
+// rerunReport is what --rerun read: the report's failed cases, how its
+// run ended, and, of a --save-cases directory, the first credential its
+// saved cases put back where the report masks it ("Authorization in
+// cases/x/y.ndjson"; "" for none).
+type rerunReport struct {
+	cases []check.Failed
+	ended check.ReportEnd
+	kept  string
+}
+
 // readRerun reads the failed cases of a report file, "-" (stdin) or a
 // --save-cases directory.
-func readRerun(ctx context.Context, a *cmdutil.App, name string) ([]check.Failed, check.ReportEnd, error) {
+func readRerun(ctx context.Context, a *cmdutil.App, name string) (rerunReport, error) {
 	dir := ""
 	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
 		dir = name
 		name = filepath.Join(name, check.ResultsFile)
 		if _, err := os.Stat(name); err != nil {
-			return nil, check.ReportEnd{}, cmdutil.Usagef("--rerun %s: no %s: want a directory check --save-cases wrote", filepath.Dir(name), check.ResultsFile)
+			return rerunReport{}, cmdutil.Usagef("--rerun %s: no %s: want a directory check --save-cases wrote", filepath.Dir(name), check.ResultsFile)
 		}
 	}
 	shown := ctxio.InputName(name)
@@ -400,7 +432,7 @@ func readRerun(ctx context.Context, a *cmdutil.App, name string) ([]check.Failed
 	} else {
 		f, err := openRegular(name)
 		if err != nil {
-			return nil, check.ReportEnd{}, cmdutil.UsageErr(fmt.Errorf("--rerun: %w", err))
+			return rerunReport{}, cmdutil.UsageErr(fmt.Errorf("--rerun: %w", err))
 		}
 		// Reads give way to Ctrl-C and SIGTERM.
 		in = readCloser{ctxio.NewReader(ctx, f), f}
@@ -408,64 +440,82 @@ func readRerun(ctx context.Context, a *cmdutil.App, name string) ([]check.Failed
 	defer in.Close()
 	cases, ended, err := check.ReadReport(in)
 	if ctx.Err() != nil {
-		return nil, check.ReportEnd{}, ctx.Err()
+		return rerunReport{}, ctx.Err()
 	}
 	var le *check.ReportLineError
 	switch {
 	case errors.As(err, &le):
-		return nil, check.ReportEnd{}, cmdutil.Usagef("--rerun %s: %w: want the output of whsim check --output json", shown, err)
+		return rerunReport{}, cmdutil.Usagef("--rerun %s: %w: want the output of whsim check --output json", shown, err)
 	case err != nil:
-		return nil, check.ReportEnd{}, cmdutil.Usagef("--rerun %s: %w", shown, err)
+		return rerunReport{}, cmdutil.Usagef("--rerun %s: %w", shown, err)
 	}
+	rep := rerunReport{cases: cases, ended: ended}
 	if dir != "" {
 		for i := range cases {
-			if err := savedHeaders(ctx, dir, &cases[i]); err != nil {
+			kept, err := savedHeaders(ctx, dir, &cases[i])
+			if err != nil {
 				if ctx.Err() != nil {
-					return nil, check.ReportEnd{}, ctx.Err()
+					return rerunReport{}, ctx.Err()
 				}
-				return nil, check.ReportEnd{}, cmdutil.Usagef("--rerun %s: %w", dir, err)
+				return rerunReport{}, cmdutil.Usagef("--rerun %s: %w", dir, err)
+			}
+			if rep.kept == "" {
+				rep.kept = kept
 			}
 		}
 	}
-	return cases, ended, nil
+	return rep, nil
 }
 
 // savedHeaders takes a case's headers from its saved records, which keep
 // the credentials the report masks: the file of the case's check and name
-// in dir, wherever the run was started from.
-func savedHeaders(ctx context.Context, dir string, c *check.Failed) error {
+// in dir, wherever the run was started from. It returns the first
+// credential header it put back where the report's line masks it, and
+// the file ("Authorization in cases/x/y.ndjson"), "" for none.
+func savedHeaders(ctx context.Context, dir string, c *check.Failed) (string, error) {
 	if c.File == "" || c.Want == "" {
-		return nil
+		return "", nil
 	}
 	// The report is untrusted: the file is its check's folder and a case
 	// file in it, as check writes them, so that an edited file member
-	// (../calls.ndjson) cannot send another file's credentials, nor a link.
+	// (../calls.ndjson) cannot send another file's credentials, nor a link:
+	// the case file, or its check's folder (check writes no link, and a
+	// folder linked elsewhere would read a file outside the directory).
 	folder, base := filepath.Base(filepath.Dir(c.File)), filepath.Base(c.File)
 	if folder != c.Check || !slices.Contains(check.IDs(), folder) || !strings.HasSuffix(base, ".ndjson") {
-		return fmt.Errorf("%s %s: its file %s is not <check>/<case>.ndjson in the directory: a report and its cases are files check wrote", c.Check, c.Name, termsafe.Text(c.File))
+		return "", fmt.Errorf("%s %s: its file %s is not <check>/<case>.ndjson in the directory: a report and its cases are files check wrote", c.Check, c.Name, termsafe.Text(c.File))
 	}
 	name := filepath.Join(dir, folder, base)
-	if fi, err := os.Lstat(name); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-		return fmt.Errorf("%s: a symbolic link: a report and its cases are files check wrote", name)
+	for _, p := range []string{filepath.Join(dir, folder), name} {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return "", fmt.Errorf("%s: a symbolic link: a report and its cases are files check wrote", p)
+		}
 	}
 	f, err := openRegular(name)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer f.Close()
 	// The first record is all that is read: one line, bounded as a report's.
 	rec, err := capture.NewReader(io.LimitReader(ctxio.NewReader(ctx, f), check.MaxReport)).Next()
 	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return "", fmt.Errorf("%s: %w", name, err)
 	}
 	// Held to what an HTTP request carries, as the report's headers are
 	// (and as replay holds a capture's): an edited file would otherwise
 	// fail each delivery and read as the receiver still failing.
 	if err := capture.CheckReplayable(http.MethodPost, "", rec.Headers); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return "", fmt.Errorf("%s: %w", name, err)
+	}
+	kept := ""
+	for _, k := range slices.Sorted(maps.Keys(rec.Headers)) {
+		if termsafe.SecretHeader(k) && !slices.Equal(rec.Headers[k], c.Header[k]) {
+			kept = k + " in " + name
+			break
+		}
 	}
 	c.Header = rec.Headers
-	return nil
+	return kept, nil
 }
 
 // maskedLeft names the credential headers the cases hold masked that -H
@@ -496,12 +546,6 @@ func maskedLeft(cases []check.Failed, given map[string][]string) []string {
 		}
 	}
 	return out
-}
-
-// maskedPassword says u's password is the mask a report writes for one.
-func maskedPassword(u *url.URL) bool {
-	pw, ok := u.User.Password()
-	return ok && pw == "xxxxx"
 }
 
 // readCloser reads through r and closes c.

@@ -112,6 +112,12 @@ func runInspect(ctx context.Context, a *cmdutil.App, opts *inspectOptions) error
 		}
 		fmt.Fprintf(a.Streams.Err, "%s %s: line %d: %s; skipped\n", pal.Warn.Sprint("warning:"), name, s.Line, termsafe.Text(s.Err.Error()))
 	}
+	if store.Last() == 0 && len(skipped) > 0 {
+		// Every line was refused: bad input, not an empty capture. Said
+		// as an empty one, exit 0, it read as a capture of no calls.
+		return cmdutil.Usagef("%s holds no call inspect can show: %d %s skipped (the warnings above say why)",
+			name, len(skipped), term.Plural(len(skipped), "line was", "lines were"))
+	}
 	if store.Last() == 0 {
 		fmt.Fprintf(a.Streams.Err, "%s %s holds no calls: nothing to inspect\n", pal.Key.Sprint("whsim:"), name)
 		return nil
