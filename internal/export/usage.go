@@ -125,8 +125,14 @@ On two machines, each its own execution segment (every call once between them):
 	if ko.Sign {
 		fmt.Fprintf(w, "  kubectl create secret generic %s --from-literal=secret=\"$%s\"\n", shellcmd.Word(tr.Name+"-secret"), secretEnv)
 	}
-	_, err := fmt.Fprintf(w, "  kubectl apply -f %s\n", pathWord(filepath.Join(dir, testRun)))
-	return err
+	if _, err := fmt.Fprintf(w, "  kubectl apply -f %s\n", pathWord(filepath.Join(dir, testRun))); err != nil {
+		return err
+	}
+	if clear := tr.inClear(shellcmd.Word(filepath.Join(dir, tr.DataFile))); clear != "" {
+		_, err := fmt.Fprintf(w, "warning: %s.\n", clear)
+		return err
+	}
+	return nil
 }
 
 // pathWord is a path as one shell word that no command takes for an

@@ -325,6 +325,7 @@ func runExportK6(ctx context.Context, a *cmdutil.App, o *k6ExportOptions) error 
 	}
 	ko, tr := o.Options(len(calls), reach)
 	ko.UserIDs = export.UserIDs(calls)
+	tr.Credentials = strings.Join(export.Credentials(calls), ", ")
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return cmdutil.Usagef("--out: %w", err)
 	}
