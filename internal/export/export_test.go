@@ -73,6 +73,42 @@ func TestK6DataRoundTrips(t *testing.T) {
 	}
 }
 
+// A body k6's data file cannot carry byte for byte is refused, naming
+// the call and the byte: json.Marshal put U+FFFD where a byte of a body
+// that is not UTF-8 was, and k6 sent that, not the body vegeta and send
+// deliver. Any text (Chinese, control characters, an escaped lone
+// surrogate) goes through as it is.
+func TestK6DataCarriesBodiesByteForByte(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		body string
+		want string // the error, "" for none
+	}{
+		{`{"requestId":"a","data":{"备注":"货到付款"}}`, ""},
+		{"{\"requestId\":\"a\",\"y\":\"a\x01b\"}", ""},
+		{`{"requestId":"a","z":"\ud800"}`, ""},
+		{"{\"y\":\"a\xffb\"}", "call 2 (CREATE_RECEIVABLE_DOC): its body is not valid UTF-8 (byte 0xff at offset 7)"},
+		{"{\"y\":\"货\xe8\xb4\"}", "call 2 (CREATE_RECEIVABLE_DOC): its body is not valid UTF-8 (byte 0xe8 at offset 9)"},
+	} {
+		calls := []Call{{Event: "CREATE_RECEIVABLE_DOC", Body: []byte(`{}`)}, {Event: "CREATE_RECEIVABLE_DOC", Body: []byte(tt.body)}}
+		var out bytes.Buffer
+		err := k6Data(context.Background(), &out, calls)
+		if tt.want == "" {
+			var got []k6Call
+			if err != nil || json.Unmarshal(out.Bytes(), &got) != nil || got[1].Body != tt.body {
+				t.Errorf("%q: err %v, data %s", tt.body, err, out.Bytes())
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "whsim export vegeta") {
+			t.Errorf("%q: err %v, want %q", tt.body, err, tt.want)
+		}
+		if K6Text(calls) == nil {
+			t.Errorf("%q: K6Text took it", tt.body)
+		}
+	}
+}
+
 // The data file, written a call at a time, is byte for byte one
 // json.Marshal of the whole array (as it was written before: an array of
 // every call held twice over in memory), with a line end; no call, "[]".

@@ -323,6 +323,10 @@ func runExportK6(ctx context.Context, a *cmdutil.App, o *k6ExportOptions) error 
 	if err != nil {
 		return err
 	}
+	// Only --set makes a body that is not text.
+	if err := export.K6Text(calls); err != nil {
+		return cmdutil.Usagef("--set: %w", err)
+	}
 	ko, tr := o.Options(len(calls), reach)
 	ko.UserIDs = export.UserIDs(calls)
 	tr.Credentials = strings.Join(export.Credentials(calls), ", ")

@@ -3,6 +3,7 @@ package exportcmd_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -159,5 +160,30 @@ func TestExportK6ConfigMapLimit(t *testing.T) {
 				t.Errorf("--count %s (data.json %d bytes): %s prints the configmap command %v, says it is over %v:\n%s", tt.count, data.Size(), name, has, says, text)
 			}
 		}
+	}
+}
+
+// A body --set made not UTF-8 (raw bytes, to see a receiver meet them)
+// cannot go into k6's data file, a JSON text, byte for byte: it went in
+// with U+FFFD in place of each bad byte, which k6 sent, exit 0, where
+// vegeta's targets and send deliver the bytes. export k6 refuses it,
+// exit 2, naming the call and the byte, and writes nothing.
+func TestExportK6RefusesABodyNotText(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "k6")
+	set := "data.收款单.备注=\"a\xffb\""
+	code, _, stderr := clitest.Run(t, "export", "k6", "--url", "http://127.0.0.1:9/hook", "--event", "CREATE_RECEIVABLE_DOC", "--count", "2", "--set", set, "--out", out)
+	if code != 2 || !strings.Contains(stderr, "whsim: --set: call 1 (CREATE_RECEIVABLE_DOC): its body is not valid UTF-8 (byte 0xff at offset ") ||
+		!strings.Contains(stderr, "export it with whsim export vegeta") {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s made", out)
+	}
+	// vegeta's targets carry the bytes.
+	code, stdout, stderr := clitest.Run(t, "export", "vegeta", "--url", "http://127.0.0.1:9/hook", "--event", "CREATE_RECEIVABLE_DOC", "--count", "1", "--set", set)
+	var target struct{ Body []byte }
+	if code != 0 || json.Unmarshal([]byte(stdout), &target) != nil || !bytes.Contains(target.Body, []byte("\"a\xffb\"")) {
+		t.Errorf("vegeta: exit %d, body %q, stderr:\n%s", code, target.Body, stderr)
 	}
 }
