@@ -136,6 +136,35 @@ func TestK6DataIsOneArray(t *testing.T) {
 	}
 }
 
+// A shared-iterations run is never stopped by its maxDuration while its
+// calls still end within their time limit: a fixed '30m' stopped a
+// million calls to a receiver answering in 20 ms (500 a second on 10
+// VUs) at 900,000, where export said k6 made each once.
+func TestK6ScriptMaxDurationOutlastsTheCalls(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		calls   int
+		timeout time.Duration
+		want    string
+	}{
+		{4, 10 * time.Second, "maxDuration: '30m40s',"},
+		{1_000_000, 10 * time.Second, "maxDuration: '2778h16m40s',"},
+		{1_000_000, 20 * time.Millisecond, "maxDuration: '6h3m20s',"},
+		{3, 1500 * time.Microsecond, "maxDuration: '30m0s',"},
+		// At most 100,000 hours: k6 adds its graceful stop to it.
+		{1_000_000, 10 * time.Hour, "maxDuration: '100000h0m0s',"},
+	} {
+		var b bytes.Buffer
+		o := k6Options{DataFile: "data.json", Calls: tt.calls, VUs: 10, P95: time.Second, Reach: Reach{Timeout: tt.timeout}}
+		if err := writeK6Script(&b, o); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), tt.want) {
+			t.Errorf("%d calls, timeout %s: want %q in\n%s", tt.calls, tt.timeout, tt.want, b.String())
+		}
+	}
+}
+
 func TestK6Script(t *testing.T) {
 	tests := []struct {
 		name     string
