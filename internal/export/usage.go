@@ -91,9 +91,15 @@ func K6Usage(w io.Writer, dir, testRun string, ko k6Options, tr testRunOptions) 
 		ca := pathWord(filepath.Join(dir, tr.CAFile))
 		trust, caFrom = "SSL_CERT_FILE="+ca+" ", " --from-file="+ca
 	}
-	makes := fmt.Sprintf("each once (%d)", ko.Calls)
+	makes := fmt.Sprintf("%s (%d)", term.Plural(ko.Calls, "it once", "them each once"), ko.Calls)
 	if ko.Rate > 0 {
-		makes = fmt.Sprintf("%s/s for %s (about %d)", strconv.FormatFloat(ko.Rate, 'f', -1, 64), ko.Duration, ko.Iterations())
+		makes = fmt.Sprintf("%s %s/s for %s (about %d)", term.Plural(ko.Calls, "it", "them"), strconv.FormatFloat(ko.Rate, 'f', -1, 64), ko.Duration, ko.Iterations())
+		if ko.Iterations() < ko.Calls {
+			// Call i is the data's call i: the rest are never sent, which
+			// "400 calls, k6 makes them 10/s for 2s (about 20)" left out.
+			makes = fmt.Sprintf("%s/s for %s (about %d: the first %d of them, never the other %d)",
+				strconv.FormatFloat(ko.Rate, 'f', -1, 64), ko.Duration, ko.Iterations(), ko.Iterations(), ko.Calls-ko.Iterations())
+		}
 		if ko.Iterations() > ko.Calls {
 			// The script cycles the data with fresh requestIds, not fresh
 			// document numbers: a receiver that keys on the document (as it
@@ -104,11 +110,11 @@ func K6Usage(w io.Writer, dir, testRun string, ko k6Options, tr testRunOptions) 
 				// without one) as it is.
 				again = "the same calls again under the requestIds they hold (yours: --set or --unset requestId)"
 			}
-			makes = fmt.Sprintf("%s/s for %s (about %d; past the %d, %s)",
+			makes = fmt.Sprintf("%s %s/s for %s (about %d; past the %d, %s)", term.Plural(ko.Calls, "it", "them"),
 				strconv.FormatFloat(ko.Rate, 'f', -1, 64), ko.Duration, ko.Iterations(), ko.Calls, again)
 		}
 	}
-	fmt.Fprintf(w, `wrote %s: %d %s, k6 makes them %s. Run them%s:
+	fmt.Fprintf(w, `wrote %s: %d %s, k6 makes %s. Run them%s:
   %sk6 run%s %s
 On two machines, each its own execution segment (every call once between them):
   machine 1: %sk6 run%s --execution-segment 0:1/2 --execution-segment-sequence 0,1/2,1 %s

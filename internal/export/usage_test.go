@@ -32,14 +32,25 @@ func TestK6Usage(t *testing.T) {
 		}
 	}
 
-	// Within the data at a rate, every call is a document of its own.
-	b.Reset()
-	within := k6Options{DataFile: "data.json", Calls: 500, Rate: 5, Duration: time.Minute}
-	if err := K6Usage(&b, "out", "testrun.yaml", within, tr); err != nil {
-		t.Fatal(err)
-	}
-	if want := "wrote out: 500 calls, k6 makes them 5/s for 1m0s (about 300). Run them:\n"; !strings.HasPrefix(b.String(), want) {
-		t.Errorf("want %q, got\n%s", want, b.String())
+	// Within the data at a rate, every call is a document of its own;
+	// short of the data, the calls past the rate's are never sent, which
+	// "500 calls, k6 makes them 5/s for 1m0s (about 300)" left out.
+	for _, tt := range []struct {
+		calls int
+		want  string
+	}{
+		{500, "wrote out: 500 calls, k6 makes 5/s for 1m0s (about 300: the first 300 of them, never the other 200). Run them:\n"},
+		{300, "wrote out: 300 calls, k6 makes them 5/s for 1m0s (about 300). Run them:\n"},
+		{1, "wrote out: 1 call, k6 makes it 5/s for 1m0s (about 300; past the 1, the same documents again under fresh requestIds). Run them:\n"},
+	} {
+		b.Reset()
+		within := k6Options{DataFile: "data.json", Calls: tt.calls, Rate: 5, Duration: time.Minute}
+		if err := K6Usage(&b, "out", "testrun.yaml", within, tr); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(b.String(), tt.want) {
+			t.Errorf("want %q, got\n%s", tt.want, b.String())
+		}
 	}
 
 	// A directory no shell would take as one word is quoted in every command.
@@ -250,9 +261,16 @@ func TestUsageCountsAtOne(t *testing.T) {
 	if err := K6Usage(&b, "out", "testrun.yaml", ko, tr); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"wrote out: 1 call, ", "On Kubernetes (k6-operator, 1 pod):\n"} {
+	for _, want := range []string{"wrote out: 1 call, k6 makes it 1/s for 1s (about 1). Run them:\n", "On Kubernetes (k6-operator, 1 pod):\n"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("missing %q in\n%s", want, b.String())
 		}
+	}
+	b.Reset()
+	if err := K6Usage(&b, "out", "testrun.yaml", k6Options{DataFile: "data.json", Calls: 1}, tr); err != nil {
+		t.Fatal(err)
+	}
+	if want := "wrote out: 1 call, k6 makes it once (1). Run them:\n"; !strings.HasPrefix(b.String(), want) {
+		t.Errorf("want %q, got\n%s", want, b.String())
 	}
 }
