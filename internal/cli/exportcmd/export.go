@@ -128,7 +128,12 @@ varied data. Feed them to vegeta:
   vegeta attack -format json -targets targets.json -rate 200/s -duration 10s -redirects 0 -timeout 10s | vegeta report
 
 Signatures are not exported (vegeta cannot make them at send time, and a
-Standard Webhooks timestamp goes stale; see whsim export k6).`,
+Standard Webhooks timestamp goes stale; see whsim export k6).
+
+--seed fixes the content; each export still gets requestIds and document
+numbers of its own, so a deduplicating receiver does not answer a second
+export's load as duplicates. --seed n --fixed-ids repeats both: the same
+targets every run.`,
 		Example: `  whsim export vegeta --url http://localhost:3000/webhook --event all --count 500 --seed 7 > targets.json
   whsim export vegeta --url https://staging.example.com/hook -H 'Authorization: Bearer t0ken' --count 5000 > targets.json`,
 		Args: cmdutil.NoArgs,
@@ -160,7 +165,12 @@ is trusted with --cacert (a copy, ca.pem, goes beside the script and k6
 reads it through SSL_CERT_FILE, as the commands printed set it). With
 --secret, every call is signed at run time (Standard Webhooks) with the
 secret k6 reads from the WEBHOOK_SECRET environment variable: the secret is
-never written to the files.`,
+never written to the files.
+
+--seed fixes the content; each export still gets requestIds and document
+numbers of its own, so a deduplicating receiver does not answer a second
+export's load as duplicates. --seed n --fixed-ids repeats both: the same
+files every run.`,
 		Example: `  whsim export k6 --url http://localhost:3000/webhook --event all --count 500 --out k6/
   whsim export k6 --url http://localhost:3000/webhook --rate 200 --duration 1m --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw --out k6/
   whsim export k6 --url https://localhost:8443/hook --cacert "$(mkcert -CAROOT)/rootCA.pem" --timeout 5s --out k6/`,
