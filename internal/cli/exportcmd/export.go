@@ -123,9 +123,11 @@ func newExportVegetaCmd(a *cmdutil.App) *cobra.Command {
 		Short: "Write vegeta JSON targets on stdout, one per line",
 		Long: `Write vegeta's JSON targets on stdout, one per line: method, url (with
 businessType), header and body (base64), every target its own requestId and
-varied data. Feed them to vegeta:
+varied data. vegeta cycles through its targets, so a -rate and -duration
+for more calls than targets send each again: the commands printed on stderr
+send each once, as this does the 2,000 of the first example below:
 
-  vegeta attack -format json -targets targets.json -rate 200/s -duration 10s -redirects 0 -timeout 10s | vegeta report
+  vegeta attack -format json -targets targets.json -rate 100/s -duration 20s -redirects 0 -timeout 10s | vegeta report
 
 Signatures are not exported (vegeta cannot make them at send time, and a
 Standard Webhooks timestamp goes stale; see whsim export k6).

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -185,5 +186,24 @@ func TestExportK6RefusesABodyNotText(t *testing.T) {
 	var target struct{ Body []byte }
 	if code != 0 || json.Unmarshal([]byte(stdout), &target) != nil || !bytes.Contains(target.Body, []byte("\"a\xffb\"")) {
 		t.Errorf("vegeta: exit %d, body %q, stderr:\n%s", code, target.Body, stderr)
+	}
+}
+
+// The vegeta command the help prints sends the targets of its first
+// example each once, as the usage printed on stderr for them does: it
+// read -rate 200/s -duration 10s, 2,000 calls, whatever the targets, and
+// vegeta cycles through them (the default 400 each five times).
+func TestVegetaHelpCommandIsTheUsages(t *testing.T) {
+	_, help, _ := clitest.Run(t, "export", "vegeta", "--help")
+	attack := regexp.MustCompile(`(?m)^  vegeta attack -format json -targets targets\.json (-rate .* -timeout 10s) \|`)
+	inHelp := attack.FindStringSubmatch(help)
+	example := regexp.MustCompile(`(?m)^  whsim (export vegeta --url \S+ .*) > targets\.json$`).FindStringSubmatch(help)
+	if inHelp == nil || example == nil {
+		t.Fatalf("no vegeta command or example in the help:\n%s", help)
+	}
+	code, _, stderr := clitest.Run(t, strings.Fields(example[1])...)
+	printed := attack.FindStringSubmatch(stderr)
+	if code != 0 || printed == nil || printed[1] != inHelp[1] {
+		t.Errorf("help: %q; whsim %s prints (exit %d):\n%s", inHelp[1], example[1], code, stderr)
 	}
 }
