@@ -40,7 +40,10 @@ func Credentials(calls []Call) []string {
 	}
 	for _, p := range strings.Split(u.RawQuery, "&") {
 		if k, v, ok := strings.Cut(p, "="); ok && termsafe.SecretParam(k, v) {
-			words = append(words, "?"+termsafe.Text(termsafe.QueryKey(k))+"=")
+			// ?token=a&token=b is one name to mind.
+			if w := "?" + termsafe.Text(termsafe.QueryKey(k)) + "="; !slices.Contains(words, w) {
+				words = append(words, w)
+			}
 		}
 	}
 	return words

@@ -23,6 +23,7 @@ func TestCredentials(t *testing.T) {
 		// A user alone is often a token, and goes out as Basic auth.
 		{"https://TOKEN@example.com/hook?businessType=X", nil, []string{"the URL's user"}},
 		{"http://127.0.0.1:9/hook?api_key=1&sig=2&token=&businessType=X", nil, []string{"?api_key=", "?sig="}},
+		{"http://127.0.0.1:9/hook?token=a&token=b&businessType=X", nil, []string{"?token="}},
 	} {
 		got := Credentials([]Call{{URL: tt.url, Header: tt.header}})
 		if !slices.Equal(got, tt.want) {
