@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 func TestCredentials(t *testing.T) {
@@ -79,4 +81,19 @@ func TestK6SaysTheConfigMapHoldsCredentials(t *testing.T) {
 	if strings.Contains(usage.String(), "in clear") {
 		t.Errorf("a warning without a ConfigMap holding credentials:\n%s", usage.String())
 	}
+}
+
+// Whatever the URL and header name, Credentials never panics and says
+// nothing a terminal would act on: it names what the calls carry from
+// the command line, which a pasted URL can make anything.
+func FuzzCredentials(f *testing.F) {
+	f.Add("http://u:pw@127.0.0.1:9/hook?token=abc&businessType=X", "Authorization")
+	f.Add("https://TOKEN@example.com/%zz?%ff=1&sig=\x1b[2J", "X-Api-Key\u202e")
+	f.Fuzz(func(t *testing.T, u, name string) {
+		for _, w := range Credentials([]Call{{URL: u, Header: http.Header{name: {"v"}}}}) {
+			if !termsafe.Safe(w) {
+				t.Errorf("%q: names %q", u, w)
+			}
+		}
+	})
 }
