@@ -9,12 +9,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // MaxCalls bounds an export's calls: each is held in memory before the
@@ -104,6 +107,23 @@ func K6Text(calls []Call) error {
 		}
 		return fmt.Errorf("call %d (%s): its body is not valid UTF-8 (byte 0x%02x at offset %d), which k6's data file, text only, cannot carry byte for byte (k6 would send U+FFFD in its place): export it with whsim export vegeta, whose targets carry bytes",
 			i+1, c.Event, c.Body[at], at)
+	}
+	return nil
+}
+
+// HeaderText returns an error naming the first header whose value is not
+// valid UTF-8 (bytes HTTP allows as obs-text, which send delivers as
+// they are): vegeta's targets and k6's data carry header values as JSON
+// strings, text only, and the engines sent U+FFFD in place of each such
+// byte.
+func HeaderText(h http.Header) error {
+	for _, name := range slices.Sorted(maps.Keys(h)) {
+		for _, v := range h[name] {
+			if !utf8.ValidString(v) {
+				return fmt.Errorf("\"%s\": its value is not valid UTF-8, which the engines' JSON files (vegeta's targets, k6's data) cannot carry byte for byte: they would send U+FFFD in its place",
+					termsafe.Text(name))
+			}
+		}
 	}
 	return nil
 }

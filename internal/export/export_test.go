@@ -246,3 +246,25 @@ func TestK6TestRun(t *testing.T) {
 		}
 	}
 }
+
+func TestHeaderText(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		h    http.Header
+		want string // the error, "" for none
+	}{
+		{http.Header{"Content-Type": {"application/json"}, "X-Tenant": {"上海", "7"}}, ""},
+		{http.Header{"X-B": {"ok"}, "X-A": {"ok", "a\xffb"}}, `"X-A": its value is not valid UTF-8`},
+		{http.Header{"X-\x1b": {"\xe8"}}, `"X-\x1b": its value`},
+	} {
+		err := HeaderText(tt.h)
+		if got := ""; err != nil {
+			got = err.Error()
+			if tt.want == "" || !strings.HasPrefix(got, tt.want) {
+				t.Errorf("%v: %q, want %q", tt.h, got, tt.want)
+			}
+		} else if tt.want != "" {
+			t.Errorf("%v: nil, want %q", tt.h, tt.want)
+		}
+	}
+}

@@ -217,6 +217,9 @@ func (o *exportOptions) calls(a *cmdutil.App) ([]export.Call, export.Reach, erro
 	if err != nil {
 		return nil, reach, cmdutil.Usagef("--header %w", err)
 	}
+	if err := export.HeaderText(header); err != nil {
+		return nil, reach, cmdutil.Usagef("--header %w", err)
+	}
 	// As send does, an -H Content-Type replaces application/json: added
 	// beside it, vegeta would send two and k6 one "a, b" of both.
 	if header.Get("Content-Type") == "" {

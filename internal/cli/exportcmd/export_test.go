@@ -207,3 +207,28 @@ func TestVegetaHelpCommandIsTheUsages(t *testing.T) {
 		t.Errorf("help: %q; whsim %s prints (exit %d):\n%s", inHelp[1], example[1], code, stderr)
 	}
 }
+
+// A -H value that is not UTF-8 (bytes HTTP allows, which send delivers
+// as they are) cannot go into the engines' JSON files byte for byte: it
+// went in with U+FFFD in place of each bad byte, which vegeta and k6
+// sent, exit 0. Both exports refuse it, exit 2, naming the header.
+func TestExportRefusesAHeaderNotText(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"export", "vegeta", "--url", "http://127.0.0.1:9/hook", "--count", "1", "-H", "X-A: a\xffb"},
+		{"export", "k6", "--url", "http://127.0.0.1:9/hook", "--count", "1", "-H", "X-A: a\xffb", "--out", filepath.Join(dir, "k6")},
+	} {
+		code, stdout, stderr := clitest.Run(t, args...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, `whsim: --header "X-A": its value is not valid UTF-8`) {
+			t.Errorf("%s: exit %d, stdout %.80q, stderr:\n%s", args[1], code, stdout, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "k6")); err == nil {
+		t.Errorf("k6 files written")
+	}
+	// Any text goes as it is, in its own UTF-8.
+	code, stdout, stderr := clitest.Run(t, "export", "vegeta", "--url", "http://127.0.0.1:9/hook", "--count", "1", "--event", "CREATE_RECEIVABLE_DOC", "-H", "X-Tenant: 上海")
+	if code != 0 || !strings.Contains(stdout, `"X-Tenant":["上海"]`) {
+		t.Errorf("exit %d, stdout %.200s, stderr:\n%s", code, stdout, stderr)
+	}
+}
