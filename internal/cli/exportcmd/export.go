@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -208,6 +209,11 @@ func (o *exportOptions) calls(a *cmdutil.App) ([]export.Call, export.Reach, erro
 	target, err := endpoint.ParseHookTarget(o.URL)
 	if err != nil {
 		return nil, export.Reach{}, cmdutil.Usagef("--url %w", err)
+	}
+	// As a -H value's (HeaderText): the query keeps its raw bytes, which
+	// the engines' JSON strings cannot.
+	if !utf8.ValidString(target.String()) {
+		return nil, export.Reach{}, cmdutil.Usagef("--url: its query is not valid UTF-8, which the engines' JSON files (vegeta's targets, k6's data) cannot carry byte for byte: they would send U+FFFD in its place (percent-encode the byte, %%FF)")
 	}
 	reach, err := o.reach(a, target)
 	if err != nil {

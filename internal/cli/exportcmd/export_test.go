@@ -208,18 +208,20 @@ func TestVegetaHelpCommandIsTheUsages(t *testing.T) {
 	}
 }
 
-// A -H value that is not UTF-8 (bytes HTTP allows, which send delivers
-// as they are) cannot go into the engines' JSON files byte for byte: it
-// went in with U+FFFD in place of each bad byte, which vegeta and k6
-// sent, exit 0. Both exports refuse it, exit 2, naming the header.
+// A -H value or a query that is not UTF-8 (bytes HTTP allows, which send
+// delivers as they are) cannot go into the engines' JSON files byte for
+// byte: it went in with U+FFFD in place of each bad byte, which vegeta
+// and k6 sent, exit 0. Both exports refuse it, exit 2, naming the header.
 func TestExportRefusesAHeaderNotText(t *testing.T) {
 	dir := t.TempDir()
 	for _, args := range [][]string{
 		{"export", "vegeta", "--url", "http://127.0.0.1:9/hook", "--count", "1", "-H", "X-A: a\xffb"},
 		{"export", "k6", "--url", "http://127.0.0.1:9/hook", "--count", "1", "-H", "X-A: a\xffb", "--out", filepath.Join(dir, "k6")},
+		{"export", "vegeta", "--url", "http://127.0.0.1:9/hook?q=\xfe", "--count", "1"},
+		{"export", "k6", "--url", "http://127.0.0.1:9/hook?q=\xfe", "--count", "1", "--out", filepath.Join(dir, "k6")},
 	} {
 		code, stdout, stderr := clitest.Run(t, args...)
-		if code != 2 || stdout != "" || !strings.Contains(stderr, `whsim: --header "X-A": its value is not valid UTF-8`) {
+		if code != 2 || stdout != "" || !strings.Contains(stderr, `whsim: --header "X-A": its value is not valid UTF-8`) && !strings.Contains(stderr, "whsim: --url: its query is not valid UTF-8") {
 			t.Errorf("%s: exit %d, stdout %.80q, stderr:\n%s", args[1], code, stdout, stderr)
 		}
 	}
