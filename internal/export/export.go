@@ -9,11 +9,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/attempt"
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 // MaxCalls bounds an export's calls: each is held in memory before the
@@ -83,12 +87,56 @@ type k6Call struct {
 	KeepID    bool              `json:"keepId,omitempty"` // the user's requestId, kept past the data
 }
 
+// K6Text returns an error naming the first call whose body is not valid
+// UTF-8 (a --set of raw bytes, to see a receiver meet them): the data
+// file carries each body as a JSON string, which holds text only, so
+// json.Marshal put U+FFFD where each bad byte was and k6 sent those
+// three bytes, not the body vegeta and send deliver byte for byte.
+func K6Text(calls []Call) error {
+	for i, c := range calls {
+		if utf8.Valid(c.Body) {
+			continue
+		}
+		at := 0
+		for at < len(c.Body) {
+			r, n := utf8.DecodeRune(c.Body[at:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			at += n
+		}
+		return fmt.Errorf("call %d (%s): its body is not valid UTF-8 (byte 0x%02x at offset %d), which k6's data file, text only, cannot carry byte for byte (k6 would send U+FFFD in its place): export it with whsim export vegeta, whose targets carry bytes",
+			i+1, c.Event, c.Body[at], at)
+	}
+	return nil
+}
+
+// HeaderText returns an error naming the first header whose value is not
+// valid UTF-8 (bytes HTTP allows as obs-text, which send delivers as
+// they are): vegeta's targets and k6's data carry header values as JSON
+// strings, text only, and the engines sent U+FFFD in place of each such
+// byte.
+func HeaderText(h http.Header) error {
+	for _, name := range slices.Sorted(maps.Keys(h)) {
+		for _, v := range h[name] {
+			if !utf8.ValidString(v) {
+				return fmt.Errorf("\"%s\": its value is not valid UTF-8, which the engines' JSON files (vegeta's targets, k6's data) cannot carry byte for byte: they would send U+FFFD in its place",
+					termsafe.Text(name))
+			}
+		}
+	}
+	return nil
+}
+
 // k6Data writes the data file the k6 script loads into a SharedArray: a
 // JSON array, written a call at a time, byte for byte what one
 // json.Marshal of the whole array gives. A copy of every call and the
 // array's encoding in one buffer took some 1.2 GB for 100,000 calls,
 // six times the calls themselves.
 func k6Data(ctx context.Context, w io.Writer, calls []Call) error {
+	if err := K6Text(calls); err != nil {
+		return fmt.Errorf("k6 data: %w", err)
+	}
 	sep := []byte{'['}
 	for _, c := range calls {
 		// A million calls take seconds to write: Ctrl-C stops it.

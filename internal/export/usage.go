@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/term"
@@ -13,9 +14,9 @@ import (
 
 // VegetaUsage tells how to run n targets saved as file (targets.json when
 // "", the name the help's examples write to): on one machine, and split
-// over two with one report of both. vegeta cycles through its targets and
-// -rate R/s -duration Ds makes R×D calls, so every command makes at most n
-// between them: more would send requestIds again. split -n r/2 deals the
+// over two with one report of both. vegeta cycles through its targets, so
+// every command's -rate and -duration make exactly its targets' calls
+// (vegetaPace): more would send requestIds again. split -n r/2 deals the
 // lines out in turn, so the halves differ by one line at most (l/2 halves
 // the bytes). -redirects 0: vegeta follows up to 10 by default, and a
 // followed 302 is a GET without the body that reads as a 200, where whsim
@@ -35,10 +36,6 @@ func VegetaUsage(w io.Writer, n int, ids, file string, r Reach) error {
 		}
 	}
 	targets := pathWord(file)
-	// vegeta cycles through its targets, and -rate K/Ds for D seconds
-	// sends K: each command sends its targets exactly once, at 100/s at
-	// the most (a rate of 100/s for n/100 whole seconds sent fewer).
-	secs := max((n+99)/100, 1)
 	if ids == "" {
 		ids = "each its own requestId"
 		if n == 1 {
@@ -46,28 +43,38 @@ func VegetaUsage(w io.Writer, n int, ids, file string, r Reach) error {
 		}
 	}
 	reach := r.vegetaFlags()
-	_, err := fmt.Fprintf(w, `%d vegeta %s, %s.%s %s (vegeta cycles through the targets; -rate K/Ds for D seconds sends K):
-  vegeta attack -format json -targets %s -rate %s -duration %ds -redirects 0%s | tee results.bin | vegeta report
-`, n, term.Plural(n, "target", "targets"), ids, saved, term.Plural(n, "Run it once", "Run them, each once"), targets, vegetaRate(n, secs), secs, reach)
+	_, err := fmt.Fprintf(w, `%d vegeta %s, %s.%s %s (vegeta cycles through the targets; -rate R/s for D seconds sends R×D):
+  vegeta attack -format json -targets %s %s -redirects 0%s | tee results.bin | vegeta report
+`, n, term.Plural(n, "target", "targets"), ids, saved, term.Plural(n, "Run it once", "Run them, each once"), targets, vegetaPace(n, 100), reach)
 	if err != nil || n < 2 {
 		return err
 	}
 	// split -n r/2 deals the lines in turn: part-00 takes the odd one.
-	_, err = fmt.Fprintf(w, `On two machines, each its own half of the targets over the same time, then one report of both:
+	// Each machine at half the rate: the two together at one's.
+	_, err = fmt.Fprintf(w, `On two machines, each its own half of the targets at once, then one report of both:
   split -n r/2 -d %s part-
-  machine 1: vegeta attack -format json -targets part-00 -rate %s -duration %ds -redirects 0%s > m1.bin
-  machine 2: vegeta attack -format json -targets part-01 -rate %s -duration %ds -redirects 0%s > m2.bin
+  machine 1: vegeta attack -format json -targets part-00 %s -redirects 0%s > m1.bin
+  machine 2: vegeta attack -format json -targets part-01 %s -redirects 0%s > m2.bin
   vegeta report m1.bin m2.bin
-`, targets, vegetaRate((n+1)/2, secs), secs, reach, vegetaRate(n/2, secs), secs, reach)
+`, targets, vegetaPace((n+1)/2, 50), reach, vegetaPace(n/2, 50), reach)
 	return err
 }
 
-// vegetaRate is vegeta's -rate for k calls in secs seconds.
-func vegetaRate(k, secs int) string {
-	if secs == 1 {
-		return fmt.Sprintf("%d/s", k)
+// vegetaPace is vegeta's -rate and -duration that send k targets each
+// exactly once, at most perSec a second, which divides a second. vegeta
+// begins hit i at i×(D/K), D/K cut to whole nanoseconds, and stops at
+// the first hit it would begin after -duration: -rate K/Ds -duration Ds
+// left D mod K nanoseconds after the K-th hit (up to a millisecond for a
+// million targets), and a timer that woke within them sent the first
+// target again, a K+1-th call under a requestId already sent. At
+// perSec/s the interval is exact and k of them end on the -duration to
+// the nanosecond; k up to perSec go in one second, within k nanoseconds
+// of its end, which no timer wakes within.
+func vegetaPace(k, perSec int) string {
+	if k <= perSec {
+		return fmt.Sprintf("-rate %d/s -duration 1s", k)
 	}
-	return fmt.Sprintf("%d/%ds", k, secs)
+	return fmt.Sprintf("-rate %d/s -duration %s", perSec, time.Duration(k)*(time.Second/time.Duration(perSec)))
 }
 
 // K6Usage tells how to run the k6 files written into dir (the script and
@@ -91,9 +98,15 @@ func K6Usage(w io.Writer, dir, testRun string, ko k6Options, tr testRunOptions) 
 		ca := pathWord(filepath.Join(dir, tr.CAFile))
 		trust, caFrom = "SSL_CERT_FILE="+ca+" ", " --from-file="+ca
 	}
-	makes := fmt.Sprintf("each once (%d)", ko.Calls)
+	makes := fmt.Sprintf("%s (%d)", term.Plural(ko.Calls, "it once", "them each once"), ko.Calls)
 	if ko.Rate > 0 {
-		makes = fmt.Sprintf("%s/s for %s (about %d)", strconv.FormatFloat(ko.Rate, 'f', -1, 64), ko.Duration, ko.Iterations())
+		makes = fmt.Sprintf("%s %s/s for %s (about %d)", term.Plural(ko.Calls, "it", "them"), strconv.FormatFloat(ko.Rate, 'f', -1, 64), ko.Duration, ko.Iterations())
+		if ko.Iterations() < ko.Calls {
+			// Call i is the data's call i: the rest are never sent, which
+			// "400 calls, k6 makes them 10/s for 2s (about 20)" left out.
+			makes = fmt.Sprintf("%s/s for %s (about %d: the first %d of them, never the other %d)",
+				strconv.FormatFloat(ko.Rate, 'f', -1, 64), ko.Duration, ko.Iterations(), ko.Iterations(), ko.Calls-ko.Iterations())
+		}
 		if ko.Iterations() > ko.Calls {
 			// The script cycles the data with fresh requestIds, not fresh
 			// document numbers: a receiver that keys on the document (as it
@@ -104,11 +117,11 @@ func K6Usage(w io.Writer, dir, testRun string, ko k6Options, tr testRunOptions) 
 				// without one) as it is.
 				again = "the same calls again under the requestIds they hold (yours: --set or --unset requestId)"
 			}
-			makes = fmt.Sprintf("%s/s for %s (about %d; past the %d, %s)",
+			makes = fmt.Sprintf("%s %s/s for %s (about %d; past the %d, %s)", term.Plural(ko.Calls, "it", "them"),
 				strconv.FormatFloat(ko.Rate, 'f', -1, 64), ko.Duration, ko.Iterations(), ko.Calls, again)
 		}
 	}
-	fmt.Fprintf(w, `wrote %s: %d %s, k6 makes them %s. Run them%s:
+	fmt.Fprintf(w, `wrote %s: %d %s, k6 makes %s. Run them%s:
   %sk6 run%s %s
 On two machines, each its own execution segment (every call once between them):
   machine 1: %sk6 run%s --execution-segment 0:1/2 --execution-segment-sequence 0,1/2,1 %s
@@ -125,8 +138,14 @@ On two machines, each its own execution segment (every call once between them):
 	if ko.Sign {
 		fmt.Fprintf(w, "  kubectl create secret generic %s --from-literal=secret=\"$%s\"\n", shellcmd.Word(tr.Name+"-secret"), secretEnv)
 	}
-	_, err := fmt.Fprintf(w, "  kubectl apply -f %s\n", pathWord(filepath.Join(dir, testRun)))
-	return err
+	if _, err := fmt.Fprintf(w, "  kubectl apply -f %s\n", pathWord(filepath.Join(dir, testRun))); err != nil {
+		return err
+	}
+	if clear := tr.inClear(shellcmd.Word(filepath.Join(dir, tr.DataFile))); clear != "" {
+		_, err := fmt.Fprintf(w, "warning: %s.\n", clear)
+		return err
+	}
+	return nil
 }
 
 // pathWord is a path as one shell word that no command takes for an

@@ -32,14 +32,25 @@ func TestK6Usage(t *testing.T) {
 		}
 	}
 
-	// Within the data at a rate, every call is a document of its own.
-	b.Reset()
-	within := k6Options{DataFile: "data.json", Calls: 500, Rate: 5, Duration: time.Minute}
-	if err := K6Usage(&b, "out", "testrun.yaml", within, tr); err != nil {
-		t.Fatal(err)
-	}
-	if want := "wrote out: 500 calls, k6 makes them 5/s for 1m0s (about 300). Run them:\n"; !strings.HasPrefix(b.String(), want) {
-		t.Errorf("want %q, got\n%s", want, b.String())
+	// Within the data at a rate, every call is a document of its own;
+	// short of the data, the calls past the rate's are never sent, which
+	// "500 calls, k6 makes them 5/s for 1m0s (about 300)" left out.
+	for _, tt := range []struct {
+		calls int
+		want  string
+	}{
+		{500, "wrote out: 500 calls, k6 makes 5/s for 1m0s (about 300: the first 300 of them, never the other 200). Run them:\n"},
+		{300, "wrote out: 300 calls, k6 makes them 5/s for 1m0s (about 300). Run them:\n"},
+		{1, "wrote out: 1 call, k6 makes it 5/s for 1m0s (about 300; past the 1, the same documents again under fresh requestIds). Run them:\n"},
+	} {
+		b.Reset()
+		within := k6Options{DataFile: "data.json", Calls: tt.calls, Rate: 5, Duration: time.Minute}
+		if err := K6Usage(&b, "out", "testrun.yaml", within, tr); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(b.String(), tt.want) {
+			t.Errorf("want %q, got\n%s", tt.want, b.String())
+		}
 	}
 
 	// A directory no shell would take as one word is quoted in every command.
@@ -114,12 +125,14 @@ func TestVegetaUsageSaysTheTargetsAreInNoFile(t *testing.T) {
 
 // The vegeta commands printed send each target exactly once, on one
 // machine and on two, at 100/s at the most: vegeta cycles through its
-// targets, and -rate K/Ds -duration Ds makes K calls, so a command over
-// more than n would repeat requestIds and one over fewer leave targets
-// unsent (a rate of 100/s for n/100 whole seconds sent 100 of 120).
+// targets, so a command over more than n would repeat requestIds and one
+// over fewer leave targets unsent (a rate of 100/s for n/100 whole
+// seconds sent 100 of 120). vegetaHits is vegeta's pacer: -rate K/Ds
+// -duration Ds sent K+1 when D mod K nanoseconds outlast the timer's
+// lateness (50285 targets: 50 µs), the first target again.
 func TestVegetaUsageSendsEachTargetOnce(t *testing.T) {
 	t.Parallel()
-	cmd := regexp.MustCompile(`-targets (\S+) -rate (\d+)/(\d*)s -duration (\d+)s`)
+	cmd := regexp.MustCompile(`-targets (\S+) -rate (\d+)/(\d*)s -duration (\S+) `)
 	for _, tt := range []struct {
 		n   int
 		one string // -rate and -duration of one machine
@@ -128,9 +141,11 @@ func TestVegetaUsageSendsEachTargetOnce(t *testing.T) {
 		{3, "-rate 3/s -duration 1s"},
 		{99, "-rate 99/s -duration 1s"},
 		{100, "-rate 100/s -duration 1s"},
-		{120, "-rate 120/2s -duration 2s"},
-		{250, "-rate 250/3s -duration 3s"},
-		{2501, "-rate 2501/26s -duration 26s"},
+		{120, "-rate 100/s -duration 1.2s"},
+		{250, "-rate 100/s -duration 2.5s"},
+		{2501, "-rate 100/s -duration 25.01s"},
+		{50285, "-rate 100/s -duration 8m22.85s"},
+		{999_999, "-rate 100/s -duration 2h46m39.99s"},
 	} {
 		var b bytes.Buffer
 		if err := VegetaUsage(&b, tt.n, "", "", Reach{Timeout: 10 * time.Second}); err != nil {
@@ -144,14 +159,21 @@ func TestVegetaUsageSendsEachTargetOnce(t *testing.T) {
 		for _, m := range cmd.FindAllStringSubmatch(out, -1) {
 			k, _ := strconv.Atoi(m[2])
 			per, _ := strconv.Atoi(m[3])
-			d, _ := strconv.Atoi(m[4])
 			if m[3] == "" {
 				per = 1
 			}
-			if d != per || k > 100*per {
-				t.Errorf("n=%d: %q: want K/Ds for D seconds, at most 100/s", tt.n, m[0])
+			d, err := time.ParseDuration(m[4])
+			if err != nil || k > 100*per {
+				t.Errorf("n=%d: %q: want a duration, at most 100/s", tt.n, m[0])
 			}
-			sent[m[1]] = k
+			// A timer late by a microsecond, and by half the interval: the
+			// same count.
+			interval := time.Duration(per) * time.Second / time.Duration(k)
+			hits := vegetaHits(k, time.Duration(per)*time.Second, d, time.Microsecond)
+			if late := vegetaHits(k, time.Duration(per)*time.Second, d, interval/2); late != hits {
+				t.Errorf("n=%d: %q sends %d, or %d with a later timer", tt.n, m[0], hits, late)
+			}
+			sent[m[1]] = hits
 		}
 		if sent["targets.json"] != tt.n {
 			t.Errorf("n=%d: one machine sends %d", tt.n, sent["targets.json"])
@@ -172,6 +194,20 @@ func TestVegetaUsageSendsEachTargetOnce(t *testing.T) {
 			t.Errorf("n=%d: two machines send %d and %d in\n%s", tt.n, sent["part-00"], sent["part-01"], out)
 		}
 	}
+}
+
+// vegetaHits is how many hits vegeta v12's attack makes at -rate K/per
+// for -duration d, each of its sleeps woken late by late: its constant
+// pacer begins hit i at i×(per/K), per/K cut to whole nanoseconds, and
+// it begins no hit once more than d has passed, which it looks at just
+// after beginning the one before (lib/attack.go, lib/pacer.go).
+func vegetaHits(k int, per, d, late time.Duration) int {
+	interval := per / time.Duration(k)
+	hits := 1
+	for at := interval + late; at <= d; at += interval {
+		hits++
+	}
+	return hits
 }
 
 // Every vegeta command printed reaches the receiver as send would: send's
@@ -250,9 +286,16 @@ func TestUsageCountsAtOne(t *testing.T) {
 	if err := K6Usage(&b, "out", "testrun.yaml", ko, tr); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"wrote out: 1 call, ", "On Kubernetes (k6-operator, 1 pod):\n"} {
+	for _, want := range []string{"wrote out: 1 call, k6 makes it 1/s for 1s (about 1). Run them:\n", "On Kubernetes (k6-operator, 1 pod):\n"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("missing %q in\n%s", want, b.String())
 		}
+	}
+	b.Reset()
+	if err := K6Usage(&b, "out", "testrun.yaml", k6Options{DataFile: "data.json", Calls: 1}, tr); err != nil {
+		t.Fatal(err)
+	}
+	if want := "wrote out: 1 call, k6 makes it once (1). Run them:\n"; !strings.HasPrefix(b.String(), want) {
+		t.Errorf("want %q, got\n%s", want, b.String())
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -123,12 +124,19 @@ func newExportVegetaCmd(a *cmdutil.App) *cobra.Command {
 		Short: "Write vegeta JSON targets on stdout, one per line",
 		Long: `Write vegeta's JSON targets on stdout, one per line: method, url (with
 businessType), header and body (base64), every target its own requestId and
-varied data. Feed them to vegeta:
+varied data. vegeta cycles through its targets, so a -rate and -duration
+for more calls than targets send each again: the commands printed on stderr
+send each once, as this does the 2,000 of the first example below:
 
-  vegeta attack -format json -targets targets.json -rate 200/s -duration 10s -redirects 0 -timeout 10s | vegeta report
+  vegeta attack -format json -targets targets.json -rate 100/s -duration 20s -redirects 0 -timeout 10s | vegeta report
 
 Signatures are not exported (vegeta cannot make them at send time, and a
-Standard Webhooks timestamp goes stale; see whsim export k6).`,
+Standard Webhooks timestamp goes stale; see whsim export k6).
+
+--seed fixes the content; each export still gets requestIds and document
+numbers of its own, so a deduplicating receiver does not answer a second
+export's load as duplicates. --seed n --fixed-ids repeats both: the same
+targets every run.`,
 		Example: `  whsim export vegeta --url http://localhost:3000/webhook --event all --count 500 --seed 7 > targets.json
   whsim export vegeta --url https://staging.example.com/hook -H 'Authorization: Bearer t0ken' --count 5000 > targets.json`,
 		Args: cmdutil.NoArgs,
@@ -160,7 +168,12 @@ is trusted with --cacert (a copy, ca.pem, goes beside the script and k6
 reads it through SSL_CERT_FILE, as the commands printed set it). With
 --secret, every call is signed at run time (Standard Webhooks) with the
 secret k6 reads from the WEBHOOK_SECRET environment variable: the secret is
-never written to the files.`,
+never written to the files.
+
+--seed fixes the content; each export still gets requestIds and document
+numbers of its own, so a deduplicating receiver does not answer a second
+export's load as duplicates. --seed n --fixed-ids repeats both: the same
+files every run.`,
 		Example: `  whsim export k6 --url http://localhost:3000/webhook --event all --count 500 --out k6/
   whsim export k6 --url http://localhost:3000/webhook --rate 200 --duration 1m --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw --out k6/
   whsim export k6 --url https://localhost:8443/hook --cacert "$(mkcert -CAROOT)/rootCA.pem" --timeout 5s --out k6/`,
@@ -197,12 +210,20 @@ func (o *exportOptions) calls(a *cmdutil.App) ([]export.Call, export.Reach, erro
 	if err != nil {
 		return nil, export.Reach{}, cmdutil.Usagef("--url %w", err)
 	}
+	// As a -H value's (HeaderText): the query keeps its raw bytes, which
+	// the engines' JSON strings cannot.
+	if !utf8.ValidString(target.String()) {
+		return nil, export.Reach{}, cmdutil.Usagef("--url: its query is not valid UTF-8, which the engines' JSON files (vegeta's targets, k6's data) cannot carry byte for byte: they would send U+FFFD in its place (percent-encode the byte, %%FF)")
+	}
 	reach, err := o.reach(a, target)
 	if err != nil {
 		return nil, reach, err
 	}
 	header, err := endpoint.ParseHeaders(o.Headers)
 	if err != nil {
+		return nil, reach, cmdutil.Usagef("--header %w", err)
+	}
+	if err := export.HeaderText(header); err != nil {
 		return nil, reach, cmdutil.Usagef("--header %w", err)
 	}
 	// As send does, an -H Content-Type replaces application/json: added
@@ -323,8 +344,13 @@ func runExportK6(ctx context.Context, a *cmdutil.App, o *k6ExportOptions) error 
 	if err != nil {
 		return err
 	}
+	// Only --set makes a body that is not text.
+	if err := export.K6Text(calls); err != nil {
+		return cmdutil.Usagef("--set: %w", err)
+	}
 	ko, tr := o.Options(len(calls), reach)
 	ko.UserIDs = export.UserIDs(calls)
+	tr.Credentials = strings.Join(export.Credentials(calls), ", ")
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return cmdutil.Usagef("--out: %w", err)
 	}

@@ -3,8 +3,10 @@ package exportcmd_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -159,5 +161,76 @@ func TestExportK6ConfigMapLimit(t *testing.T) {
 				t.Errorf("--count %s (data.json %d bytes): %s prints the configmap command %v, says it is over %v:\n%s", tt.count, data.Size(), name, has, says, text)
 			}
 		}
+	}
+}
+
+// A body --set made not UTF-8 (raw bytes, to see a receiver meet them)
+// cannot go into k6's data file, a JSON text, byte for byte: it went in
+// with U+FFFD in place of each bad byte, which k6 sent, exit 0, where
+// vegeta's targets and send deliver the bytes. export k6 refuses it,
+// exit 2, naming the call and the byte, and writes nothing.
+func TestExportK6RefusesABodyNotText(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "k6")
+	set := "data.收款单.备注=\"a\xffb\""
+	code, _, stderr := clitest.Run(t, "export", "k6", "--url", "http://127.0.0.1:9/hook", "--event", "CREATE_RECEIVABLE_DOC", "--count", "2", "--set", set, "--out", out)
+	if code != 2 || !strings.Contains(stderr, "whsim: --set: call 1 (CREATE_RECEIVABLE_DOC): its body is not valid UTF-8 (byte 0xff at offset ") ||
+		!strings.Contains(stderr, "export it with whsim export vegeta") {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s made", out)
+	}
+	// vegeta's targets carry the bytes.
+	code, stdout, stderr := clitest.Run(t, "export", "vegeta", "--url", "http://127.0.0.1:9/hook", "--event", "CREATE_RECEIVABLE_DOC", "--count", "1", "--set", set)
+	var target struct{ Body []byte }
+	if code != 0 || json.Unmarshal([]byte(stdout), &target) != nil || !bytes.Contains(target.Body, []byte("\"a\xffb\"")) {
+		t.Errorf("vegeta: exit %d, body %q, stderr:\n%s", code, target.Body, stderr)
+	}
+}
+
+// The vegeta command the help prints sends the targets of its first
+// example each once, as the usage printed on stderr for them does: it
+// read -rate 200/s -duration 10s, 2,000 calls, whatever the targets, and
+// vegeta cycles through them (the default 400 each five times).
+func TestVegetaHelpCommandIsTheUsages(t *testing.T) {
+	_, help, _ := clitest.Run(t, "export", "vegeta", "--help")
+	attack := regexp.MustCompile(`(?m)^  vegeta attack -format json -targets targets\.json (-rate .* -timeout 10s) \|`)
+	inHelp := attack.FindStringSubmatch(help)
+	example := regexp.MustCompile(`(?m)^  whsim (export vegeta --url \S+ .*) > targets\.json$`).FindStringSubmatch(help)
+	if inHelp == nil || example == nil {
+		t.Fatalf("no vegeta command or example in the help:\n%s", help)
+	}
+	code, _, stderr := clitest.Run(t, strings.Fields(example[1])...)
+	printed := attack.FindStringSubmatch(stderr)
+	if code != 0 || printed == nil || printed[1] != inHelp[1] {
+		t.Errorf("help: %q; whsim %s prints (exit %d):\n%s", inHelp[1], example[1], code, stderr)
+	}
+}
+
+// A -H value or a query that is not UTF-8 (bytes HTTP allows, which send
+// delivers as they are) cannot go into the engines' JSON files byte for
+// byte: it went in with U+FFFD in place of each bad byte, which vegeta
+// and k6 sent, exit 0. Both exports refuse it, exit 2, naming the header.
+func TestExportRefusesAHeaderNotText(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"export", "vegeta", "--url", "http://127.0.0.1:9/hook", "--count", "1", "-H", "X-A: a\xffb"},
+		{"export", "k6", "--url", "http://127.0.0.1:9/hook", "--count", "1", "-H", "X-A: a\xffb", "--out", filepath.Join(dir, "k6")},
+		{"export", "vegeta", "--url", "http://127.0.0.1:9/hook?q=\xfe", "--count", "1"},
+		{"export", "k6", "--url", "http://127.0.0.1:9/hook?q=\xfe", "--count", "1", "--out", filepath.Join(dir, "k6")},
+	} {
+		code, stdout, stderr := clitest.Run(t, args...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, `whsim: --header "X-A": its value is not valid UTF-8`) && !strings.Contains(stderr, "whsim: --url: its query is not valid UTF-8") {
+			t.Errorf("%s: exit %d, stdout %.80q, stderr:\n%s", args[1], code, stdout, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "k6")); err == nil {
+		t.Errorf("k6 files written")
+	}
+	// Any text goes as it is, in its own UTF-8.
+	code, stdout, stderr := clitest.Run(t, "export", "vegeta", "--url", "http://127.0.0.1:9/hook", "--count", "1", "--event", "CREATE_RECEIVABLE_DOC", "-H", "X-Tenant: 上海")
+	if code != 0 || !strings.Contains(stdout, `"X-Tenant":["上海"]`) {
+		t.Errorf("exit %d, stdout %.200s, stderr:\n%s", code, stdout, stderr)
 	}
 }
