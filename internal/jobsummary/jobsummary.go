@@ -280,14 +280,33 @@ func (t table) write(b *bytes.Buffer, rows int) int {
 // text escapes what Markdown or HTML would read as markup, and, as the
 // run's text and JUnit do (termsafe), the control and bidi characters a
 // file name or a payload may hold, which would reorder or cut what GitHub
-// shows; a line break is a space.
+// shows; a line break is a space. GitHub's Markdown also makes a link of
+// bare text that looks like one, with no markup to escape (GFM's
+// autolinks: www.x, http://x, a@x): validate's file names would so link
+// anywhere. The character each starts from is written as an entity,
+// which shows the same but is no longer seen as one.
 func text(s string) string {
 	var b strings.Builder
-	for _, r := range termsafe.Text(strings.NewReplacer("\n", " ", "\r", " ").Replace(s)) {
+	s = termsafe.Text(strings.NewReplacer("\n", " ", "\r", " ").Replace(s))
+	for i, r := range s {
 		switch r {
 		case '\\', '`', '*', '_', '[', ']', '#', '|', '~':
 			b.WriteByte('\\')
 			b.WriteRune(r)
+		case '@': // a@x.example, mailto:a@x
+			b.WriteString("&#64;")
+		case ':':
+			if strings.HasPrefix(s[i+1:], "//") { // http://, https://, ftp://
+				b.WriteString("&#58;")
+			} else {
+				b.WriteRune(r)
+			}
+		case '.':
+			if i >= 3 && strings.EqualFold(s[i-3:i], "www") { // www.x
+				b.WriteString("&#46;")
+			} else {
+				b.WriteRune(r)
+			}
 		case '<':
 			b.WriteString("&lt;")
 		case '>':

@@ -22,6 +22,14 @@ func TestText(t *testing.T) {
 		{"*bold* _it_ [l](u) `c` #h", `\*bold\* \_it\_ \[l\](u) \` + "`" + `c\` + "`" + ` \#h`},
 		{"two\nlines", "two lines"},
 		{"a & b", "a &amp; b"},
+		// GFM's autolinks, which need no markup: each loses the
+		// character it starts from to an entity, which shows the same.
+		{"www.evil.example.json", "www&#46;evil.example.json"},
+		{"x WWW.evil.example", "x WWW&#46;evil.example"},
+		{"see https://evil.example/x", "see https&#58;//evil.example/x"},
+		{"ftp://e.example", "ftp&#58;//e.example"},
+		{"a@evil.example mailto:b@e.example", "a&#64;evil.example mailto:b&#64;e.example"},
+		{"time 12:30, 3.5 ms", "time 12:30, 3.5 ms"},
 	}
 	for _, tt := range tests {
 		if got := text(tt.in); got != tt.want {
@@ -251,6 +259,30 @@ func TestReceiverTextIsCode(t *testing.T) {
 	md = string(Send(js, "http://x", false, nil, 1).Markdown())
 	if !strings.Contains(md, "| ` lookup https://evil.example\\|x: no such host ` | 1 |") {
 		t.Errorf("an error from the network is not a code cell:\n%s", md)
+	}
+}
+
+// A name that came from outside and is shown as text (validate's file
+// names, in its table and as a failure's title) is never a link.
+func TestTextNamesAreNoLinks(t *testing.T) {
+	t.Parallel()
+	s := &Summary{Title: "whsim validate", Headline: "FAIL",
+		Tables:   []table{{Head: []string{"input", "fail"}, Rows: [][]string{{"www.evil.example.json", "1"}, {"a@evil.example", "1"}}}},
+		Failures: []Failure{{Title: "http://evil.example/x.json:1", Reason: "bad"}}}
+	md := string(s.Markdown())
+	for _, want := range []string{
+		"| www&#46;evil.example.json | 1 |\n",
+		"| a&#64;evil.example | 1 |\n",
+		"- **http&#58;//evil.example/x.json:1**: ` bad `\n",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	// What GFM's autolink extension would make a link of.
+	linkLike := regexp.MustCompile(`(?i)\bwww\.|\b(?:https?|ftp)://|[\w.+-]+@[\w-]+\.`)
+	for _, link := range linkLike.FindAllString(md, -1) {
+		t.Errorf("%q would be a link:\n%s", link, md)
 	}
 }
 
