@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/whsim/whsim/internal/term"
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 func TestText(t *testing.T) {
@@ -598,4 +599,59 @@ func TestEndedEarlyWithOneOfTheTwo(t *testing.T) {
 			t.Errorf("EndedEarly(%q, %q): markdown lacks the ended column or %q:\n%s", tc.cutShort, tc.notRun, tc.want, md)
 		}
 	}
+}
+
+// FuzzText checks what text writes for any input: one line, no markup a
+// Markdown reader would act on (a raw < or >, an unescaped markup
+// character, a bare autolink), and, read back as Markdown reads its
+// escapes and entities, the text termsafe shows.
+func FuzzText(f *testing.F) {
+	for _, s := range []string{"plain", "<b>x</b>", "a|b", `a\|b`, "*x* _y_ [l](u) `c` #h ~s~", "a\nb\rc",
+		"www.evil.example", "WwW.x", "https://evil.example", "a@b.example", "x & y &amp;", "\x1b[31m\xff", "::error::x", "中文 😀"} {
+		f.Add(s)
+	}
+	// What GFM's autolink extension would make a link of.
+	linkLike := regexp.MustCompile(`(?i)\bwww\.|\b(?:https?|ftp)://|@`)
+	// Markdown's reading of text's escapes: a backslash before ASCII
+	// punctuation, and the entities text writes.
+	unescape := regexp.MustCompile(`\\[!-/:-@\[-` + "`" + `{-~]|&(?:lt|gt|amp|#[0-9]+);`)
+	entities := map[string]string{"&lt;": "<", "&gt;": ">", "&amp;": "&"}
+	entity := regexp.MustCompile(`&(?:lt|gt|amp|#[0-9]+);`)
+	f.Fuzz(func(t *testing.T, s string) {
+		got := text(s)
+		if strings.ContainsAny(got, "\n\r<>") {
+			t.Fatalf("text(%q) = %q holds a line break or a raw < or >", s, got)
+		}
+		if link := linkLike.FindString(got); link != "" {
+			t.Fatalf("text(%q) = %q holds %q, which GFM would link", s, got, link)
+		}
+		// Every markup character outside the entities is escaped: an odd
+		// run of backslashes before it.
+		bare := entity.ReplaceAllString(got, "e")
+		for i := 0; i < len(bare); i++ {
+			if !strings.ContainsRune("`*_[]#|~", rune(bare[i])) {
+				continue
+			}
+			n := 0
+			for j := i - 1; j >= 0 && bare[j] == '\\'; j-- {
+				n++
+			}
+			if n%2 == 0 {
+				t.Fatalf("text(%q) = %q leaves %q unescaped", s, got, bare[i])
+			}
+		}
+		shown := unescape.ReplaceAllStringFunc(got, func(e string) string {
+			if e[0] == '\\' {
+				return e[1:]
+			}
+			if r, ok := entities[e]; ok {
+				return r
+			}
+			n, _ := strconv.Atoi(e[2 : len(e)-1])
+			return string(rune(n))
+		})
+		if want := termsafe.Text(strings.NewReplacer("\n", " ", "\r", " ").Replace(s)); shown != want {
+			t.Fatalf("text(%q) = %q reads as %q, want %q", s, got, shown, want)
+		}
+	})
 }
