@@ -37,6 +37,9 @@ const (
 // file is dropped whole, the run's verdict with it.
 const MaxBytes = 1 << 20
 
+// maxSkipped is how many of what was skipped the heading names.
+const maxSkipped = 10
+
 // maxField bounds any one value a summary shows (a reason, a title, a
 // cell, the target): one 2 MiB answer must not fill the summary.
 const maxField = 2000
@@ -143,7 +146,18 @@ func (s *Summary) render(rows, fails int) []byte {
 		mark = "⚠️ " + s.Short
 	}
 	if len(s.Skipped) > 0 && !s.Interrupted && s.Unfinished == "" {
-		mark += ", " + strings.Join(s.Skipped, ", ") + " skipped"
+		// validate's skipped are file names: text, as in the table, or
+		// their markup would be the heading's; and a few, as a heading of
+		// thousands would leave no room for the rest.
+		names := make([]string, 0, maxSkipped)
+		for _, n := range s.Skipped[:min(len(s.Skipped), maxSkipped)] {
+			names = append(names, text(clip(n, maxField)))
+		}
+		mark += ", " + strings.Join(names, ", ")
+		if more := len(s.Skipped) - len(names); more > 0 {
+			mark += fmt.Sprintf(" and %d more", more)
+		}
+		mark += " skipped"
 	}
 	fmt.Fprintf(&b, "### %s: %s\n\n", text(clip(s.Title, maxField)), mark)
 	if s.Target != "" {

@@ -263,6 +263,30 @@ func TestReceiverTextIsCode(t *testing.T) {
 	}
 }
 
+// The heading names what was skipped: validate's file names, which are
+// escaped there as in the table (a name with markup, a line break or a
+// link in it stays one heading of text), and at most maxSkipped of them.
+func TestHeadingSkippedNamesAreText(t *testing.T) {
+	t.Parallel()
+	name := "x<img src=x>[click](http:e.example)`c` |a|\n# h.ndjson"
+	s := &Summary{Title: "whsim validate", Pass: true, Skipped: []string{name}}
+	md := string(s.Markdown())
+	want := "### whsim validate: ✅ pass, x&lt;img src=x&gt;\\[click\\](http:e.example)\\`c\\` \\|a\\| \\# h.ndjson skipped\n\n"
+	if !strings.HasPrefix(md, want) {
+		t.Errorf("heading:\n%s\nwant it to start %q", md, want)
+	}
+	var many []string
+	for i := range maxSkipped + 3 {
+		many = append(many, fmt.Sprintf("in%d.ndjson", i))
+	}
+	s = &Summary{Title: "whsim validate", Pass: true, Skipped: many}
+	head, _, _ := strings.Cut(string(s.Markdown()), "\n")
+	want = fmt.Sprintf("### whsim validate: ✅ pass, %s and 3 more skipped", strings.ReplaceAll(strings.Join(many[:maxSkipped], ", "), "_", `\_`))
+	if head != want {
+		t.Errorf("heading %q, want %q", head, want)
+	}
+}
+
 // A name that came from outside and is shown as text (validate's file
 // names, in its table and as a failure's title) is never a link.
 func TestTextNamesAreNoLinks(t *testing.T) {
