@@ -65,6 +65,11 @@ type Summary struct {
 	// what it set out to is none.
 	Short    string
 	Headline string
+	// Notices are run-wide findings that make the rest read differently
+	// (check's "every call got 404 Not Found: nothing is routed at this
+	// URL"), each a line after the headline, as the run's text puts them
+	// before its table: the likely cause, where CI users look first.
+	Notices  []string
 	Tables   []table
 	Failures []Failure
 	// More is how many failures are not shown.
@@ -168,6 +173,9 @@ func (s *Summary) render(rows, fails int) []byte {
 	}
 	if s.Headline != "" {
 		fmt.Fprintf(&b, "**%s**\n\n", text(clip(s.Headline, maxField)))
+	}
+	for _, n := range s.Notices {
+		fmt.Fprintf(&b, "⚠️ %s\n\n", text(clip(n, maxField)))
 	}
 	leftRows := 0
 	for _, t := range s.Tables {

@@ -287,6 +287,18 @@ func TestHeadingSkippedNamesAreText(t *testing.T) {
 	}
 }
 
+// A run-wide finding (check's every call got 404) follows the headline
+// as a line of text of its own.
+func TestNotices(t *testing.T) {
+	t.Parallel()
+	s := &Summary{Title: "whsim check", Headline: "FAIL 1 of 1 checks failed: accepts-valid",
+		Notices: []string{"every call got 404 Not Found: nothing is routed at this URL: check the path of --url"}}
+	want := "**FAIL 1 of 1 checks failed: accepts-valid**\n\n⚠️ every call got 404 Not Found: nothing is routed at this URL: check the path of --url\n\n"
+	if md := string(s.Markdown()); !strings.Contains(md, want) {
+		t.Errorf("markdown lacks %q:\n%s", want, md)
+	}
+}
+
 // A name that came from outside and is shown as text (validate's file
 // names, in its table and as a failure's title) is never a link.
 func TestTextNamesAreNoLinks(t *testing.T) {

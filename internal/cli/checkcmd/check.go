@@ -458,6 +458,9 @@ func (r *checkRun) reports(sum *check.Summary) error {
 	}
 	js := r.jobSummary(!sum.Failed())
 	js.Interrupted = sum.Interrupted != nil
+	// The text's "!" lines and the report's notes: a receiver that
+	// answered every call 404 is told the likely cause here too.
+	js.Notices = (&check.SummaryReport{Summary: sum}).Notes()
 	if n := sum.Unjudged(); n > 0 && sum.NothingJudged() {
 		js.Short = fmt.Sprintf("no case judged, %d %s not judged", n, term.Plural(n, "case", "cases"))
 	} else if n > 0 {
