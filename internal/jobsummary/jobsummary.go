@@ -28,9 +28,14 @@ const Env = "GITHUB_STEP_SUMMARY"
 
 // MaxFailures is how many failures a summary shows in full, and maxCode
 // how much of each one's code: the job summary is short, the report whole.
+// A command is never cut, as a cut one does not run as printed (an open
+// quote): it is shown whole up to maxCommand, the most a reproduce
+// command with a body inline takes (check inlines bodies up to 4 KiB,
+// each ' quoted in four bytes), else where it is said.
 const (
 	MaxFailures = 5
 	maxCode     = 1500
+	maxCommand  = 16 << 10
 )
 
 // MaxBytes is the most GitHub keeps of one step's job summary: a larger
@@ -96,9 +101,11 @@ type table struct {
 // code (the command that reproduces it, the findings). ID, when set, is
 // what names it that came from elsewhere (a payload's requestId), shown
 // after the title as code: as text, a URL or an address in it would
-// become a link.
+// become a link. Command says Code is a command to paste, which is shown
+// whole or not at all.
 type Failure struct {
 	Title, ID, Reason, Code string
+	Command                 bool
 }
 
 // Markdown renders the section, within MaxBytes.
@@ -196,11 +203,17 @@ func (s *Summary) render(rows, fails int) []byte {
 				id = " " + code(clip(f.ID, maxField))
 			}
 			fmt.Fprintf(&b, "- **%s**%s: %s\n", text(clip(f.Title, maxField)), id, code(clip(f.Reason, maxField)))
-			if f.Code != "" {
+			if f.Command && len(f.Code) > maxCommand {
+				fmt.Fprintf(&b, "\n  The command that reproduces it (%d bytes) is too long for this summary: it is in %s.\n\n", len(f.Code), s.full())
+			} else if f.Code != "" {
+				c := f.Code
+				if !f.Command {
+					c = clip(c, maxCode)
+				}
 				// Terminal-safe, newlines kept: a raw carriage return would
 				// end the line for a Markdown reader, and what follows it,
 				// unindented, would leave the list item and its block.
-				c := termsafe.Lines(clip(f.Code, maxCode))
+				c = termsafe.Lines(c)
 				fence := strings.Repeat("`", max(3, longestRun(c, '`')+1))
 				fmt.Fprintf(&b, "\n  %s\n", fence)
 				for line := range strings.SplitSeq(strings.TrimRight(c, "\n"), "\n") {

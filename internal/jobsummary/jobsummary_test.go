@@ -299,6 +299,33 @@ func TestNotices(t *testing.T) {
 	}
 }
 
+// A command is shown whole, never cut (a cut one does not run as
+// printed); one too long for the summary is said to be elsewhere. Other
+// code (validate's findings) is cut at maxCode.
+func TestCommandsAreWhole(t *testing.T) {
+	t.Parallel()
+	cmd := "curl -X POST 'http://x/' --data-binary '" + strings.Repeat("d", 3*maxCode) + "'"
+	huge := "curl -X POST 'http://x/' --data-binary '" + strings.Repeat("d", maxCommand) + "'"
+	s := &Summary{Title: "whsim check", Full: "check.html", Failures: []Failure{
+		{Title: "a", Reason: "r", Code: cmd, Command: true},
+		{Title: "b", Reason: "r", Code: huge, Command: true},
+		{Title: "c", Reason: "r", Code: cmd},
+	}}
+	md := string(s.Markdown())
+	if !strings.Contains(md, "\n  "+cmd+"\n") {
+		t.Errorf("the command is not whole")
+	}
+	if want := fmt.Sprintf("\n  The command that reproduces it (%d bytes) is too long for this summary: it is in ` check.html `.\n", len(huge)); !strings.Contains(md, want) {
+		t.Errorf("markdown lacks %q", want)
+	}
+	if strings.Contains(md, huge[:maxCommand]) {
+		t.Errorf("a part of the command too long is shown")
+	}
+	if want := "\n  " + cmd[:maxCode] + "… (" + strconv.Itoa(len(cmd)-maxCode) + " more bytes)\n"; !strings.Contains(md, want) {
+		t.Errorf("code that is no command is not cut at maxCode")
+	}
+}
+
 // A name that came from outside and is shown as text (validate's file
 // names, in its table and as a failure's title) is never a link.
 func TestTextNamesAreNoLinks(t *testing.T) {

@@ -487,6 +487,8 @@ func (r *checkRun) jobSummary(pass bool) *jobsummary.Summary {
 	cmds := make([]string, len(js.Failures))
 	for i, f := range js.Failures {
 		cmds[i] = f.Code
+		// A failed case's detail is its reproduce command: shown whole.
+		js.Failures[i].Command = true
 	}
 	if first := checkout.SetFirst(cmds); first != "" {
 		js.Note = strings.TrimSpace("The commands: " + first + ". " + js.Note)
