@@ -28,14 +28,22 @@ const Env = "GITHUB_STEP_SUMMARY"
 
 // MaxFailures is how many failures a summary shows in full, and maxCode
 // how much of each one's code: the job summary is short, the report whole.
+// A command is never cut, as a cut one does not run as printed (an open
+// quote): it is shown whole up to maxCommand, the most a reproduce
+// command with a body inline takes (check inlines bodies up to 4 KiB,
+// each ' quoted in four bytes), else where it is said.
 const (
 	MaxFailures = 5
 	maxCode     = 1500
+	maxCommand  = 16 << 10
 )
 
 // MaxBytes is the most GitHub keeps of one step's job summary: a larger
 // file is dropped whole, the run's verdict with it.
 const MaxBytes = 1 << 20
+
+// maxSkipped is how many of what was skipped the heading names.
+const maxSkipped = 10
 
 // maxField bounds any one value a summary shows (a reason, a title, a
 // cell, the target): one 2 MiB answer must not fill the summary.
@@ -62,6 +70,11 @@ type Summary struct {
 	// what it set out to is none.
 	Short    string
 	Headline string
+	// Notices are run-wide findings that make the rest read differently
+	// (check's "every call got 404 Not Found: nothing is routed at this
+	// URL"), each a line after the headline, as the run's text puts them
+	// before its table: the likely cause, where CI users look first.
+	Notices  []string
 	Tables   []table
 	Failures []Failure
 	// More is how many failures are not shown.
@@ -88,9 +101,11 @@ type table struct {
 // code (the command that reproduces it, the findings). ID, when set, is
 // what names it that came from elsewhere (a payload's requestId), shown
 // after the title as code: as text, a URL or an address in it would
-// become a link.
+// become a link. Command says Code is a command to paste, which is shown
+// whole or not at all.
 type Failure struct {
 	Title, ID, Reason, Code string
+	Command                 bool
 }
 
 // Markdown renders the section, within MaxBytes.
@@ -143,7 +158,18 @@ func (s *Summary) render(rows, fails int) []byte {
 		mark = "⚠️ " + s.Short
 	}
 	if len(s.Skipped) > 0 && !s.Interrupted && s.Unfinished == "" {
-		mark += ", " + strings.Join(s.Skipped, ", ") + " skipped"
+		// validate's skipped are file names: text, as in the table, or
+		// their markup would be the heading's; and a few, as a heading of
+		// thousands would leave no room for the rest.
+		names := make([]string, 0, maxSkipped)
+		for _, n := range s.Skipped[:min(len(s.Skipped), maxSkipped)] {
+			names = append(names, text(clip(n, maxField)))
+		}
+		mark += ", " + strings.Join(names, ", ")
+		if more := len(s.Skipped) - len(names); more > 0 {
+			mark += fmt.Sprintf(" and %d more", more)
+		}
+		mark += " skipped"
 	}
 	fmt.Fprintf(&b, "### %s: %s\n\n", text(clip(s.Title, maxField)), mark)
 	if s.Target != "" {
@@ -154,6 +180,9 @@ func (s *Summary) render(rows, fails int) []byte {
 	}
 	if s.Headline != "" {
 		fmt.Fprintf(&b, "**%s**\n\n", text(clip(s.Headline, maxField)))
+	}
+	for _, n := range s.Notices {
+		fmt.Fprintf(&b, "⚠️ %s\n\n", text(clip(n, maxField)))
 	}
 	leftRows := 0
 	for _, t := range s.Tables {
@@ -174,11 +203,17 @@ func (s *Summary) render(rows, fails int) []byte {
 				id = " " + code(clip(f.ID, maxField))
 			}
 			fmt.Fprintf(&b, "- **%s**%s: %s\n", text(clip(f.Title, maxField)), id, code(clip(f.Reason, maxField)))
-			if f.Code != "" {
+			if f.Command && len(f.Code) > maxCommand {
+				fmt.Fprintf(&b, "\n  The command that reproduces it (%d bytes) is too long for this summary: it is in %s.\n\n", len(f.Code), s.full())
+			} else if f.Code != "" {
+				c := f.Code
+				if !f.Command {
+					c = clip(c, maxCode)
+				}
 				// Terminal-safe, newlines kept: a raw carriage return would
 				// end the line for a Markdown reader, and what follows it,
 				// unindented, would leave the list item and its block.
-				c := termsafe.Lines(clip(f.Code, maxCode))
+				c = termsafe.Lines(c)
 				fence := strings.Repeat("`", max(3, longestRun(c, '`')+1))
 				fmt.Fprintf(&b, "\n  %s\n", fence)
 				for line := range strings.SplitSeq(strings.TrimRight(c, "\n"), "\n") {
@@ -280,14 +315,33 @@ func (t table) write(b *bytes.Buffer, rows int) int {
 // text escapes what Markdown or HTML would read as markup, and, as the
 // run's text and JUnit do (termsafe), the control and bidi characters a
 // file name or a payload may hold, which would reorder or cut what GitHub
-// shows; a line break is a space.
+// shows; a line break is a space. GitHub's Markdown also makes a link of
+// bare text that looks like one, with no markup to escape (GFM's
+// autolinks: www.x, http://x, a@x): validate's file names would so link
+// anywhere. The character each starts from is written as an entity,
+// which shows the same but is no longer seen as one.
 func text(s string) string {
 	var b strings.Builder
-	for _, r := range termsafe.Text(strings.NewReplacer("\n", " ", "\r", " ").Replace(s)) {
+	s = termsafe.Text(strings.NewReplacer("\n", " ", "\r", " ").Replace(s))
+	for i, r := range s {
 		switch r {
 		case '\\', '`', '*', '_', '[', ']', '#', '|', '~':
 			b.WriteByte('\\')
 			b.WriteRune(r)
+		case '@': // a@x.example, mailto:a@x
+			b.WriteString("&#64;")
+		case ':':
+			if strings.HasPrefix(s[i+1:], "//") { // http://, https://, ftp://
+				b.WriteString("&#58;")
+			} else {
+				b.WriteRune(r)
+			}
+		case '.':
+			if i >= 3 && strings.EqualFold(s[i-3:i], "www") { // www.x
+				b.WriteString("&#46;")
+			} else {
+				b.WriteRune(r)
+			}
 		case '<':
 			b.WriteString("&lt;")
 		case '>':

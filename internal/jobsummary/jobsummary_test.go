@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/whsim/whsim/internal/term"
+	"github.com/whsim/whsim/internal/termsafe"
 )
 
 func TestText(t *testing.T) {
@@ -22,6 +23,14 @@ func TestText(t *testing.T) {
 		{"*bold* _it_ [l](u) `c` #h", `\*bold\* \_it\_ \[l\](u) \` + "`" + `c\` + "`" + ` \#h`},
 		{"two\nlines", "two lines"},
 		{"a & b", "a &amp; b"},
+		// GFM's autolinks, which need no markup: each loses the
+		// character it starts from to an entity, which shows the same.
+		{"www.evil.example.json", "www&#46;evil.example.json"},
+		{"x WWW.evil.example", "x WWW&#46;evil.example"},
+		{"see https://evil.example/x", "see https&#58;//evil.example/x"},
+		{"ftp://e.example", "ftp&#58;//e.example"},
+		{"a@evil.example mailto:b@e.example", "a&#64;evil.example mailto:b&#64;e.example"},
+		{"time 12:30, 3.5 ms", "time 12:30, 3.5 ms"},
 	}
 	for _, tt := range tests {
 		if got := text(tt.in); got != tt.want {
@@ -251,6 +260,93 @@ func TestReceiverTextIsCode(t *testing.T) {
 	md = string(Send(js, "http://x", false, nil, 1).Markdown())
 	if !strings.Contains(md, "| ` lookup https://evil.example\\|x: no such host ` | 1 |") {
 		t.Errorf("an error from the network is not a code cell:\n%s", md)
+	}
+}
+
+// The heading names what was skipped: validate's file names, which are
+// escaped there as in the table (a name with markup, a line break or a
+// link in it stays one heading of text), and at most maxSkipped of them.
+func TestHeadingSkippedNamesAreText(t *testing.T) {
+	t.Parallel()
+	name := "x<img src=x>[click](http:e.example)`c` |a|\n# h.ndjson"
+	s := &Summary{Title: "whsim validate", Pass: true, Skipped: []string{name}}
+	md := string(s.Markdown())
+	want := "### whsim validate: ✅ pass, x&lt;img src=x&gt;\\[click\\](http:e.example)\\`c\\` \\|a\\| \\# h.ndjson skipped\n\n"
+	if !strings.HasPrefix(md, want) {
+		t.Errorf("heading:\n%s\nwant it to start %q", md, want)
+	}
+	var many []string
+	for i := range maxSkipped + 3 {
+		many = append(many, fmt.Sprintf("in%d.ndjson", i))
+	}
+	s = &Summary{Title: "whsim validate", Pass: true, Skipped: many}
+	head, _, _ := strings.Cut(string(s.Markdown()), "\n")
+	want = fmt.Sprintf("### whsim validate: ✅ pass, %s and 3 more skipped", strings.ReplaceAll(strings.Join(many[:maxSkipped], ", "), "_", `\_`))
+	if head != want {
+		t.Errorf("heading %q, want %q", head, want)
+	}
+}
+
+// A run-wide finding (check's every call got 404) follows the headline
+// as a line of text of its own.
+func TestNotices(t *testing.T) {
+	t.Parallel()
+	s := &Summary{Title: "whsim check", Headline: "FAIL 1 of 1 checks failed: accepts-valid",
+		Notices: []string{"every call got 404 Not Found: nothing is routed at this URL: check the path of --url"}}
+	want := "**FAIL 1 of 1 checks failed: accepts-valid**\n\n⚠️ every call got 404 Not Found: nothing is routed at this URL: check the path of --url\n\n"
+	if md := string(s.Markdown()); !strings.Contains(md, want) {
+		t.Errorf("markdown lacks %q:\n%s", want, md)
+	}
+}
+
+// A command is shown whole, never cut (a cut one does not run as
+// printed); one too long for the summary is said to be elsewhere. Other
+// code (validate's findings) is cut at maxCode.
+func TestCommandsAreWhole(t *testing.T) {
+	t.Parallel()
+	cmd := "curl -X POST 'http://x/' --data-binary '" + strings.Repeat("d", 3*maxCode) + "'"
+	huge := "curl -X POST 'http://x/' --data-binary '" + strings.Repeat("d", maxCommand) + "'"
+	s := &Summary{Title: "whsim check", Full: "check.html", Failures: []Failure{
+		{Title: "a", Reason: "r", Code: cmd, Command: true},
+		{Title: "b", Reason: "r", Code: huge, Command: true},
+		{Title: "c", Reason: "r", Code: cmd},
+	}}
+	md := string(s.Markdown())
+	if !strings.Contains(md, "\n  "+cmd+"\n") {
+		t.Errorf("the command is not whole")
+	}
+	if want := fmt.Sprintf("\n  The command that reproduces it (%d bytes) is too long for this summary: it is in ` check.html `.\n", len(huge)); !strings.Contains(md, want) {
+		t.Errorf("markdown lacks %q", want)
+	}
+	if strings.Contains(md, huge[:maxCommand]) {
+		t.Errorf("a part of the command too long is shown")
+	}
+	if want := "\n  " + cmd[:maxCode] + "… (" + strconv.Itoa(len(cmd)-maxCode) + " more bytes)\n"; !strings.Contains(md, want) {
+		t.Errorf("code that is no command is not cut at maxCode")
+	}
+}
+
+// A name that came from outside and is shown as text (validate's file
+// names, in its table and as a failure's title) is never a link.
+func TestTextNamesAreNoLinks(t *testing.T) {
+	t.Parallel()
+	s := &Summary{Title: "whsim validate", Headline: "FAIL",
+		Tables:   []table{{Head: []string{"input", "fail"}, Rows: [][]string{{"www.evil.example.json", "1"}, {"a@evil.example", "1"}}}},
+		Failures: []Failure{{Title: "http://evil.example/x.json:1", Reason: "bad"}}}
+	md := string(s.Markdown())
+	for _, want := range []string{
+		"| www&#46;evil.example.json | 1 |\n",
+		"| a&#64;evil.example | 1 |\n",
+		"- **http&#58;//evil.example/x.json:1**: ` bad `\n",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	// What GFM's autolink extension would make a link of.
+	linkLike := regexp.MustCompile(`(?i)\bwww\.|\b(?:https?|ftp)://|[\w.+-]+@[\w-]+\.`)
+	for _, link := range linkLike.FindAllString(md, -1) {
+		t.Errorf("%q would be a link:\n%s", link, md)
 	}
 }
 
@@ -566,4 +662,59 @@ func TestEndedEarlyWithOneOfTheTwo(t *testing.T) {
 			t.Errorf("EndedEarly(%q, %q): markdown lacks the ended column or %q:\n%s", tc.cutShort, tc.notRun, tc.want, md)
 		}
 	}
+}
+
+// FuzzText checks what text writes for any input: one line, no markup a
+// Markdown reader would act on (a raw < or >, an unescaped markup
+// character, a bare autolink), and, read back as Markdown reads its
+// escapes and entities, the text termsafe shows.
+func FuzzText(f *testing.F) {
+	for _, s := range []string{"plain", "<b>x</b>", "a|b", `a\|b`, "*x* _y_ [l](u) `c` #h ~s~", "a\nb\rc",
+		"www.evil.example", "WwW.x", "https://evil.example", "a@b.example", "x & y &amp;", "\x1b[31m\xff", "::error::x", "中文 😀"} {
+		f.Add(s)
+	}
+	// What GFM's autolink extension would make a link of.
+	linkLike := regexp.MustCompile(`(?i)\bwww\.|\b(?:https?|ftp)://|@`)
+	// Markdown's reading of text's escapes: a backslash before ASCII
+	// punctuation, and the entities text writes.
+	unescape := regexp.MustCompile(`\\[!-/:-@\[-` + "`" + `{-~]|&(?:lt|gt|amp|#[0-9]+);`)
+	entities := map[string]string{"&lt;": "<", "&gt;": ">", "&amp;": "&"}
+	entity := regexp.MustCompile(`&(?:lt|gt|amp|#[0-9]+);`)
+	f.Fuzz(func(t *testing.T, s string) {
+		got := text(s)
+		if strings.ContainsAny(got, "\n\r<>") {
+			t.Fatalf("text(%q) = %q holds a line break or a raw < or >", s, got)
+		}
+		if link := linkLike.FindString(got); link != "" {
+			t.Fatalf("text(%q) = %q holds %q, which GFM would link", s, got, link)
+		}
+		// Every markup character outside the entities is escaped: an odd
+		// run of backslashes before it.
+		bare := entity.ReplaceAllString(got, "e")
+		for i := 0; i < len(bare); i++ {
+			if !strings.ContainsRune("`*_[]#|~", rune(bare[i])) {
+				continue
+			}
+			n := 0
+			for j := i - 1; j >= 0 && bare[j] == '\\'; j-- {
+				n++
+			}
+			if n%2 == 0 {
+				t.Fatalf("text(%q) = %q leaves %q unescaped", s, got, bare[i])
+			}
+		}
+		shown := unescape.ReplaceAllStringFunc(got, func(e string) string {
+			if e[0] == '\\' {
+				return e[1:]
+			}
+			if r, ok := entities[e]; ok {
+				return r
+			}
+			n, _ := strconv.Atoi(e[2 : len(e)-1])
+			return string(rune(n))
+		})
+		if want := termsafe.Text(strings.NewReplacer("\n", " ", "\r", " ").Replace(s)); shown != want {
+			t.Fatalf("text(%q) = %q reads as %q, want %q", s, got, shown, want)
+		}
+	})
 }

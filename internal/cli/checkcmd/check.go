@@ -458,6 +458,9 @@ func (r *checkRun) reports(sum *check.Summary) error {
 	}
 	js := r.jobSummary(!sum.Failed())
 	js.Interrupted = sum.Interrupted != nil
+	// The text's "!" lines and the report's notes: a receiver that
+	// answered every call 404 is told the likely cause here too.
+	js.Notices = (&check.SummaryReport{Summary: sum}).Notes()
 	if n := sum.Unjudged(); n > 0 && sum.NothingJudged() {
 		js.Short = fmt.Sprintf("no case judged, %d %s not judged", n, term.Plural(n, "case", "cases"))
 	} else if n > 0 {
@@ -484,6 +487,8 @@ func (r *checkRun) jobSummary(pass bool) *jobsummary.Summary {
 	cmds := make([]string, len(js.Failures))
 	for i, f := range js.Failures {
 		cmds[i] = f.Code
+		// A failed case's detail is its reproduce command: shown whole.
+		js.Failures[i].Command = true
 	}
 	if first := checkout.SetFirst(cmds); first != "" {
 		js.Note = strings.TrimSpace("The commands: " + first + ". " + js.Note)

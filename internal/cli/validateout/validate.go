@@ -137,9 +137,11 @@ func (r Payload) JUnit() term.TestCase {
 	if r.Line > 0 {
 		tc.Name += ":" + strconv.Itoa(r.Line)
 	}
+	// Where, as the text says it: a finding of the whole body has no
+	// path, and "json-syntax : ..." named no place.
 	var sb strings.Builder
 	for _, f := range r.Findings {
-		fmt.Fprintf(&sb, "%s %s %s: %s\n", f.Severity, f.Rule, f.Path, f.Message)
+		fmt.Fprintf(&sb, "%s %s %s: %s\n", f.Severity, f.Rule, f.Where(), f.Message)
 	}
 	tc.Detail = sb.String()
 	if validate.Case(r).Skipped() && len(r.Findings) > 0 {
@@ -160,7 +162,7 @@ func (r Payload) JUnit() term.TestCase {
 				break
 			}
 		}
-		tc.Failure, tc.FailureType = first.Rule+" "+first.Path+": "+first.Message, first.Rule
+		tc.Failure, tc.FailureType = first.Rule+" "+first.Where()+": "+first.Message, first.Rule
 	}
 	return tc
 }

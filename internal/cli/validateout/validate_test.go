@@ -174,3 +174,45 @@ func TestPayloadNotCheckedIgnored(t *testing.T) {
 		})
 	}
 }
+
+// A finding of the whole body or request (no path in the payload) is
+// named in JUnit, and so in the job summary, as the text names it:
+// "json-syntax (body): ...", not "json-syntax : ...".
+func TestPayloadJUnitNamesWhereAsText(t *testing.T) {
+	t.Parallel()
+	v, err := validate.New(validate.Options{Shape: validate.ShapeAuto})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, in, want string }{
+		{"body", `{"capture":1,"query":"businessType=CREATE_RECEIVABLE_DOC","headers":{"Content-Type":["application/json"]},"body":"not json","bodyEncoding":"utf8"}` + "\n", "json-syntax (body): "},
+		{"path", `{"businessType":"x","data":{}}` + "\n", "envelope-"},
+	} {
+		fs, err := validate.OpenFiles(context.Background(), []string{"-"}, strings.NewReader(tc.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cases []Payload
+		_, err = v.CheckFiles(context.Background(), fs, "", nil, func(c validate.Case) error {
+			c.File = "in.ndjson"
+			cases = append(cases, Payload(c))
+			return nil
+		})
+		fs.Close()
+		if err != nil || len(cases) != 1 {
+			t.Fatalf("%s: %d cases, err %v", tc.name, len(cases), err)
+		}
+		c := cases[0]
+		text := string(c.AppendText(nil, &term.Style{}))
+		got := c.JUnit()
+		if !strings.HasPrefix(got.Failure, tc.want) {
+			t.Errorf("%s: JUnit failure %q, want it to start %q", tc.name, got.Failure, tc.want)
+		}
+		// Each line of the detail is the text's finding, severity first.
+		for line := range strings.SplitSeq(strings.TrimSpace(got.Detail), "\n") {
+			if !strings.Contains(text, ": "+line+"\n") {
+				t.Errorf("%s: JUnit detail line %q is not the text's:\n%s", tc.name, line, text)
+			}
+		}
+	}
+}
