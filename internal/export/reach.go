@@ -3,6 +3,7 @@ package export
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/whsim/whsim/internal/tlsconf"
@@ -38,6 +39,17 @@ func (r Reach) vegetaFlags() string {
 		s += " -root-certs " + pathWord(r.CAFile)
 	}
 	return s
+}
+
+// VegetaCheck returns why vegeta cannot be given r, beside Check's: a CA
+// file whose path holds a comma, which vegeta's -root-certs reads as two
+// files (it splits its value on commas), so the commands printed would
+// fail every call on a file that does not exist.
+func (r Reach) VegetaCheck() error {
+	if strings.Contains(r.CAFile, ",") {
+		return fmt.Errorf("--cacert %s: vegeta reads -root-certs as a list split on commas, so it cannot be given a path with a comma: copy the file to a path without one", r.CAFile)
+	}
+	return nil
 }
 
 // k6TimeoutMs is the script's per-call timeout in milliseconds, with

@@ -254,6 +254,9 @@ func runExportVegeta(ctx context.Context, a *cmdutil.App, o *exportOptions) erro
 	if err != nil {
 		return err
 	}
+	if err := reach.VegetaCheck(); err != nil {
+		return cmdutil.UsageErr(err)
+	}
 	file := stdoutFile(a.Streams.Out)
 	held := linesHeld(a.Streams.Out, file)
 	w := bufio.NewWriter(a.Streams.Out)

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"encoding/pem"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -232,5 +235,26 @@ func TestExportRefusesAHeaderNotText(t *testing.T) {
 	code, stdout, stderr := clitest.Run(t, "export", "vegeta", "--url", "http://127.0.0.1:9/hook", "--count", "1", "--event", "CREATE_RECEIVABLE_DOC", "-H", "X-Tenant: 上海")
 	if code != 0 || !strings.Contains(stdout, `"X-Tenant":["上海"]`) {
 		t.Errorf("exit %d, stdout %.200s, stderr:\n%s", code, stdout, stderr)
+	}
+}
+
+// vegeta splits -root-certs on commas: a --cacert path with one made the
+// printed commands fail every call ("open ca: no such file"). It is
+// refused before any target is written.
+func TestVegetaRefusesACAPathWithAComma(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	srv := httptest.NewTLSServer(http.NotFoundHandler())
+	srv.Close()
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	if err := os.WriteFile("ca,1.pem", ca, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	a := cmdutil.NewApp(cmdutil.Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, cmdutil.Build{}, time.Now)
+	code := clitest.Execute(context.Background(), a, []string{"export", "vegeta", "--url", "https://127.0.0.1:9/hook", "--cacert", "ca,1.pem", "--count", "1"})
+	const want = "--cacert ca,1.pem: vegeta reads -root-certs as a list split on commas"
+	if code != 2 || !strings.Contains(errb.String(), want) || out.Len() != 0 {
+		t.Errorf("exit %d, stdout %d bytes, stderr:\n%s\nwant exit 2, no targets, %q", code, out.Len(), errb.String(), want)
 	}
 }
