@@ -638,7 +638,7 @@ func (lp *loop) parse(l *lane) {
 	if l.buf.answerEnds(resp, lean, left) {
 		lp.drop(l)
 	}
-	a, retryAfter := lp.d.answered(lp.ctx, resp, l.pre, lean, l.start, l.res)
+	a, retryAfter := lp.d.answered(lp.ctx, l.t, resp, l.pre, lean, l.start, l.res)
 	lp.attempted(l, a, retryAfter)
 }
 

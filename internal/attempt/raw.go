@@ -270,7 +270,7 @@ func (d *Deliverer) rawAnswer(ctx context.Context, method string, t *target, buf
 		rc.close()
 		buf.raw = nil
 	}
-	a, wait := d.answered(ctx, resp, kept, err, start, res)
+	a, wait := d.answered(ctx, t, resp, kept, err, start, res)
 	a.Connect = buf.dialed
 	return a, wait
 }

@@ -106,6 +106,15 @@ func (c Credentials) AddURL(u *url.URL) Credentials {
 	return c
 }
 
+// AddSecret adds a signing secret (whsec_ and its key in base64): whole,
+// and its key alone, which a receiver's library may quote.
+func (c Credentials) AddSecret(secret string) Credentials {
+	if key, ok := strings.CutPrefix(secret, "whsec_"); ok && key != "" {
+		c = c.Add(key, "****")
+	}
+	return c.Add(secret, "****")
+}
+
 // addUser adds the password of a user's credentials, or the user when
 // there is no password: then the user is the token.
 func (c Credentials) addUser(user, pw string) Credentials {
