@@ -1138,10 +1138,15 @@ func (d *Deliverer) answered(ctx context.Context, t *target, resp *http.Response
 // an answer with text kept gets here, so a load run that keeps none pays
 // nothing, nor does one whose calls carry no credential.
 func (d *Deliverer) mask(a *Attempt, t *target, res *Result) {
-	creds := t.creds
-	if h := res.SentHeader; len(h) > 0 {
-		var own [8]termsafe.Credential // most calls carry one or two
-		creds = termsafe.Credentials(append(own[:0], creds...)).AddHeaders(h)
+	creds := slices.Clip(t.creds) // appended to below, never written through
+	for k, vs := range res.SentHeader {
+		// A look at the names only, which allocates nothing: a call
+		// without a credential header costs no more.
+		if termsafe.SecretHeader(k) {
+			for _, v := range vs {
+				creds = creds.AddHeader(k, v)
+			}
+		}
 	}
 	if len(creds) == 0 {
 		return

@@ -96,3 +96,20 @@ func TestAnswerMasksTheCallsCredentials(t *testing.T) {
 		}
 	}
 }
+
+// An answer to a call without a credential costs no allocation for the
+// masking: a load run's failures keep their body's start (KeepFailed), and
+// without a credential given nothing is looked for in it.
+func TestMaskWithoutCredentialsAllocatesNothing(t *testing.T) {
+	u, _ := url.Parse("http://127.0.0.1:1/hook")
+	d := &Deliverer{Client: &http.Client{}, Target: u}
+	tg, err := d.urlFor("businessType=A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &Result{SentHeader: http.Header{"Content-Type": {"application/json"}}}
+	a := Attempt{Status: 500, BodyPrefix: []byte(`{"error":"down"}`)}
+	if n := testing.AllocsPerRun(100, func() { d.mask(&a, tg, res) }); n != 0 {
+		t.Errorf("%v allocations, want 0", n)
+	}
+}
