@@ -1029,7 +1029,7 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 			// time went there (a full listen backlog, when long).
 			connect = time.Since(connStart)
 		}
-		return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start), Connect: connect, ClosedAsSent: closedAsSent}, 0
+		return Attempt{Kind: kind, Err: d.maskedErr(kind, err, t, res), Latency: time.Since(start), Connect: connect, ClosedAsSent: closedAsSent}, 0
 	}
 	var kept []byte
 	if resp.StatusCode == http.StatusSwitchingProtocols {
@@ -1138,16 +1138,7 @@ func (d *Deliverer) answered(ctx context.Context, t *target, resp *http.Response
 // an answer with text kept gets here, so a load run that keeps none pays
 // nothing, nor does one whose calls carry no credential.
 func (d *Deliverer) mask(a *Attempt, t *target, res *Result) {
-	creds := slices.Clip(t.creds) // appended to below, never written through
-	for k, vs := range res.SentHeader {
-		// A look at the names only, which allocates nothing: a call
-		// without a credential header costs no more.
-		if termsafe.SecretHeader(k) {
-			for _, v := range vs {
-				creds = creds.AddHeader(k, v)
-			}
-		}
-	}
+	creds := credentialsOf(t, res)
 	if len(creds) == 0 {
 		return
 	}
@@ -1166,6 +1157,35 @@ func (d *Deliverer) mask(a *Attempt, t *target, res *Result) {
 	if res.RespBody != nil {
 		res.RespBody = creds.Bytes(res.RespBody, len(res.RespBody) >= maxKeptBody)
 	}
+}
+
+// credentialsOf are the credentials of a call to t whose header is
+// res's: the target's and those of the header sent.
+func credentialsOf(t *target, res *Result) termsafe.Credentials {
+	creds := slices.Clip(t.creds) // appended to below, never written through
+	for k, vs := range res.SentHeader {
+		// A look at the names only, which allocates nothing: a call
+		// without a credential header costs no more.
+		if termsafe.SecretHeader(k) {
+			for _, v := range vs {
+				creds = creds.AddHeader(k, v)
+			}
+		}
+	}
+	return creds
+}
+
+// maskedErr is the text of err, an attempt's of kind that got no answer,
+// with the call's credentials masked (credentialsOf) when the kind is one
+// whose words may quote the receiver's bytes: a malformed answer's
+// (net/http quotes the status line it refused), or an error of no kind.
+// A network event's words are the system's, and are left as they are.
+func (d *Deliverer) maskedErr(kind string, err error, t *target, res *Result) string {
+	text := err.Error()
+	if kind != KindMalformed && kind != KindOther {
+		return text
+	}
+	return credentialsOf(t, res).String(text, false)
 }
 
 // timeoutError is the error Client.Do gives when its Timeout passes, for

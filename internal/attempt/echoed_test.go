@@ -1,9 +1,11 @@
 package attempt
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -111,5 +113,60 @@ func TestMaskWithoutCredentialsAllocatesNothing(t *testing.T) {
 	a := Attempt{Status: 500, BodyPrefix: []byte(`{"error":"down"}`)}
 	if n := testing.AllocsPerRun(100, func() { d.mask(&a, tg, res) }); n != 0 {
 		t.Errorf("%v allocations, want 0", n)
+	}
+}
+
+// A malformed answer's error quotes the bytes it refused (net/http's
+// "malformed HTTP status code ..."): an answer that echoes the call's
+// token there has it masked, on every path.
+func TestMalformedAnswerMasksTheCallsCredentials(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				r := bufio.NewReader(c)
+				req, err := http.ReadRequest(r)
+				if err != nil {
+					return
+				}
+				io.Copy(io.Discard, req.Body)
+				tok := strings.TrimPrefix(req.Header.Get("Authorization"), "Bearer ")
+				fmt.Fprintf(c, "HTTP/1.1 %s Refused\r\nContent-Length: 0\r\n\r\n", tok)
+			}()
+		}
+	}()
+	for _, p := range paths {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := newTestClient(ClientOptions{Timeout: 10 * time.Second, Concurrency: 1, FollowRedirects: p.follow})
+			if err != nil {
+				t.Fatal(err)
+			}
+			u, _ := url.Parse("http://" + ln.Addr().String() + "/hook")
+			d := &Deliverer{Client: c, Target: u, KeepBody: p.keep, KeepFailed: true}
+			h := http.Header{"Authorization": {"Bearer s3cr3t-token"}}
+			var res *Result
+			if p.worker {
+				pool := templates("A", 1)
+				pool[0][0].Header = h
+				asWorker(d, pool, 1, func(r *Result) { res = r })
+			} else {
+				res = d.Deliver(context.Background(), &Request{Body: []byte(`{}`), Header: h, RequestID: "r-1"})
+			}
+			a := res.Last()
+			if a.Kind != KindMalformed || !strings.Contains(a.Err, "****") || strings.Contains(a.Err, "s3cr3t") {
+				t.Errorf("got %s %q", a.Kind, a.Err)
+			}
+		})
 	}
 }
