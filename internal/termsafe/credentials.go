@@ -2,6 +2,7 @@ package termsafe
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -32,11 +33,25 @@ type Credentials []Credential
 const MinMasked = 4
 
 // Add adds v, shown as mask; an empty value, or one that is its own mask,
-// is none.
+// is none. A receiver that echoes its request as JSON writes the value
+// escaped: the escaped forms are added too, Go's (\u003c for <, \" for
+// a quote) and PHP's json_encode's (\/ for a slash, which base64 tokens
+// and signatures hold).
 func (c Credentials) Add(v, mask string) Credentials {
 	if v == "" || v == mask {
 		return c
 	}
+	c = c.add(v, mask)
+	if b, err := json.Marshal(v); err == nil {
+		escaped := string(b[1 : len(b)-1])
+		c = c.add(escaped, mask)
+		c = c.add(strings.ReplaceAll(escaped, "/", `\/`), mask)
+	}
+	return c
+}
+
+// add adds v, shown as mask, unless it is there already.
+func (c Credentials) add(v, mask string) Credentials {
 	for _, have := range c {
 		if have.Value == v {
 			return c

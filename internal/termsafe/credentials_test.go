@@ -40,12 +40,28 @@ func TestCredentialsMask(t *testing.T) {
 		{"cut, too short to say", "echo s3c", true, "echo s3c"},
 		{"not cut", "echo: Bearer s3cr3t-to", false, "echo: Bearer s3cr3t-to"},
 		{"the content type is no credential", "application/json", false, "application/json"},
+		{"escaped as PHP's JSON", `{"token":"t\/k-9"}`, false, `{"token":"****"}`},
 	} {
 		if got := c.String(tt.in, tt.cut); got != tt.want {
 			t.Errorf("%s: String(%q) = %q, want %q", tt.name, tt.in, got, tt.want)
 		}
 		if got := string(c.Bytes([]byte(tt.in), tt.cut)); got != tt.want {
 			t.Errorf("%s: Bytes(%q) = %q, want %q", tt.name, tt.in, got, tt.want)
+		}
+	}
+}
+
+// A value holding what JSON escapes is masked as a JSON echo writes it.
+func TestCredentialsEscapedAsJSON(t *testing.T) {
+	t.Parallel()
+	c := Credentials(nil).AddHeader("X-Api-Key", `k<e"y/1`)
+	for in, want := range map[string]string{
+		`{"key":"k\u003ce\"y/1"}`:  `{"key":"****"}`,
+		`{"key":"k\u003ce\"y\/1"}`: `{"key":"****"}`,
+		`key k<e"y/1`:              `key ****`,
+	} {
+		if got := c.String(in, false); got != want {
+			t.Errorf("String(%s) = %s, want %s", in, got, want)
 		}
 	}
 }
