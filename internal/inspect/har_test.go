@@ -578,3 +578,37 @@ func TestHARMasksCredentialsTheAnswerEchoes(t *testing.T) {
 		t.Errorf("base64 content %q (%+v)", got, b64.Content)
 	}
 }
+
+// The page shows an echoing receiver's answer, and the forwarded one, with
+// the call's credentials masked, as it shows the call's headers.
+func TestCallDetailMasksCredentialsTheAnswerEchoes(t *testing.T) {
+	t.Parallel()
+	s := NewStore(10)
+	rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(receiptBad), 401)
+	rec.Query += "&token=q-t0ken-77"
+	rec.Response.Headers.Set("X-Echoed", "Bearer s3cret")
+	rec.Response.Body = `{"refused":"Bearer s3cret","url":"/hook?token=q-t0ken-77"}`
+	rec.Forward = &capture.Forward{URL: "http://127.0.0.1:9/hook", Status: 401, Headers: rec.Response.Headers, Body: rec.Response.Body, BodyEncoding: capture.UTF8}
+	s.Add(rec, nil)
+	srv := newTestServer(t, s, nil)
+	var d struct {
+		Response, Forward struct {
+			Headers []struct{ Name, Value string }
+			Body    string
+		}
+	}
+	get(t, srv.URL+"/api/calls/1", &d)
+	for _, m := range []struct {
+		Headers []struct{ Name, Value string }
+		Body    string
+	}{d.Response, d.Forward} {
+		if want := `{"refused":"Bearer ****","url":"/hook?token=****"}`; m.Body != want {
+			t.Errorf("body %s, want %s", m.Body, want)
+		}
+		for _, hd := range m.Headers {
+			if strings.Contains(hd.Value, "s3cret") {
+				t.Errorf("%s: %s", hd.Name, hd.Value)
+			}
+		}
+	}
+}
