@@ -176,7 +176,9 @@ type Result struct {
 	// one is the storage of Attempts for the usual single attempt.
 	one [1]Attempt
 	// RespHeader and RespBody are the last answer (the body only when
-	// Deliverer.KeepBody is set, up to MaxKeptBody bytes).
+	// Deliverer.KeepBody is set, up to MaxKeptBody bytes), the call's
+	// credentials masked in them with KeepBody (Deliverer.mask): without
+	// it RespHeader is as it came, and no output shows it.
 	RespHeader http.Header
 	RespBody   []byte
 	// SentHeader is the request's header as sent in the last attempt.
@@ -367,8 +369,9 @@ type Deliverer struct {
 	// (Attempt.BodyPrefix), which a failure line shows without -v.
 	KeepFailed bool
 	// Credentials are values to mask in what the receiver answers beyond
-	// those the Deliverer finds itself (Attempt.StatusLine): the secret of
-	// a Signer the caller signs with itself (check signs its own calls).
+	// those the Deliverer finds itself (Deliverer.mask): the secret of a
+	// Signer the caller signs with itself, and headers a call may leave
+	// out (check signs its own calls, and some omit the run's -H).
 	Credentials termsafe.Credentials
 	// OnRetry, when set, hears of each attempt that will be retried.
 	OnRetry func(*Request, int, Attempt)
