@@ -402,7 +402,7 @@ func TestFailureSaysWhatTheCLISays(t *testing.T) {
 	long := []byte(strings.Repeat("é", attempt.MaxBodyPrefix/2))
 	for _, res := range []check.Result{
 		{Case: &check.Case{Check: "duplicates", Name: "x"}, Verdict: check.Fail, Reason: "got 409", Answer: &check.Reply{Status: "409 Conflict", Body: []byte(" dup\x1b[31m\n")}},
-		{Case: &check.Case{Check: "duplicates", Name: "x"}, Verdict: check.Fail, Reason: "got 500", Answer: &check.Reply{Status: "500 Internal Server Error", Body: long}},
+		{Case: &check.Case{Check: "duplicates", Name: "x"}, Verdict: check.Fail, Reason: "got 500", Answer: &check.Reply{Status: "500 Internal Server Error", Body: long, Cut: true}},
 		{Case: &check.Case{Check: "load", Name: "x"}, Verdict: check.Fail, Reason: "3 timeouts\x07"},
 	} {
 		want := checkout.CheckCase{CaseReport: &check.CaseReport{Result: res}}.JUnit().Failure

@@ -731,7 +731,7 @@ func said(res check.Result) string {
 		t := "answered " + termsafe.Text(a.Status)
 		if body := strings.TrimSpace(string(a.Body)); body != "" {
 			t += ": " + termsafe.Text(body)
-			if len(a.Body) >= attempt.MaxBodyPrefix {
+			if a.Cut {
 				t += "…"
 			}
 		}

@@ -23,6 +23,7 @@ func TestMain(m *testing.M) {
 			os.Exit(cli.Main(context.Background(), os.Args[1:], cli.OSStreams(), cli.Build{Version: "v0.0.0-test"}))
 		},
 		"hookrecv":     func() { os.Exit(hookRecv()) },
+		"echorecv":     func() { os.Exit(echoRecv()) },
 		"storerecv":    func() { os.Exit(storeRecv()) },
 		"docrecv":      func() { os.Exit(docRecv()) },
 		"holdrecv":     func() { os.Exit(holdRecv()) },

@@ -19,7 +19,8 @@ import (
 // SIGTERM; stopping, when not nil, runs before the server closes (a handler
 // that holds calls lets them go). It returns the receiver's exit code.
 // With RECV_TLS_CA set it serves https, and writes the CA that signs its
-// certificate to the file RECV_TLS_CA names.
+// certificate to the file RECV_TLS_CA names. With RECV_USERINFO
+// (user:password) the URL carries it.
 //
 // The URL is written to a temporary file and renamed, so a script waiting
 // for readyFile never reads half of it. The signals are caught before the
@@ -48,7 +49,11 @@ func serveUntilSignal(name, readyFile, urlPath string, h http.Handler, stopping 
 	}
 	go srv.Serve(ln)
 	tmp := readyFile + ".tmp"
-	err = os.WriteFile(tmp, []byte(scheme+"://"+ln.Addr().String()+urlPath+"\n"), 0o644)
+	userinfo := os.Getenv("RECV_USERINFO")
+	if userinfo != "" {
+		userinfo += "@"
+	}
+	err = os.WriteFile(tmp, []byte(scheme+"://"+userinfo+ln.Addr().String()+urlPath+"\n"), 0o644)
 	if err == nil {
 		err = os.Rename(tmp, readyFile)
 	}

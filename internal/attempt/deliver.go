@@ -19,6 +19,7 @@ import (
 	"net/textproto"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -84,6 +85,10 @@ type Attempt struct {
 	// BodyPrefix the first MaxBodyPrefix bytes of its body (with KeepBody).
 	StatusLine string `json:"-"`
 	BodyPrefix []byte `json:"-"`
+	// BodyCut says the body may run on past BodyPrefix (it came with
+	// MaxBodyPrefix bytes or more): an excerpt of it ends in "…". Not its
+	// length: a credential masked in it (Deliverer.mask) shortens it.
+	BodyCut bool `json:"-"`
 	// Header is the answer's header (with KeepBody).
 	Header http.Header `json:"-"`
 	// Truncated says the answer's body ended before its declared length
@@ -171,7 +176,9 @@ type Result struct {
 	// one is the storage of Attempts for the usual single attempt.
 	one [1]Attempt
 	// RespHeader and RespBody are the last answer (the body only when
-	// Deliverer.KeepBody is set, up to MaxKeptBody bytes).
+	// Deliverer.KeepBody is set, up to MaxKeptBody bytes), the call's
+	// credentials masked in them with KeepBody (Deliverer.mask): without
+	// it RespHeader is as it came, and no output shows it.
 	RespHeader http.Header
 	RespBody   []byte
 	// SentHeader is the request's header as sent in the last attempt.
@@ -361,6 +368,11 @@ type Deliverer struct {
 	// KeepFailed keeps the start of an unexpected answer's body
 	// (Attempt.BodyPrefix), which a failure line shows without -v.
 	KeepFailed bool
+	// Credentials are values to mask in what the receiver answers beyond
+	// those the Deliverer finds itself (Deliverer.mask): the secret of a
+	// Signer the caller signs with itself, and headers a call may leave
+	// out (check signs its own calls, and some omit the run's -H).
+	Credentials termsafe.Credentials
 	// OnRetry, when set, hears of each attempt that will be retried.
 	OnRetry func(*Request, int, Attempt)
 	// Trace measures each attempt's connection set-up (Attempt.Connect)
@@ -428,6 +440,10 @@ type target struct {
 	// uri in the request line.
 	raw bool
 	uri string
+	// creds are the credentials every call to the URL carries, whatever
+	// its headers: the URL's own, the Signer's secret and the Deliverer's
+	// Credentials; nil for none.
+	creds termsafe.Credentials
 	// basic is the Authorization a URL's user and password make ("Basic
 	// ..."), "" for a URL without: sent, as Client.Do sends it, unless the
 	// call has an Authorization of its own.
@@ -454,6 +470,10 @@ func (d *Deliverer) urlFor(query string) (*target, error) {
 		redacted = strings.Replace(redacted, "?"+u.RawQuery, "?"+termsafe.MaskQuery(u.RawQuery), 1)
 	}
 	tg := &target{u: u, s: s, shown: termsafe.URLString(s), redacted: redacted, uri: u.RequestURI()}
+	tg.creds = slices.Clip(d.Credentials).AddURL(u) // a target's own: appended to, never shared
+	if d.Signer != nil {
+		tg.creds = tg.creds.AddSecret(d.Signer.Secret())
+	}
 	if u.User != nil {
 		pw, _ := u.User.Password()
 		tg.basic = "Basic " + base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw))
@@ -1012,7 +1032,7 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 			// time went there (a full listen backlog, when long).
 			connect = time.Since(connStart)
 		}
-		return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start), Connect: connect, ClosedAsSent: closedAsSent}, 0
+		return Attempt{Kind: kind, Err: d.maskedErr(kind, err, t, res), Latency: time.Since(start), Connect: connect, ClosedAsSent: closedAsSent}, 0
 	}
 	var kept []byte
 	if resp.StatusCode == http.StatusSwitchingProtocols {
@@ -1029,7 +1049,7 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 	if err != nil && !errors.Is(err, errOver) && context.Cause(actx) == context.DeadlineExceeded && ctx.Err() == nil && deadlineErr(err) {
 		err = timeoutError("body not finished within the time limit")
 	}
-	a, wait := d.answered(ctx, resp, kept, err, start, res)
+	a, wait := d.answered(ctx, t, resp, kept, err, start, res)
 	a.Connect = connect
 	a.Conn, a.ConnCall = call.answeredOn()
 	return a, wait
@@ -1048,7 +1068,7 @@ func deadlineErr(err error) bool {
 
 // answered is the attempt an answer makes, and the wait its Retry-After
 // asks for, on either path; err is what reading its body gave.
-func (d *Deliverer) answered(ctx context.Context, resp *http.Response, kept []byte, err error, start time.Time, res *Result) (Attempt, time.Duration) {
+func (d *Deliverer) answered(ctx context.Context, t *target, resp *http.Response, kept []byte, err error, start time.Time, res *Result) (Attempt, time.Duration) {
 	a := Attempt{Status: resp.StatusCode, Latency: time.Since(start)}
 	switch {
 	case err == nil:
@@ -1089,6 +1109,7 @@ func (d *Deliverer) answered(ctx context.Context, resp *http.Response, kept []by
 	if len(kept) > 0 {
 		// A copy: the fast path reuses the buffer of a lean answer's prefix.
 		a.BodyPrefix = append([]byte(nil), kept[:min(len(kept), MaxBodyPrefix)]...)
+		a.BodyCut = len(kept) >= MaxBodyPrefix
 	}
 	if !d.KeepBody {
 		kept = nil // only the failure line's prefix was asked for
@@ -1096,6 +1117,9 @@ func (d *Deliverer) answered(ctx context.Context, resp *http.Response, kept []by
 	res.RespHeader, res.RespBody = resp.Header, kept
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		a.Location = resp.Header.Get("Location")
+	}
+	if a.StatusLine != "" || len(kept) > 0 || len(a.BodyPrefix) > 0 || a.Location != "" || a.BodyErr != "" {
+		d.mask(&a, t, res)
 	}
 	var retryAfter time.Duration
 	if v := resp.Header.Get("Retry-After"); v != "" {
@@ -1106,6 +1130,65 @@ func (d *Deliverer) answered(ctx context.Context, resp *http.Response, kept []by
 		retryAfter, _ = parseRetryAfter(v, now())
 	}
 	return a, retryAfter
+}
+
+// mask masks in a, and in res's answer, the credentials of the call it
+// answers (termsafe.Credentials): the target's, and those of the header
+// sent (the -H values, a signature, a Basic credential from the URL's
+// user). It is the one place an answer's text is masked: everything whsim
+// shows of an answer (check's reasons, send's lines, JUnit files, reports,
+// job summaries, JSON) is made of what an Attempt and a Result hold. Only
+// an answer with text kept gets here, so a load run that keeps none pays
+// nothing, nor does one whose calls carry no credential.
+func (d *Deliverer) mask(a *Attempt, t *target, res *Result) {
+	creds := credentialsOf(t, res)
+	if len(creds) == 0 {
+		return
+	}
+	// A body kept whole up to its limit, or the prefix of one, may end in
+	// the middle of a credential: its start is masked too.
+	a.BodyPrefix = creds.Bytes(a.BodyPrefix, a.BodyCut)
+	a.StatusLine = creds.String(a.StatusLine, false)
+	a.Location = creds.String(a.Location, false)
+	a.BodyErr = creds.String(a.BodyErr, false)
+	a.Err = creds.String(a.Err, false)
+	if a.Header != nil {
+		// Kept only with KeepBody, as RespHeader is shown only then (-v).
+		a.Header = creds.Header(a.Header)
+		res.RespHeader = a.Header
+	}
+	if res.RespBody != nil {
+		res.RespBody = creds.Bytes(res.RespBody, len(res.RespBody) >= maxKeptBody)
+	}
+}
+
+// credentialsOf are the credentials of a call to t whose header is
+// res's: the target's and those of the header sent.
+func credentialsOf(t *target, res *Result) termsafe.Credentials {
+	creds := slices.Clip(t.creds) // appended to below, never written through
+	for k, vs := range res.SentHeader {
+		// A look at the names only, which allocates nothing: a call
+		// without a credential header costs no more.
+		if termsafe.SecretHeader(k) {
+			for _, v := range vs {
+				creds = creds.AddHeader(k, v)
+			}
+		}
+	}
+	return creds
+}
+
+// maskedErr is the text of err, an attempt's of kind that got no answer,
+// with the call's credentials masked (credentialsOf) when the kind is one
+// whose words may quote the receiver's bytes: a malformed answer's
+// (net/http quotes the status line it refused), or an error of no kind.
+// A network event's words are the system's, and are left as they are.
+func (d *Deliverer) maskedErr(kind string, err error, t *target, res *Result) string {
+	text := err.Error()
+	if kind != KindMalformed && kind != KindOther {
+		return text
+	}
+	return credentialsOf(t, res).String(text, false)
 }
 
 // timeoutError is the error Client.Do gives when its Timeout passes, for

@@ -638,7 +638,7 @@ func (lp *loop) parse(l *lane) {
 	if l.buf.answerEnds(resp, lean, left) {
 		lp.drop(l)
 	}
-	a, retryAfter := lp.d.answered(lp.ctx, resp, l.pre, lean, l.start, l.res)
+	a, retryAfter := lp.d.answered(lp.ctx, l.t, resp, l.pre, lean, l.start, l.res)
 	lp.attempted(l, a, retryAfter)
 }
 
@@ -702,7 +702,7 @@ func (lp *loop) detach(l *lane, read []byte) (rc *rawConn, ok bool) {
 // answer came, and closes its connection.
 func (lp *loop) failed(l *lane, err error) {
 	lp.drop(l)
-	lp.attempted(l, lp.d.rawFailed(lp.ctx, l.method, l.t, err, l.start, 0), 0)
+	lp.attempted(l, lp.d.rawFailed(lp.ctx, l.method, l.t, l.res, err, l.start, 0), 0)
 }
 
 // drop closes a lane's connection (which leaves the loop's set with it:

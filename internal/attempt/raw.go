@@ -244,7 +244,7 @@ func (d *Deliverer) rawAnswer(ctx context.Context, method string, t *target, buf
 			buf.raw.close()
 			buf.raw = nil
 		}
-		return d.rawFailed(ctx, method, t, err, start, buf.dialed), 0
+		return d.rawFailed(ctx, method, t, res, err, start, buf.dialed), 0
 	}
 	rc := buf.raw
 	var kept []byte
@@ -270,7 +270,7 @@ func (d *Deliverer) rawAnswer(ctx context.Context, method string, t *target, buf
 		rc.close()
 		buf.raw = nil
 	}
-	a, wait := d.answered(ctx, resp, kept, err, start, res)
+	a, wait := d.answered(ctx, t, resp, kept, err, start, res)
 	a.Connect = buf.dialed
 	return a, wait
 }
@@ -278,7 +278,7 @@ func (d *Deliverer) rawAnswer(ctx context.Context, method string, t *target, buf
 // rawFailed is the attempt, started at start, that met err before its
 // answer came (its connection closed already): the error Client.Do would
 // give.
-func (d *Deliverer) rawFailed(ctx context.Context, method string, t *target, err error, start time.Time, dialed time.Duration) Attempt {
+func (d *Deliverer) rawFailed(ctx context.Context, method string, t *target, res *Result, err error, start time.Time, dialed time.Duration) Attempt {
 	kind, asSent := Classify(err), false
 	if ctx.Err() != nil {
 		// Ctrl-C cut the connection by its deadline: the error says
@@ -292,7 +292,7 @@ func (d *Deliverer) rawFailed(ctx context.Context, method string, t *target, err
 		err = timeoutError(context.DeadlineExceeded.Error() + " (Client.Timeout exceeded while awaiting headers)")
 	}
 	err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: err}
-	return Attempt{Kind: kind, Err: err.Error(), Latency: time.Since(start), Connect: dialed, ClosedAsSent: asSent}
+	return Attempt{Kind: kind, Err: d.maskedErr(kind, err, t, res), Latency: time.Since(start), Connect: dialed, ClosedAsSent: asSent}
 }
 
 // answerEnds says whether the connection an answer to bb's request came

@@ -232,11 +232,25 @@ type Result struct {
 	strayAfter bool
 }
 
+// credentialsOf are a run's credentials to mask in answers (Deliverer's
+// Credentials): the -H values, on every call's answer, those of a case
+// that leaves them out too (a receiver may echo what an earlier call
+// carried), and the signer's secret: check signs its calls itself, so its
+// Deliverer has no Signer to find it in.
+func credentialsOf(h http.Header, s *sign.Signer) termsafe.Credentials {
+	c := termsafe.Credentials(nil).AddHeaders(h)
+	if s != nil {
+		c = c.AddSecret(s.Secret())
+	}
+	return c
+}
+
 // Reply is a receiver's answer, as shown in reasons.
 type Reply struct {
 	Status string      // "404 Not Found"
 	Header http.Header // shown with -v
-	Body   []byte      // the first attempt.MaxBodyPrefix bytes
+	Body   []byte      // the first attempt.MaxBodyPrefix bytes, credentials masked
+	Cut    bool        // the body may run on past Body (attempt.Attempt.BodyCut)
 }
 
 // Tally counts the verdicts of one check.
@@ -625,7 +639,8 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 	defer func() { r.drain(true) }()
 	r = &runner{
 		cfg: cfg, val: val, ctx: rctx, cancel: cancel, user: ctx, began: time.Now(), since: time.Now(),
-		d:   &attempt.Deliverer{Client: cfg.Client, Target: cfg.Target, Now: cfg.Now, KeepBody: true, Trace: true},
+		d: &attempt.Deliverer{Client: cfg.Client, Target: cfg.Target, Now: cfg.Now, KeepBody: true, Trace: true,
+			Credentials: credentialsOf(cfg.Header, cfg.Signer)},
 		sum: &Summary{Checks: map[string]*Tally{}},
 		out: report, byEvent: map[string]*load.Histogram{},
 		statuses: map[int]int{}, accepted: map[string]bool{}, tried: map[string]bool{},

@@ -67,7 +67,7 @@ func replyOf(a attempt.Attempt) *Reply {
 	if st == "" {
 		st = strconv.Itoa(a.Status)
 	}
-	return &Reply{Status: st, Header: a.Header, Body: a.BodyPrefix}
+	return &Reply{Status: st, Header: a.Header, Body: a.BodyPrefix, Cut: a.BodyCut}
 }
 
 func (r *runner) acceptsValid() error {

@@ -613,7 +613,7 @@ func Rerun(ctx context.Context, cfg RerunConfig, cases []Failed, out func(RerunR
 }
 
 func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, error) {
-	d := &attempt.Deliverer{Client: cfg.Client, Now: cfg.Now, Target: cfg.Target}
+	d := &attempt.Deliverer{Client: cfg.Client, Now: cfg.Now, Target: cfg.Target, Credentials: credentialsOf(cfg.Header, cfg.Signer)}
 	query := c.Query
 	h := capture.ReplayHeaders(c.Header)
 	for k, v := range cfg.Header {

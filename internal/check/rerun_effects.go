@@ -26,7 +26,7 @@ import (
 // holds as the run did.
 func rerunEffects(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, error) {
 	e := c.Effects
-	d := &attempt.Deliverer{Client: cfg.Client, Now: cfg.Now, Target: cfg.Target}
+	d := &attempt.Deliverer{Client: cfg.Client, Now: cfg.Now, Target: cfg.Target, Credentials: credentialsOf(cfg.Header, cfg.Signer)}
 	if cfg.Signer != nil && slices.ContainsFunc(e.Calls, func(c EffectsCall) bool { return c.Resign }) {
 		d.Signer = cfg.Signer
 	}

@@ -412,11 +412,22 @@ type message struct {
 
 // messageOf is an answer as the page shows it: its bytes, and what a
 // Content-Encoding held, decoded as the HAR export has it.
-func (h *handler) messageOf(status int, hd http.Header, body, encoding string) message {
-	m := message{Status: status, Headers: h.headers(hd), Body: body, BodyEncoding: encoding}
+func (h *handler) messageOf(status int, hd http.Header, body, encoding string, creds termsafe.Credentials) message {
+	m := message{Status: status, Headers: h.headers(creds.Header(hd)), Body: body, BodyEncoding: encoding}
 	if c, _ := contentOf(hd, body, encoding); c.Compression != nil {
 		m.Decoded = strings.Join(capture.ContentCodings(hd), ", ")
+		maskContent(&c, creds)
 		m.Content, m.ContentEncoding = c.Text, c.Encoding
+	}
+	if len(creds) > 0 {
+		// The body as its encoding holds it, its bytes in base64 masked
+		// as a text one is (maskContent).
+		c := harContent{Text: body}
+		if encoding == capture.Base64 {
+			c.Encoding = "base64"
+		}
+		maskContent(&c, creds)
+		m.Body = c.Text
 	}
 	return m
 }
@@ -482,13 +493,20 @@ func (h *handler) describe(c *call) detail {
 	if u := r.Unanswered; u != nil {
 		d.Unanswered = &capture.Unanswered{Rule: u.Rule, Reason: u.Reason}
 	}
+	// The call's credentials, masked in its headers and query, are
+	// masked in what the receiver answered too (one behind --forward-to
+	// may echo its request), as the HAR export masks them.
+	var creds termsafe.Credentials
+	if h.opts.Mask != nil {
+		creds = termsafe.Credentials(nil).AddHeaders(r.Headers).AddURL(&url.URL{RawQuery: r.Query})
+	}
 	if resp := r.Response; resp != nil {
-		m := h.messageOf(resp.Status, resp.Headers, resp.Body, resp.BodyEncoding)
+		m := h.messageOf(resp.Status, resp.Headers, resp.Body, resp.BodyEncoding, creds)
 		d.Response = &m
 	}
 	if f := r.Forward; f != nil {
 		d.Forward = &forwarded{
-			message: h.messageOf(f.Status, f.Headers, f.Body, f.BodyEncoding),
+			message: h.messageOf(f.Status, f.Headers, f.Body, f.BodyEncoding, creds),
 			URL:     f.URL, LatencyMS: f.LatencyMS, Error: f.Error,
 		}
 		if h.opts.Mask != nil {

@@ -146,8 +146,13 @@ func entryOf(c *call, origin string) harEntry {
 	} else if resp := r.Response; resp != nil {
 		e.Response.Status = resp.Status
 		e.Response.StatusText = http.StatusText(resp.Status)
-		e.Response.Headers = harHeaders(termsafe.MaskHeaders(resp.Headers))
+		// The call's credentials, masked in its request, are masked in
+		// what the receiver answered too: one that echoes its request
+		// would otherwise put them in a file made to be shared.
+		creds := termsafe.Credentials(nil).AddHeaders(r.Headers).AddURL(&url.URL{RawQuery: r.Query})
+		e.Response.Headers = harHeaders(termsafe.MaskHeaders(creds.Header(resp.Headers)))
 		e.Response.Content, e.Response.BodySize = contentOf(resp.Headers, resp.Body, resp.BodyEncoding)
+		maskContent(&e.Response.Content, creds)
 	}
 	if f := r.Forward; f != nil {
 		e.Time = f.LatencyMS
@@ -210,6 +215,35 @@ func contentOf(h http.Header, body, encoding string) (harContent, int) {
 	saved := len(doc) - len(wire) // below 0 when the coding added bytes (a small answer)
 	c.Compression = &saved
 	return c, len(wire)
+}
+
+// maskContent masks creds in c's text (its bytes, when in base64), and
+// says so in its comment: size stays the answer's as it came.
+func maskContent(c *harContent, creds termsafe.Credentials) {
+	if len(creds) == 0 {
+		return
+	}
+	text := c.Text
+	if c.Encoding == "base64" {
+		b, err := base64.StdEncoding.DecodeString(c.Text)
+		if err != nil {
+			return
+		}
+		if m := creds.Bytes(b, false); len(m) != len(b) || string(m) != string(b) {
+			text = base64.StdEncoding.EncodeToString(m)
+		}
+	} else {
+		text = creds.String(c.Text, false)
+	}
+	if text == c.Text {
+		return
+	}
+	c.Text = text
+	note := "the call's credentials are masked in text, as in its request (size is the answer's as it came)"
+	if c.Comment != "" {
+		note = c.Comment + "; " + note
+	}
+	c.Comment = note
 }
 
 // undecodable says why an answer's Content-Encoding could not be undone.

@@ -532,3 +532,83 @@ func TestHAREntryOfAnAsteriskTarget(t *testing.T) {
 		}
 	}
 }
+
+// A receiver that echoes the request in its answer (listen
+// --forward-to keeps its answer as it came) has the HAR, a file made to be
+// shared, show the call's credentials masked in the answer as in the
+// request: its headers and its text, in base64 too.
+func TestHARMasksCredentialsTheAnswerEchoes(t *testing.T) {
+	t.Parallel()
+	s := NewStore(10)
+	rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(receiptBad), 401)
+	rec.Query += "&token=q-t0ken-77"
+	rec.Response.Headers.Set("X-Echoed", "Bearer s3cret")
+	rec.Response.Body = `{"refused":"Bearer s3cret","url":"/hook?token=q-t0ken-77"}`
+	s.Add(rec, nil)
+	bin := record(2, "CREATE_RECEIVABLE_DOC", []byte(receiptBad), 401)
+	bin.Response.Body, bin.Response.BodyEncoding = base64.StdEncoding.EncodeToString([]byte("\xff Bearer s3cret")), capture.Base64
+	s.Add(bin, nil)
+	srv := newTestServer(t, s, nil)
+	var h struct {
+		Log struct {
+			Entries []struct {
+				Response struct {
+					Headers []struct{ Name, Value string }
+					Content struct {
+						Size                    int
+						Text, Encoding, Comment string
+					}
+				}
+			}
+		}
+	}
+	if resp := get(t, srv.URL+"/api/export?format=har", &h); resp.StatusCode != http.StatusOK || len(h.Log.Entries) != 2 {
+		t.Fatalf("%d, %d entries", resp.StatusCode, len(h.Log.Entries))
+	}
+	text, b64 := h.Log.Entries[0].Response, h.Log.Entries[1].Response
+	if want := `{"refused":"Bearer ****","url":"/hook?token=****"}`; text.Content.Text != want || !strings.Contains(text.Content.Comment, "masked") {
+		t.Errorf("content %+v, want text %s", text.Content, want)
+	}
+	for _, hd := range text.Headers {
+		if hd.Name == "X-Echoed" && hd.Value != "Bearer ****" {
+			t.Errorf("X-Echoed %q", hd.Value)
+		}
+	}
+	if got, _ := base64.StdEncoding.DecodeString(b64.Content.Text); string(got) != "\xff Bearer ****" || b64.Content.Encoding != "base64" {
+		t.Errorf("base64 content %q (%+v)", got, b64.Content)
+	}
+}
+
+// The page shows an echoing receiver's answer, and the forwarded one, with
+// the call's credentials masked, as it shows the call's headers.
+func TestCallDetailMasksCredentialsTheAnswerEchoes(t *testing.T) {
+	t.Parallel()
+	s := NewStore(10)
+	rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(receiptBad), 401)
+	rec.Query += "&token=q-t0ken-77"
+	rec.Response.Headers.Set("X-Echoed", "Bearer s3cret")
+	rec.Response.Body = `{"refused":"Bearer s3cret","url":"/hook?token=q-t0ken-77"}`
+	rec.Forward = &capture.Forward{URL: "http://127.0.0.1:9/hook", Status: 401, Headers: rec.Response.Headers, Body: rec.Response.Body, BodyEncoding: capture.UTF8}
+	s.Add(rec, nil)
+	srv := newTestServer(t, s, nil)
+	var d struct {
+		Response, Forward struct {
+			Headers []struct{ Name, Value string }
+			Body    string
+		}
+	}
+	get(t, srv.URL+"/api/calls/1", &d)
+	for _, m := range []struct {
+		Headers []struct{ Name, Value string }
+		Body    string
+	}{d.Response, d.Forward} {
+		if want := `{"refused":"Bearer ****","url":"/hook?token=****"}`; m.Body != want {
+			t.Errorf("body %s, want %s", m.Body, want)
+		}
+		for _, hd := range m.Headers {
+			if strings.Contains(hd.Value, "s3cret") {
+				t.Errorf("%s: %s", hd.Name, hd.Value)
+			}
+		}
+	}
+}

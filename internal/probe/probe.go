@@ -499,6 +499,38 @@ func (p *httpProbe) unsafePath(q Question) *UnsafeError {
 }
 
 func (p *httpProbe) Ask(ctx context.Context, q Question) (Answer, error) {
+	a, err := p.ask(ctx, q)
+	return p.masked(a, err)
+}
+
+// masked is an answer, and the error that quotes it, with the probe's
+// credentials masked (termsafe.Credentials): a debug endpoint that echoes
+// its request would have check's reasons, reports and job summary show
+// the token its headers or its URL carry. The template's, not the URL
+// asked: a document's value filled in for {code} is what the reason is
+// about, though a parameter named code reads as a credential.
+func (p *httpProbe) masked(a Answer, err error) (Answer, error) {
+	creds := termsafe.Credentials(nil).AddHeaders(p.Header)
+	if u, uerr := url.Parse(p.tmpl); uerr == nil {
+		creds = creds.AddURL(u)
+	}
+	if len(creds) == 0 {
+		return a, err
+	}
+	if raw, cut := strings.CutSuffix(a.Raw, "…"); cut {
+		a.Raw = creds.String(raw, true) + "…"
+	} else {
+		a.Raw = creds.String(a.Raw, false)
+	}
+	if e, ok := err.(*Error); ok {
+		masked := *e
+		masked.Reason = creds.String(e.Reason, false)
+		return a, &masked
+	}
+	return a, err
+}
+
+func (p *httpProbe) ask(ctx context.Context, q Question) (Answer, error) {
 	if ue := p.unsafePath(q); ue != nil {
 		return Answer{Lines: -1}, ue
 	}

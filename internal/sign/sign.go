@@ -82,6 +82,16 @@ const (
 // receiver library may refuse.
 func (s *Signer) Weak() bool { return len(s.key) < GoodKeyBytes }
 
+// Secret is the secret the signer was made from, whsec_ and its key in
+// base64: output masks it, should a receiver's answer quote it. "" for
+// a signer without a key.
+func (s *Signer) Secret() string {
+	if len(s.key) == 0 {
+		return ""
+	}
+	return SecretPrefix + base64.StdEncoding.EncodeToString(s.key)
+}
+
 // Signature returns "v1,<base64 HMAC-SHA256 of id.timestamp.body>".
 func (s *Signer) Signature(id string, ts int64, body []byte) string {
 	m := hmac.New(sha256.New, s.key)

@@ -126,7 +126,7 @@ func replyText(a *check.Reply) string {
 	t := "answered " + termsafe.Text(a.Status)
 	if body := strings.TrimSpace(string(a.Body)); body != "" {
 		t += ": " + termsafe.Text(body)
-		if len(a.Body) >= attempt.MaxBodyPrefix {
+		if a.Cut {
 			t += "…"
 		}
 	}

@@ -53,7 +53,7 @@ func (c *delivery) AppendText(b []byte, st *term.Style) []byte {
 	// The answer's start goes with its status, before the retries and the
 	// duplicate mark: after them it read as what they came to.
 	if last.Status != 0 && !res.OK && !st.Verbose {
-		b = append(b, excerpt(last.BodyPrefix)...)
+		b = append(b, excerpt(last.BodyPrefix, last.BodyCut)...)
 	}
 	switch n := res.Tries(); {
 	case n < len(res.Attempts):
@@ -142,7 +142,7 @@ func (c *delivery) JUnit() term.TestCase {
 		where := shownURL(res)
 		// The start of the answer, as the delivery's line and check's
 		// JUnit reasons show it: CI shows this message alone.
-		tc.Failure = fmt.Sprintf("%s %s: %d%s", method, where, last.Status, excerpt(last.BodyPrefix))
+		tc.Failure = fmt.Sprintf("%s %s: %d%s", method, where, last.Status, excerpt(last.BodyPrefix, last.BodyCut))
 		if why := last.Unfinished(); why != "" {
 			tc.FailureType = "answer unfinished"
 			tc.Failure = fmt.Sprintf("%s %s: %d, %s", method, where, last.Status, why)
@@ -194,12 +194,12 @@ func noAnswerText(a attempt.Attempt) string {
 // check's reasons show it: on one line, its whitespace runs made one
 // space, terminal-safe, "…" where it was cut (-v shows it whole); "" for
 // an empty one.
-func excerpt(body []byte) string {
+func excerpt(body []byte, cut bool) string {
 	text := strings.Join(strings.Fields(string(body)), " ")
 	if text == "" {
 		return ""
 	}
-	if len(body) >= attempt.MaxBodyPrefix {
+	if cut {
 		return ": " + termsafe.Text(text) + "…"
 	}
 	return ": " + termsafe.Text(text)

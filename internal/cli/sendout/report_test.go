@@ -155,24 +155,28 @@ func TestSendSummaryRate(t *testing.T) {
 
 // A delivery that got an unexpected answer shows the start of its body on
 // its line without -v, as check's reasons do: on one line, terminal-safe,
-// "…" where it was cut; an expected answer shows none.
+// "…" where it was cut (Attempt.BodyCut: a credential masked in it may
+// have made it shorter than the bytes it came with); an expected answer
+// shows none.
 func TestDeliveryLineShowsUnexpectedBody(t *testing.T) {
 	long := strings.Repeat("x", attempt.MaxBodyPrefix)
 	tests := []struct {
 		ok     bool
 		status int
 		body   string
+		cut    bool
 		want   string // the line's end
 	}{
-		{false, 422, "{\"error\":\n  \"duplicate\"}\x1b[2J", `unexpected status: {"error": "duplicate"}\x1b[2J`},
-		{false, 500, long, "unexpected status: " + long + "…"},
-		{false, 500, " \n", "unexpected status"},
-		{true, 200, "fine", "200 1.2ms"},
+		{false, 422, "{\"error\":\n  \"duplicate\"}\x1b[2J", false, `unexpected status: {"error": "duplicate"}\x1b[2J`},
+		{false, 500, long, true, "unexpected status: " + long + "…"},
+		{false, 401, "token Bearer **** refused", true, "unexpected status: token Bearer **** refused…"},
+		{false, 500, " \n", false, "unexpected status"},
+		{true, 200, "fine", false, "200 1.2ms"},
 	}
 	for _, tt := range tests {
 		res := &attempt.Result{
 			Request: &attempt.Request{Seq: 1, Event: "CREATE_RECEIVABLE_DOC", RequestID: "f87bc202-fd3b-4820-b674-098c23326449"},
-			OK:      tt.ok, Attempts: []attempt.Attempt{{Status: tt.status, Latency: 1234 * time.Microsecond, BodyPrefix: []byte(tt.body)}},
+			OK:      tt.ok, Attempts: []attempt.Attempt{{Status: tt.status, Latency: 1234 * time.Microsecond, BodyPrefix: []byte(tt.body), BodyCut: tt.cut}},
 		}
 		got := strings.TrimSuffix(string((*delivery)(res).AppendText(nil, &term.Style{})), "\n")
 		if !strings.HasSuffix(got, tt.want) || strings.Count(got, "\n") != 0 {
