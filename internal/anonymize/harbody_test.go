@@ -217,6 +217,17 @@ func TestHARCredentialsAreMasked(t *testing.T) {
 	}
 }
 
+// A URL's user without a password is a token (http://TOKEN@host, sent as
+// Basic auth "TOKEN:"): masked ****, as every output masks it, and named.
+func TestHARURLUserIsMasked(t *testing.T) {
+	t.Parallel()
+	const har = `{"log":{"entries":[{"request":{"method":"POST","url":"http://tok1secret@127.0.0.1:3000/hook?businessType=X"}}]}}`
+	out, masked := harCredentials([]byte(har))
+	if bytes.Contains(out, []byte("1secret")) || !bytes.Contains(out, []byte(`"url":"http://****@127.0.0.1:3000/hook?businessType=X"`)) || masked["the URL's user"] != 1 {
+		t.Errorf("%s, masked %v", out, masked)
+	}
+}
+
 // An edited HAR that names a header's value (or name) twice has every
 // value masked: readers differ on which counts, and the second went out
 // as it came.

@@ -16,12 +16,14 @@ import (
 // cookies lists, a token in the URL's query. A capture record's are
 // dropped; a HAR's went out as they came while the summary said nothing
 // of them and --check passed the file. They are masked as the inspector's
-// HAR export masks them (****, a URL's password xxxxx), the structure
+// HAR export masks them (****, a URL's password xxxxx, its user without
+// a password ****), the structure
 // kept for the tools that read HAR.
 
 // harCredentials returns doc with the credentials of its HAR entries
 // masked, and how many entries had each kind masked ("Authorization",
-// "cookies", "query parameter token", "the URL's password"); doc itself
+// "cookies", "query parameter token", "the URL's password", "the URL's
+// user"); doc itself
 // and nil when it is no HAR or holds none. A document that is not JSON
 // is returned as it is (the anonymizing pass says where it is not).
 func harCredentials(doc []byte) ([]byte, map[string]int) {
@@ -128,11 +130,15 @@ func harCredentials(doc []byte) ([]byte, map[string]int) {
 }
 
 // urlMasked says what termsafe.URLString masks in u: its password, else
-// a credential query parameter ("query parameter token").
+// its user when it has no password (a token), else a credential query
+// parameter ("query parameter token").
 func urlMasked(u string) string {
 	base, q, _ := bytes.Cut([]byte(u), []byte("?"))
 	if _, _, ok := termsafe.PasswordSpan(string(base)); ok {
 		return "the URL's password"
+	}
+	if _, _, ok := termsafe.UserSpan(string(base)); ok {
+		return "the URL's user"
 	}
 	for _, p := range bytes.Split(q, []byte("&")) {
 		if k, v, ok := bytes.Cut(p, []byte("=")); ok && termsafe.SecretParam(string(k), string(v)) {

@@ -432,8 +432,14 @@ type target struct {
 	u *url.URL
 	s string
 	// redacted makes the error Client.Do would return ("Post
-	// \"http://...\": ...") when the transport is called directly.
+	// \"http://...\": ...") when the transport is called directly, with
+	// a user that has no password masked as well (userAt).
 	redacted string
+	// userAt is the user of a URL without a password, as Client.Do's
+	// error quotes it ("//TOKEN@"), "" for none: net/http strips a
+	// password from its errors but keeps such a user, which is the
+	// token itself, and a network error's text is otherwise kept as is.
+	userAt string
 	// shown is s as output shows it (Result.Shown).
 	shown string
 	// raw: a worker may send to it on its own connection (raw.go), with
@@ -462,14 +468,17 @@ func (d *Deliverer) urlFor(query string) (*target, error) {
 	// A '#' in the query is the query's (a replayed capture's, sent as
 	// recorded), not the start of a fragment that s would be cut at.
 	u.RawQuery, u.Fragment, u.RawFragment = joinQuery(d.Target.RawQuery, query), "", ""
-	redacted := s
+	redacted, userAt := s, ""
 	if _, ok := u.User.Password(); ok {
 		redacted = strings.Replace(s, u.User.String()+"@", u.User.Username()+":***@", 1)
+	} else if u.User != nil && u.User.String() != "" {
+		userAt = "//" + u.User.String() + "@"
+		redacted = strings.Replace(s, userAt, "//"+termsafe.UserMask+"@", 1)
 	}
 	if u.RawQuery != "" {
 		redacted = strings.Replace(redacted, "?"+u.RawQuery, "?"+termsafe.MaskQuery(u.RawQuery), 1)
 	}
-	tg := &target{u: u, s: s, shown: termsafe.URLString(s), redacted: redacted, uri: u.RequestURI()}
+	tg := &target{u: u, s: s, shown: termsafe.URLString(s), redacted: redacted, userAt: userAt, uri: u.RequestURI()}
 	tg.creds = slices.Clip(d.Credentials).AddURL(u) // a target's own: appended to, never shared
 	if d.Signer != nil {
 		tg.creds = tg.creds.AddSecret(d.Signer.Secret())
@@ -1182,9 +1191,14 @@ func credentialsOf(t *target, res *Result) termsafe.Credentials {
 // with the call's credentials masked (credentialsOf) when the kind is one
 // whose words may quote the receiver's bytes: a malformed answer's
 // (net/http quotes the status line it refused), or an error of no kind.
-// A network event's words are the system's, and are left as they are.
+// A network event's words are the system's, and are left as they are,
+// but for the URL they quote: its user without a password (t.userAt),
+// which Client.Do's error keeps, is masked in every kind.
 func (d *Deliverer) maskedErr(kind string, err error, t *target, res *Result) string {
 	text := err.Error()
+	if t.userAt != "" {
+		text = strings.ReplaceAll(text, t.userAt, "//"+termsafe.UserMask+"@")
+	}
 	if kind != KindMalformed && kind != KindOther {
 		return text
 	}

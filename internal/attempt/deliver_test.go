@@ -372,19 +372,29 @@ func TestTLSWithPrivateCA(t *testing.T) {
 
 func TestDirectTransportErrorsAsClientDo(t *testing.T) {
 	// The transport is called directly when no redirect is followed; what
-	// users read must not change: the same wrapped error as Client.Do.
+	// users read must not change: the same wrapped error as Client.Do,
+	// the URL's credential masked either way (net/http strips a password
+	// but keeps a user without one, the token of http://TOKEN@host).
 	srv := httptest.NewServer(http.NotFoundHandler())
-	u, _ := url.Parse(srv.URL + "/hook")
 	srv.Close() // refused from now on
-	u.User = url.UserPassword("me", "pw")
-	direct, _ := newTestClient(ClientOptions{Timeout: time.Second})
-	d := &Deliverer{Client: direct, Target: u}
-	got := d.Deliver(context.Background(), &Request{Body: []byte(`{}`), Query: "businessType=A"}).Last()
-	plain := &http.Client{Transport: direct.Transport.(directTransport).Transport, Timeout: time.Second}
-	d = &Deliverer{Client: plain, Target: u}
-	want := d.Deliver(context.Background(), &Request{Body: []byte(`{}`), Query: "businessType=A"}).Last()
-	if got.Kind != KindRefused || got.Err != want.Err || strings.Contains(got.Err, "pw") {
-		t.Errorf("direct %q (%s), Client.Do %q (%s)", got.Err, got.Kind, want.Err, want.Kind)
+	for _, tc := range []struct {
+		user   *url.Userinfo
+		secret string
+	}{
+		{url.UserPassword("me", "pw"), "pw"},
+		{url.User("tok3n"), "tok3n"},
+	} {
+		u, _ := url.Parse(srv.URL + "/hook")
+		u.User = tc.user
+		direct, _ := newTestClient(ClientOptions{Timeout: time.Second})
+		d := &Deliverer{Client: direct, Target: u}
+		got := d.Deliver(context.Background(), &Request{Body: []byte(`{}`), Query: "businessType=A"}).Last()
+		plain := &http.Client{Transport: direct.Transport.(directTransport).Transport, Timeout: time.Second}
+		d = &Deliverer{Client: plain, Target: u}
+		want := d.Deliver(context.Background(), &Request{Body: []byte(`{}`), Query: "businessType=A"}).Last()
+		if got.Kind != KindRefused || got.Err != want.Err || strings.Contains(got.Err, tc.secret) || strings.Contains(want.Err, tc.secret) {
+			t.Errorf("%s: direct %q (%s), Client.Do %q (%s)", tc.user, got.Err, got.Kind, want.Err, want.Kind)
+		}
 	}
 }
 

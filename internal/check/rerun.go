@@ -694,8 +694,10 @@ func notRerunMasked(res RerunResult, a attempt.Attempt, masked string) RerunResu
 // MaskedCredential names the first credential a call to target with
 // query and headers h carries as a report masks it, "" for none: a header
 // whose value holds "****" ("Authorization"), the URL's password, xxxxx,
-// when no Authorization header replaces it ("the URL's password"), a
-// credential query parameter of value **** ("the query's token"). A
+// when no Authorization header replaces it ("the URL's password"), its
+// user without a password, ****, likewise ("the URL's user": a token
+// sent as Basic auth "TOKEN:"), a credential query parameter of value
+// **** ("the query's token"). A
 // report keeps no credential, and its masks go out as they stand unless
 // -H or --url gives them again.
 func MaskedCredential(target *url.URL, query string, h http.Header) string {
@@ -707,8 +709,13 @@ func MaskedCredential(target *url.URL, query string, h http.Header) string {
 	if target == nil {
 		return ""
 	}
-	if pw, ok := target.User.Password(); ok && pw == "xxxxx" && len(h.Values("Authorization")) == 0 {
-		return "the URL's password"
+	if target.User != nil && len(h.Values("Authorization")) == 0 {
+		switch pw, ok := target.User.Password(); {
+		case ok && pw == "xxxxx":
+			return "the URL's password"
+		case !ok && target.User.Username() == termsafe.UserMask:
+			return "the URL's user"
+		}
 	}
 	for _, raw := range []string{target.RawQuery, query} {
 		for raw != "" {

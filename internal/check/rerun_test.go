@@ -855,8 +855,8 @@ func TestSignatureCaseReportedLateReadsBack(t *testing.T) {
 }
 
 // TestRerunMaskedCredential: a case sent again with a credential as the
-// report masks it (a header's ****, the URL's password xxxxx, a query
-// token's ****) and answered 4xx is NOT RERUN, never FIXED nor STILL
+// report masks it (a header's ****, the URL's password xxxxx, its user
+// without a password ****, a query token's ****) and answered 4xx is NOT RERUN, never FIXED nor STILL
 // FAILING: the receiver may have refused the mask. A receiver that checks
 // its token answered 401 to every malformed call, and each read FIXED,
 // exit 0, however it treats them with the real token. Given again, the
@@ -867,7 +867,7 @@ func TestRerunMaskedCredential(t *testing.T) {
 	// every other.
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		user, pw, _ := r.BasicAuth()
-		if r.Header.Get("X-Api-Key") != "k1" && r.URL.Query().Get("token") != "k1" && !(user == "u" && pw == "k1") {
+		if r.Header.Get("X-Api-Key") != "k1" && r.URL.Query().Get("token") != "k1" && !(user == "u" && pw == "k1") && !(user == "k1" && pw == "") {
 			w.WriteHeader(http.StatusUnauthorized)
 		}
 	}))
@@ -894,6 +894,10 @@ func TestRerunMaskedCredential(t *testing.T) {
 		{"query token given again", "http://SRV/hook?token=k1", nil, nil, StillFailing, ""},
 		{"password masked", "http://u:xxxxx@SRV/hook", nil, nil, NotRerun, "the URL's password"},
 		{"password given again", "http://u:k1@SRV/hook", nil, nil, StillFailing, ""},
+		// A token as the URL's user, masked **** (sent as Basic auth "****:").
+		{"user masked", "http://****@SRV/hook", nil, nil, NotRerun, "the URL's user"},
+		{"user masked, escaped as url.URL prints it", "http://%2A%2A%2A%2A@SRV/hook", nil, nil, NotRerun, "the URL's user"},
+		{"user given again", "http://k1@SRV/hook", nil, nil, StillFailing, ""},
 		// No credential at all: the 401 is the receiver's answer to the call.
 		{"none", "http://SRV/hook", http.Header{"X-Tenant": {"****"}}, nil, Fixed, ""},
 	}

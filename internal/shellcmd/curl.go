@@ -16,8 +16,9 @@ import (
 // inspector's copy as curl. It holds the call as it went, credentials and
 // all; String applies the one rule for what a printed command hides:
 //
-//   - the URL as termsafe.URLString shows any URL: a password and the
-//     values of credential query parameters masked;
+//   - the URL as termsafe.URLString shows any URL: a password, a user
+//     without a password (a token) and the values of credential query
+//     parameters masked;
 //   - a header the user supplied (Header) that termsafe.SecretHeader names
 //     masked with termsafe.Mask: printed commands end up in CI logs;
 //   - a header the call carries of its own (Own), such as a signature
@@ -323,12 +324,17 @@ func urlWord(u string, vars bool, prefix string) string {
 }
 
 // passwordVar is the variable a printed command reads a URL's password
-// from.
-const passwordVar = "URL_PASSWORD"
+// from; userVar the one it reads a URL's user from when the user has no
+// password, the token of https://TOKEN@host.
+const (
+	passwordVar = "URL_PASSWORD"
+	userVar     = "URL_USER"
+)
 
 // URLWord is u as one word of a command meant to run again as printed
 // (Whsim.Vars): each credential in it a variable the shell fills in, a
-// password as $URL_PASSWORD and the value of a query parameter
+// password as $URL_PASSWORD, a user without a password (a token) as
+// $URL_USER and the value of a query parameter
 // termsafe.SecretQuery names as the variable HeaderVar makes of its name
 // (?token= is $TOKEN), each name after prefix, each holding the value as
 // it stands in the URL; every other byte as it is. So the command sends
@@ -356,9 +362,13 @@ func urlVarsWord(u, prefix string, plain []string) string {
 	}
 	rest, fragment, hasFragment := strings.Cut(u, "#")
 	base, query, hasQuery := strings.Cut(rest, "?")
-	if start, end, ok := termsafe.PasswordSpan(base); ok {
+	if start, end, mask, ok := termsafe.UserinfoSpan(base); ok {
 		lit(base[:start])
-		variable(prefix + passwordVar)
+		if mask == termsafe.UserMask {
+			variable(prefix + userVar)
+		} else {
+			variable(prefix + passwordVar)
+		}
 		base = base[end:]
 	}
 	lit(base)

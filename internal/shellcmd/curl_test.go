@@ -34,6 +34,9 @@ func TestCurl(t *testing.T) {
 		{"password in the URL masked as termsafe.URL masks it",
 			Curl{URL: "https://bob:pw@h/hook", NoBody: true},
 			`curl 'https://bob:xxxxx@h/hook'`},
+		{"a user without a password (a token) in the URL masked",
+			Curl{URL: "https://TOKEN@h/hook", NoBody: true},
+			`curl 'https://****@h/hook'`},
 		{"a credential in the query masked, the rest of the query kept",
 			Curl{Method: "GET", URL: "http://h/probe?token=t0k&code=&kind=invoice&api_key=k", NoBody: true},
 			`curl -X GET 'http://h/probe?token=****&code=&kind=invoice&api_key=****'`},
@@ -458,6 +461,9 @@ func TestURLWordRunsAsPrinted(t *testing.T) {
 		{"http://h/?token=&code=c0de", `'http://h/?token=&code='"$CODE"`, []string{"CODE=c0de"}},
 		{"http://h/{kind}?code={code}&token=t0k", `'http://h/{kind}?code={code}&token='"$TOKEN"`, []string{"TOKEN=t0k"}},
 		{"http://h/?token=****", `'http://h/?token='"$TOKEN"`, []string{"TOKEN=****"}},
+		// A user without a password is the token (https://TOKEN@host).
+		{"http://tok3n@127.0.0.1:8080/hook?businessType=X", `'http://'"$URL_USER"'@127.0.0.1:8080/hook?businessType=X'`, []string{"URL_USER=tok3n"}},
+		{"https://t%27k@h/x?token=t0k", `'https://'"$URL_USER"'@h/x?token='"$TOKEN"`, []string{"URL_USER=t%27k", "TOKEN=t0k"}},
 		{"http://h/?2fa_token=t0k", `'http://h/?2fa_token='"$_2FA_TOKEN"`, []string{"_2FA_TOKEN=t0k"}},
 		// sh sets PWD to its working directory whatever the environment
 		// says: "$PWD" sent the path as the password.

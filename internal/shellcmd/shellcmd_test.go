@@ -145,6 +145,7 @@ func FuzzURLWordReadBack(f *testing.F) {
 	for _, s := range []string{"s3cr3t", "it's", `a"b\c`, "$(id) `id` ${x}", "收款 'x'", "%20&"} {
 		f.Add("http://h/x", "token", s, "tenant", "7")
 		f.Add("http://u:"+s+"@h/", "api_key", s, "code", "{code}")
+		f.Add("http://"+s+"@h/", "tenant", "7", "sig", s)
 	}
 	f.Fuzz(func(t *testing.T, base, k1, v1, k2, v2 string) {
 		u := base + "?" + k1 + "=" + v1 + "&" + k2 + "=" + v2
@@ -154,6 +155,8 @@ func FuzzURLWordReadBack(f *testing.F) {
 		env := map[string]string{}
 		if start, end, ok := termsafeSpan(base); ok {
 			env["URL_PASSWORD"] = base[start:end]
+		} else if start, end, ok := userSpan(base); ok {
+			env["URL_USER"] = base[start:end]
 		}
 		for _, kv := range [][2]string{{k1, v1}, {k2, v2}} {
 			if secretParam(kv[0], kv[1]) {
@@ -184,6 +187,7 @@ func FuzzURLWordReadBack(f *testing.F) {
 
 var (
 	termsafeSpan = termsafe.PasswordSpan
+	userSpan     = termsafe.UserSpan
 	secretParam  = termsafe.SecretParam
 	queryKey     = termsafe.QueryKey
 )

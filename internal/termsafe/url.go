@@ -29,9 +29,10 @@ func SecretQuery(name string) bool {
 
 // URL is u as whsim shows it in any output (text, JSON, JUnit, reports,
 // the job summary, exports, commands): URLString of its text, a password
-// masked (xxxxx, as url.URL.Redacted) and the values of the query
-// parameters SecretQuery names masked, the rest byte for byte.
-// url.URL.Redacted alone leaves a ?token= in plain sight.
+// masked (xxxxx, as url.URL.Redacted), a user without a password masked
+// (****, UserMask) and the values of the query parameters SecretQuery
+// names masked, the rest byte for byte. url.URL.Redacted alone leaves a
+// ?token= and a https://TOKEN@host in plain sight.
 func URL(u *url.URL) string {
 	if u == nil {
 		return ""
@@ -39,21 +40,30 @@ func URL(u *url.URL) string {
 	return URLString(u.String())
 }
 
+// UserMask is what a URL's user shows when it has no password: then the
+// user is the credential (https://TOKEN@host, sent as Basic auth
+// "TOKEN:"). It is the mask the echoed answers give the same token
+// (Credentials.AddURL), so one token reads one way everywhere; no
+// account is named four asterisks, and a URL read back with it is known
+// to have lost its user (check --rerun asks for --url).
+const UserMask = "****"
+
 // URLString is the one URL redaction, done on the text alone: a
-// password and the values of credential query parameters masked, every
-// other byte as it was. So a probe's URL template keeps its {code}, which
-// parsing and printing the URL would escape, and text that does not parse
-// as a URL is masked all the same. A URL with nothing to mask comes back
-// as it is, without allocating (send reports every delivery).
+// password, a user without a password and the values of credential query
+// parameters masked, every other byte as it was. So a probe's URL
+// template keeps its {code}, which parsing and printing the URL would
+// escape, and text that does not parse as a URL is masked all the same.
+// A URL with nothing to mask comes back as it is, without allocating
+// (send reports every delivery).
 func URLString(s string) string {
 	rest, fragment, hasFragment := strings.Cut(s, "#")
 	base, q, hasQuery := strings.Cut(rest, "?")
-	start, end, hasPassword := PasswordSpan(base)
-	if !hasPassword && (!hasQuery || !secretIn(q)) {
+	start, end, mask, hasUserinfo := UserinfoSpan(base)
+	if !hasUserinfo && (!hasQuery || !secretIn(q)) {
 		return s
 	}
-	if hasPassword {
-		base = base[:start] + "xxxxx" + base[end:]
+	if hasUserinfo {
+		base = base[:start] + mask + base[end:]
 	}
 	if hasQuery {
 		base += "?" + MaskQuery(q)
@@ -64,17 +74,58 @@ func URLString(s string) string {
 	return base
 }
 
+// UserinfoSpan finds the credential in a URL's userinfo, before its
+// query, and the mask URLString shows for it: the password (xxxxx), else
+// the user when it has no password (UserMask). ok is false when there is
+// neither.
+func UserinfoSpan(base string) (start, end int, mask string, ok bool) {
+	if start, end, ok := PasswordSpan(base); ok {
+		return start, end, "xxxxx", true
+	}
+	if start, end, ok := UserSpan(base); ok {
+		return start, end, UserMask, true
+	}
+	return 0, 0, "", false
+}
+
 // PasswordSpan finds the password in a URL's text before its query:
 // base[start:end] are the bytes between the user's name and the @ that
 // ends the authority. ok is false when the URL has none.
 func PasswordSpan(base string) (start, end int, ok bool) {
+	from, userinfo, ok := userinfoOf(base)
+	if !ok {
+		return 0, 0, false
+	}
+	colon := strings.IndexByte(userinfo, ':')
+	if colon < 0 {
+		return 0, 0, false
+	}
+	return from + colon + 1, from + len(userinfo), true
+}
+
+// UserSpan finds the user of a URL's text before its query when the
+// userinfo has no password: base[start:end] is the whole userinfo before
+// the @, the token a URL such as https://TOKEN@host carries. ok is false
+// when the URL has a password (PasswordSpan) or no user.
+func UserSpan(base string) (start, end int, ok bool) {
+	from, userinfo, ok := userinfoOf(base)
+	if !ok || userinfo == "" || strings.IndexByte(userinfo, ':') >= 0 {
+		return 0, 0, false
+	}
+	return from, from + len(userinfo), true
+}
+
+// userinfoOf finds the userinfo of a URL's text before its query: the
+// bytes of the authority before its last @, from base[from:]. ok is false
+// when the authority has no @, or the text has no authority.
+func userinfoOf(base string) (from int, userinfo string, ok bool) {
 	// The authority follows the first //, when only a scheme (or
 	// nothing) comes before it.
 	i := strings.Index(base, "//")
 	if i < 0 || i > 0 && (base[i-1] != ':' || !scheme(base[:i-1])) {
 		// Not an authority: a path that holds "://" (/a://b:c@d, a
 		// relative reference), where url.URL.Redacted masks nothing.
-		return 0, 0, false
+		return 0, "", false
 	}
 	authority := base[i+2:]
 	if slash := strings.IndexByte(authority, '/'); slash >= 0 {
@@ -82,13 +133,9 @@ func PasswordSpan(base string) (start, end int, ok bool) {
 	}
 	at := strings.LastIndexByte(authority, '@')
 	if at < 0 {
-		return 0, 0, false
+		return 0, "", false
 	}
-	colon := strings.IndexByte(authority[:at], ':')
-	if colon < 0 {
-		return 0, 0, false
-	}
-	return i + 2 + colon + 1, i + 2 + at, true
+	return i + 2, authority[:at], true
 }
 
 // scheme says whether s is a URL scheme (RFC 3986, 3.1): a letter, then
@@ -105,14 +152,14 @@ func scheme(s string) bool {
 }
 
 // HasCredential says whether a URL's text carries a credential that
-// URLString masks: a password, or a value of a credential query
-// parameter. A URL read back masked still says yes: what it held is not
-// in it.
+// URLString masks: a password, a user without a password, or a value of
+// a credential query parameter. A URL read back masked still says yes:
+// what it held is not in it.
 func HasCredential(s string) bool {
 	rest, _, _ := strings.Cut(s, "#")
 	base, q, _ := strings.Cut(rest, "?")
-	_, _, pw := PasswordSpan(base)
-	return pw || secretIn(q)
+	_, _, _, userinfo := UserinfoSpan(base)
+	return userinfo || secretIn(q)
 }
 
 // secretIn says whether a raw query has a credential parameter with a value.

@@ -103,8 +103,8 @@ lost (a body that came cut short still says so), and secret headers
 dropped from the request, the response and the forward, and so are the
 query's credential parameters (?token=, access_token, api_key, sig...). In
 a HAR file (a browser's export) their values are masked instead, ****, in
-each entry's headers, cookies, queryString and URL (its password xxxxx), as
-the inspector's HAR export has them. --resign signs each
+each entry's headers, cookies, queryString and URL (its password xxxxx, a
+user without a password ****), as the inspector's HAR export has them. --resign signs each
 call again with a Standard Webhooks secret; those signatures carry the time
 of anonymizing, so a receiver that checks timestamps (five minutes, usually)
 refuses them soon after: to replay a fixture later, sign at send time with

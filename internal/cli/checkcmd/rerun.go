@@ -249,8 +249,9 @@ func (r *checkRerun) run(ctx context.Context) error {
 
 // warnMasked says, before the first call, which credentials the report
 // masks that go out as masks: the headers -H does not give again, and of
-// the report's URL its password (xxxxx, sent as the URL's Basic auth) or
-// a token in its query (****).
+// the report's URL its password (xxxxx, sent as the URL's Basic auth),
+// its user without a password (****, a token sent as Basic auth the same
+// way) or a token in its query (****).
 func (r *checkRerun) warnMasked() {
 	errw, warn := r.a.Streams.Err, r.a.ErrColor.Warn.Sprint("warning:")
 	if masked := maskedLeft(r.cases, r.cfg.Header); len(masked) > 0 {
@@ -263,6 +264,8 @@ func (r *checkRerun) warnMasked() {
 	switch m := check.MaskedCredential(r.cfg.Target, "", r.cfg.Header); {
 	case m == "the URL's password":
 		fmt.Fprintf(errw, "%s the report masks the password of its URL: give --url with it again, or the receiver gets xxxxx\n", warn)
+	case m == "the URL's user":
+		fmt.Fprintf(errw, "%s the report masks the user of its URL (a token): give --url with it again, or the receiver gets %s\n", warn, termsafe.UserMask)
 	case strings.HasPrefix(m, "the query's "):
 		fmt.Fprintf(errw, "%s the report masks the %s in its URL's query: give --url with it again, or the receiver gets ****\n",
 			warn, termsafe.Text(strings.TrimPrefix(m, "the query's ")))
