@@ -1,11 +1,9 @@
 package attempt
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -63,15 +61,7 @@ func TestAnswerMasksTheCallsCredentials(t *testing.T) {
 				}
 				u, _ := url.Parse(srv.URL + "/hook?token=q-t0ken-77&pad=" + strconv.Itoa(pad))
 				d := &Deliverer{Client: c, Target: u, KeepBody: p.keep, KeepFailed: true, Signer: signer}
-				h := http.Header{"Authorization": {"Bearer s3cr3t-token"}}
-				var res *Result
-				if p.worker {
-					pool := templates("A", 1)
-					pool[0][0].Header = h
-					asWorker(d, pool, 1, func(r *Result) { res = r })
-				} else {
-					res = d.Deliver(context.Background(), &Request{Body: []byte(`{}`), Header: h, RequestID: "r-1"})
-				}
+				res := deliverWithToken(d, p.worker)
 				a := res.Last()
 				if a.Status != http.StatusUnauthorized || !a.BodyCut == (pad > 0) {
 					t.Fatalf("got %+v", a)
@@ -121,30 +111,10 @@ func TestMaskWithoutCredentialsAllocatesNothing(t *testing.T) {
 // token there has it masked, on every path.
 func TestMalformedAnswerMasksTheCallsCredentials(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				r := bufio.NewReader(c)
-				req, err := http.ReadRequest(r)
-				if err != nil {
-					return
-				}
-				io.Copy(io.Discard, req.Body)
-				tok := strings.TrimPrefix(req.Header.Get("Authorization"), "Bearer ")
-				fmt.Fprintf(c, "HTTP/1.1 %s Refused\r\nContent-Length: 0\r\n\r\n", tok)
-			}()
-		}
-	}()
+	// The answer quotes the token the call carries, as an echo would.
+	srv := newScriptServer(t, func(int, []byte) (string, bool, bool, bool) {
+		return "HTTP/1.1 s3cr3t-token Refused\r\nContent-Length: 0\r\n\r\n", true, false, false
+	})
 	for _, p := range paths {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
@@ -152,21 +122,26 @@ func TestMalformedAnswerMasksTheCallsCredentials(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			u, _ := url.Parse("http://" + ln.Addr().String() + "/hook")
+			u, _ := url.Parse("http://" + srv.ln.Addr().String() + "/hook")
 			d := &Deliverer{Client: c, Target: u, KeepBody: p.keep, KeepFailed: true}
-			h := http.Header{"Authorization": {"Bearer s3cr3t-token"}}
-			var res *Result
-			if p.worker {
-				pool := templates("A", 1)
-				pool[0][0].Header = h
-				asWorker(d, pool, 1, func(r *Result) { res = r })
-			} else {
-				res = d.Deliver(context.Background(), &Request{Body: []byte(`{}`), Header: h, RequestID: "r-1"})
-			}
-			a := res.Last()
+			a := deliverWithToken(d, p.worker).Last()
 			if a.Kind != KindMalformed || !strings.Contains(a.Err, "****") || strings.Contains(a.Err, "s3cr3t") {
 				t.Errorf("got %s %q", a.Kind, a.Err)
 			}
 		})
 	}
+}
+
+// deliverWithToken makes one call carrying "Authorization: Bearer
+// s3cr3t-token", as a worker does (worker) or as Deliver does.
+func deliverWithToken(d *Deliverer, worker bool) *Result {
+	h := http.Header{"Authorization": {"Bearer s3cr3t-token"}}
+	if !worker {
+		return d.Deliver(context.Background(), &Request{Body: []byte(`{}`), Header: h, RequestID: "r-1"})
+	}
+	var res *Result
+	pool := templates("A", 1)
+	pool[0][0].Header = h
+	asWorker(d, pool, 1, func(r *Result) { res = r })
+	return res
 }
