@@ -73,31 +73,10 @@ func TestBodyBudgetBoundsBodiesInFlight(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode
 	}
-	if s := send(); s != 200 {
-		t.Fatalf("first: status %d, want 200", s)
-	}
-	second := make(chan int, 1)
-	go func() { second <- send() }()
 	// The second body waits for the budget: its handler blocks in the
 	// budget's Acquire (a wait seen, not a time let pass, which on a loaded
 	// machine ran out before the second call was even read).
-	if n := waitInStack(t, "semaphore.(*Weighted).Acquire(", 1); n < 1 {
-		select {
-		case s := <-second:
-			t.Fatalf("second body read while the first still held the budget (status %d)", s)
-		default:
-			t.Fatal("the second body never waited for the budget")
-		}
-	}
-	select {
-	case s := <-second:
-		t.Fatalf("second call answered while it waited for the budget (status %d)", s)
-	default:
-	}
-	close(hold)
-	if s := <-second; s != 200 {
-		t.Errorf("second: status %d, want 200", s)
-	}
+	secondWaitsForBudget(t, send, hold, "body")
 	srv.Close()
 	rcv.Close()
 	if len(mem.recs) != 2 || observed.Load() != 2 || mem.recs[1].Body != body {
@@ -192,30 +171,9 @@ func TestBodyBudgetBoundsAnswersInFlight(t *testing.T) {
 		}
 		return resp.StatusCode
 	}
-	if s := send(); s != 200 {
-		t.Fatalf("first: status %d, want 200", s)
-	}
-	second := make(chan int, 1)
-	go func() { second <- send() }()
 	// The second answer waits for the budget the first, not yet
 	// observed, holds: its handler blocks in the budget's Acquire.
-	if n := waitInStack(t, "semaphore.(*Weighted).Acquire(", 1); n < 1 {
-		select {
-		case s := <-second:
-			t.Fatalf("second answer read while the first still held the budget (status %d)", s)
-		default:
-			t.Fatal("the second answer never waited for the budget")
-		}
-	}
-	select {
-	case s := <-second:
-		t.Fatalf("second call answered while its answer waited for the budget (status %d)", s)
-	default:
-	}
-	close(hold)
-	if s := <-second; s != 200 {
-		t.Errorf("second: status %d, want 200", s)
-	}
+	secondWaitsForBudget(t, send, hold, "answer")
 	srv.Close()
 	rcv.Close()
 	if len(mem.recs) != 2 || observed.Load() != 2 {
@@ -258,5 +216,34 @@ func TestBodyBudgetAnswerBesideItsCall(t *testing.T) {
 	}
 	if f := mem.recs[0].Forward; f == nil || f.Body != answer {
 		t.Errorf("forward %.120v, want the receiver's whole answer", f)
+	}
+}
+
+// secondWaitsForBudget sends a call that gets 200, then a second, which
+// must wait in the body budget's Acquire (its what: body or answer) and
+// stay unanswered until hold is closed, then get 200.
+func secondWaitsForBudget(t *testing.T, send func() int, hold chan struct{}, what string) {
+	t.Helper()
+	if s := send(); s != 200 {
+		t.Fatalf("first: status %d, want 200", s)
+	}
+	second := make(chan int, 1)
+	go func() { second <- send() }()
+	if n := waitInStack(t, "semaphore.(*Weighted).Acquire(", 1); n < 1 {
+		select {
+		case s := <-second:
+			t.Fatalf("second %s read while the first still held the budget (status %d)", what, s)
+		default:
+			t.Fatalf("the second %s never waited for the budget", what)
+		}
+	}
+	select {
+	case s := <-second:
+		t.Fatalf("second call answered while its %s waited for the budget (status %d)", what, s)
+	default:
+	}
+	close(hold)
+	if s := <-second; s != 200 {
+		t.Errorf("second: status %d, want 200", s)
 	}
 }
