@@ -277,10 +277,15 @@ func (r *Receiver) CloseWithin(stuck <-chan time.Time) Closed {
 	if r.inHand.n.Load() > 0 && r.waitingInHand != nil {
 		r.waitingInHand()
 	}
-	r.inHand.wait(gaveUp)
+	allLeft := r.inHand.wait(gaveUp)
 	// closeQueue blocks while an enqueuer waits on a full queue: in a
 	// goroutine of its own.
 	go r.closeQueue()
+	if !allLeft {
+		// A call still in hand will find the queue closed and go
+		// unobserved, even if the observer drains the rest at once.
+		return Closed{Unrecorded: r.unrecorded.Load()}
+	}
 	select {
 	case <-r.drained:
 		return Closed{Observed: true}

@@ -108,16 +108,18 @@ func (f *inflight) leave() {
 	}
 }
 
-// wait waits until no handler runs, or until done is closed.
-func (f *inflight) wait(done <-chan struct{}) {
+// wait waits until no handler runs, or until done is closed, and says
+// whether no handler runs.
+func (f *inflight) wait(done <-chan struct{}) bool {
 	f.stopping.Store(true)
 	for f.n.Load() > 0 {
 		select {
 		case <-f.left:
 		case <-done:
-			return
+			return f.n.Load() == 0
 		}
 	}
+	return true
 }
 
 // CutShort is ServeGrace's error when its stop was cut short: Err is
