@@ -90,3 +90,38 @@ func foldKey(key string) string {
 		return least
 	}, key)
 }
+
+// bodiesMissing says which request of line, a report line json.Unmarshal
+// has read, has no "body" string; nil when each has one. A run writes
+// every request whole, an empty body as "": read without one, a case was
+// sent with an empty body (a malformed-body case's 4xx to it read FIXED).
+func bodiesMissing(line []byte) error {
+	var j struct {
+		Request *map[string]json.RawMessage `json:"request"`
+		Effects *struct {
+			Calls []map[string]json.RawMessage `json:"calls"`
+		} `json:"effects"`
+	}
+	if json.Unmarshal(line, &j) != nil {
+		return nil // read by json.Unmarshal already, to the same shapes
+	}
+	hasBody := func(members map[string]json.RawMessage) bool {
+		for k, v := range members {
+			if foldKey(k) == foldKey("body") {
+				return len(v) > 0 && v[0] == '"'
+			}
+		}
+		return false
+	}
+	if j.Request != nil && *j.Request != nil && !hasBody(*j.Request) {
+		return fmt.Errorf(`request: no "body" string: a run writes each request whole (an empty body as "")`)
+	}
+	if j.Effects != nil {
+		for i, call := range j.Effects.Calls {
+			if !hasBody(call) {
+				return fmt.Errorf(`effects.calls[%d]: no "body" string: a run writes each call whole (an empty body as "")`, i)
+			}
+		}
+	}
+	return nil
+}

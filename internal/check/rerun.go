@@ -174,6 +174,9 @@ func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 		if err := keysTwice(line); err != nil {
 			return nil, ReportEnd{}, &ReportLineError{Line: n, Err: err}
 		}
+		if err := bodiesMissing(line); err != nil {
+			return nil, ReportEnd{}, &ReportLineError{Line: n, Err: err}
+		}
 		// encoding/json reads a byte that is not UTF-8 as U+FFFD without a
 		// word: a rerun would send bytes the report does not hold.
 		if at := capture.InvalidUTF8(line); at >= 0 {

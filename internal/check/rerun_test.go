@@ -990,3 +990,31 @@ func TestRerunCommandNamesOnlyChecks(t *testing.T) {
 		}
 	}
 }
+
+// A case line's request, and an effects document's call, without a body
+// string is no run's (a run writes "" for an empty body): read as an empty
+// body, it went out empty, and a malformed-body case's 4xx to it read
+// FIXED. Refused with its line, as the other edits are.
+func TestReadFailedRefusesARequestWithoutBody(t *testing.T) {
+	t.Parallel()
+	const req = `{"check":"malformed","case":"truncated-json","verdict":"fail","want":"4xx","request":{"method":"POST","url":"http://127.0.0.1:1/hook","query":"businessType=CREATE_RECEIVABLE_DOC","headers":{}%s}}` + "\n"
+	const eff = `{"check":"effects","case":"created/x","verdict":"fail","effects":{"kind":"invoice","code":"CGFP-8261FQ-0463","calls":[%s]}}` + "\n"
+	tests := []struct {
+		name, line, err string
+	}{
+		{"request with body", fmt.Sprintf(req, `,"body":"{\"a\":","bodyEncoding":"utf8"`), ""},
+		{"request with an empty body", fmt.Sprintf(req, `,"body":"","bodyEncoding":"utf8"`), ""},
+		{"request with the key in another case", fmt.Sprintf(req, `,"Body":"{}"`), ""},
+		{"request without body", fmt.Sprintf(req, ``), `line 1: request: no "body" string`},
+		{"request with a null body", fmt.Sprintf(req, `,"body":null`), `line 1: request: no "body" string`},
+		{"call with body", fmt.Sprintf(eff, `{"copies":1,"body":"{}","bodyEncoding":"utf8"}`), ""},
+		{"call without body", fmt.Sprintf(eff, `{"copies":1,"body":"{}"},{"copies":1}`), `line 1: effects.calls[1]: no "body" string`},
+		{"null call", fmt.Sprintf(eff, `null`), `line 1: effects.calls[0]: no "body" string`},
+	}
+	for _, tt := range tests {
+		_, err := ReadFailed(strings.NewReader(tt.line))
+		if (err == nil) != (tt.err == "") || err != nil && !strings.HasPrefix(err.Error(), tt.err) {
+			t.Errorf("%s: %v, want %q", tt.name, err, tt.err)
+		}
+	}
+}
