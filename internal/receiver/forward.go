@@ -44,7 +44,7 @@ func newClient(conns int, timeout time.Duration, tlsConf *tls.Config) *http.Clie
 		TLSClientConfig:       tlsConf, // HTTP/1.1 only: ForceAttemptHTTP2 is off
 		MaxIdleConns:          conns,
 		MaxIdleConnsPerHost:   conns,
-		IdleConnTimeout:       90 * time.Second,
+		IdleConnTimeout:       forwardIdle,
 		ResponseHeaderTimeout: timeout,
 		ForceAttemptHTTP2:     false,
 		DisableCompression:    true,
@@ -55,6 +55,16 @@ func newClient(conns int, timeout time.Duration, tlsConf *tls.Config) *http.Clie
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 }
+
+// forwardIdle is how long a connection to the receiver is kept idle for
+// the next call: shorter than the idle timeouts receivers' servers close
+// theirs after (Node's 5 s, Express's with it; Go's and nginx's are
+// longer), so that listen does not hand a call to a connection the
+// receiver is closing at that moment. A call that went out on one as the
+// receiver's close crossed it cannot be told from one the receiver read
+// and dropped: it is answered 502, "the receiver may hold it", and not sent
+// again. A new connection after 2 s of quiet costs a dial on loopback.
+const forwardIdle = 2 * time.Second
 
 // countedConn is a connection to the receiver that counts the bytes
 // written to it, so that a forward can tell whether any of its call went
