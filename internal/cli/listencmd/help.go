@@ -50,7 +50,9 @@ value is escaped whole): that document is counted not asked.
 It binds 127.0.0.1 only unless --addr names another interface. Once it accepts
 connections it prints one line "listening on <url>" to stderr (and writes the
 URL to --ready-file). Ctrl-C or SIGTERM finishes the calls in flight, closes
-the capture file and prints a summary; the exit status is then 0, or 1 when
+the capture file and prints a summary (--output json: one JSON object a call,
+then a "summary" line of the same counts and, with --probe, an "exactlyOnce"
+line); the exit status is then 0, or 1 when
 the capture failed during the run (calls after it were answered 5xx, unrecorded)
 or --probe found a document not held once in its state, or judged none (no
 document passed through whole: nothing verified is no pass). A second Ctrl-C or
@@ -78,6 +80,6 @@ const helpExample = `  whsim listen
   whsim listen --forward-to http://localhost:3000/webhooks/erp --capture calls.ndjson -v
   whsim listen --forward-to http://localhost:3000/hook --fault lose-answer=0.2 --seed 7 --probe 'http://localhost:3000/debug/{kind}/{code}'
   whsim listen --forward-to https://localhost:8443/hook --cacert "$(mkcert -CAROOT)/rootCA.pem"
-  whsim listen --output json | jq -c 'select(.verdict != "valid")'
+  whsim listen --output json | jq -c 'select(.verdict and .verdict != "valid")'
   whsim listen --capture calls.ndjson --ui 127.0.0.1:4040
   whsim listen --ui 127.0.0.1:4040 --ui-token "$(cat ~/.config/whsim/ui-token)"`

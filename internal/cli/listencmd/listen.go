@@ -670,7 +670,12 @@ func (r *listenSession) stop(serveErr error) (printed bool, _ error) {
 		if r.feed != nil {
 			r.feed.Close()
 		}
-		r.out.Flush()
+		if o.Output == "json" && !r.closed.Load() {
+			// The calls' stream ends with their counts, as send's does.
+			_ = r.printLast(func(w io.Writer) error { return r.p.SummaryJSON(w, o.Capture) })
+		} else {
+			r.out.Flush()
+		}
 	}
 	if r.capFile != nil {
 		if err := r.capFile.Close(); err != nil && serveErr == nil {

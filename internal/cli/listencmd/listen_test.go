@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
@@ -139,15 +140,63 @@ func TestListenPrintsNetworkTextSafely(t *testing.T) {
 				t.Errorf("text output:\n%s", out)
 			}
 			if output == "json" {
+				// The call's line, then the summary's.
+				call, summary, _ := strings.Cut(out, "\n")
 				var o map[string]any
-				if err := json.Unmarshal([]byte(out), &o); err != nil {
+				if err := json.Unmarshal([]byte(call), &o); err != nil {
 					t.Fatalf("%v: %s", err, out)
 				}
 				if o["event"] != "CREATE_RECEIVABLE_DOC\x1b\u202e" || o["headers"].(map[string]any)["Authorization"] != "Bearer ****" {
 					t.Errorf("json output %v", o)
 				}
+				var sum struct {
+					Summary struct{ ByEvent map[string]int }
+				}
+				if err := json.Unmarshal([]byte(summary), &sum); err != nil || sum.Summary.ByEvent["CREATE_RECEIVABLE_DOC\x1b\u202e"] != 1 {
+					t.Errorf("summary line %q: %v, %+v", summary, err, sum)
+				}
 			}
 		})
+	}
+}
+
+// listen --output json ends its calls' lines with a summary line of the
+// counts the text summary gives on stderr, as send's stream ends: a job
+// reading stdout alone had the calls and no counts.
+func TestListenJSONEndsWithSummary(t *testing.T) {
+	t.Parallel()
+	capPath := filepath.Join(t.TempDir(), "c.ndjson")
+	opts := &listenOptions{Output: "json", Capture: capPath, Receiver: receiver.Options{Respond: []string{"AUDIT_PURCHASE_ORDER_INVOICE=500,200"}}}
+	err, out, errs := listenRun(t, opts, func(u string) {
+		for range 3 {
+			postTo(t, u+"?businessType=AUDIT_PURCHASE_ORDER_INVOICE", "application/json", nil, []byte(`{}`))
+		}
+	})
+	if err != nil {
+		t.Fatal(err, errs)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d lines, want 3 calls and the summary:\n%s", len(lines), out)
+	}
+	var got struct {
+		Summary struct {
+			Calls      int            `json:"calls"`
+			ByEvent    map[string]int `json:"byEvent"`
+			ByVerdict  map[string]int `json:"byVerdict"`
+			ByStatus   map[string]int `json:"byStatus"`
+			Unanswered *int           `json:"unanswered"`
+			Capture    string         `json:"capture"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(lines[3]), &got); err != nil {
+		t.Fatalf("%v: %s", err, lines[3])
+	}
+	s := got.Summary
+	want := map[string]int{"200": 2, "500": 1}
+	if s.Calls != 3 || s.ByEvent["AUDIT_PURCHASE_ORDER_INVOICE"] != 3 || s.ByVerdict["invalid"] != 3 || s.ByVerdict["valid"] != 0 ||
+		!maps.Equal(s.ByStatus, want) || s.Unanswered == nil || *s.Unanswered != 0 || s.Capture != capPath {
+		t.Errorf("summary %s", lines[3])
 	}
 }
 
