@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/http/httptrace"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -172,6 +173,38 @@ func TestNetHTTPSendsNoUncountedCopy(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A connection given a copy of a call that went out refuses it, and
+// net/http's writer closes it while its reader waits on it: whatever that
+// reader then meets (the close, or over TLS the EOF of the receiver's
+// close_notify in answer to ours) is the refusal, so that the round trip
+// says the try's own failure whichever of the two errors it takes. It
+// took the reader's "use of closed network connection" a few times in a
+// hundred under load (TestNetHTTPSendsNoUncountedCopyOfAnEmptyCall).
+func TestRefusedConnectionReadsAsTheRefusal(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		end  func(wc *watchConn, server net.Conn)
+	}{
+		{"closed under the read", func(wc *watchConn, _ net.Conn) { wc.Close() }},
+		{"ended by the receiver", func(_ *watchConn, server net.Conn) { server.Close() }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			client, server := net.Pipe()
+			defer server.Close()
+			wc := newWatchConn(client, nil)
+			var refusal error = sentError{cause: syscall.ECONNRESET}
+			wc.refuse.Store(&refusal)
+			if _, err := wc.Write([]byte("POST")); err != refusal {
+				t.Fatalf("the write of the copy: %v, want the refusal", err)
+			}
+			tt.end(wc, server)
+			if _, err := wc.Read(make([]byte, 1)); err != refusal || Classify(err) != KindReset {
+				t.Errorf("the read after the refusal: %v (kind %q), want the refusal, kind %q", err, Classify(err), KindReset)
+			}
+		})
 	}
 }
 

@@ -431,8 +431,24 @@ func (c *watchConn) read(p []byte) (int, error) {
 }
 
 // noteRead notes a read of n bytes into p that returned err: the bytes
-// begun by then, the first error, and bytes no call asked for.
+// begun by then, the first error, and bytes no call asked for. On a
+// connection that refused a copy of a call (refuse), a read's error is
+// the refusal's.
 func (c *watchConn) noteRead(p []byte, n int, err error) (int, error) {
+	if err != nil {
+		if e := c.refuse.Load(); e != nil {
+			// net/http's writer closes the connection on the refused
+			// write, while its reader waits on it: the reader meets that
+			// close ("use of closed network connection") or, over TLS,
+			// the receiver's close_notify in answer to ours (EOF), and
+			// the round trip takes whichever of the reader's and the
+			// writer's errors it sees first. A loaded machine had it take
+			// the reader's, a few times in a hundred: the attempt read
+			// "error" or "connection closed", not the reset or the close
+			// that failed the try that went out.
+			err = *e
+		}
+	}
 	c.readBegun.Store(c.begun.Load())
 	if n > 0 && isAnswerStart(p[:n]) {
 		c.answerAt.Store(c.begun.Load())
@@ -455,8 +471,9 @@ func (c *watchConn) noteRead(p []byte, n int, err error) (int, error) {
 func (c *watchConn) Write(p []byte) (int, error) {
 	if e := c.refuse.Load(); e != nil {
 		// Not closed here: net/http closes it on the write's error, which
-		// is then the round trip's, where a close would have its reader's
-		// "use of closed network connection" be.
+		// is then the round trip's, where a close of ours would have its
+		// reader's "use of closed network connection" be (net/http's own
+		// close races its reader too: noteRead says the refusal there).
 		return 0, *e
 	}
 	if c.closed.Load() || c.pendClose.Load() {
