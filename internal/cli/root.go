@@ -65,7 +65,9 @@ type Streams = cmdutil.Streams
 func OSStreams() Streams { return cmdutil.OSStreams() }
 
 // Main runs whsim with args and returns its exit code. It owns the signals:
-// Ctrl-C or SIGTERM cancels the context the commands run under.
+// Ctrl-C or SIGTERM cancels the context the commands run under. It is for
+// a process that ends when it returns: what a command set for the whole
+// process for its run (cmdutil.App.TuneGC) is left set.
 func Main(ctx context.Context, args []string, s Streams, b Build) int {
 	// A command that waits on nothing (the version, the events, a schema)
 	// gets no signal handling, which starts a thread of its own: a signal's
@@ -83,7 +85,9 @@ func Main(ctx context.Context, args []string, s Streams, b Build) int {
 		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 		defer stop()
 	}
-	return Execute(ctx, cmdutil.NewApp(s, b, time.Now), args)
+	a := cmdutil.NewApp(s, b, time.Now)
+	a.EndsWithRun = true
+	return Execute(ctx, a, args)
 }
 
 // Execute runs args on a's command tree and returns the exit code, without

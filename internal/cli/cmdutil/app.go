@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/whsim/whsim/internal/buildinfo"
+	"github.com/whsim/whsim/internal/gctune"
 	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/term/tty"
 )
@@ -50,6 +51,25 @@ type App struct {
 	// notRun holds, per command, what it does when its run never began
 	// (WhenNotRun).
 	notRun map[*cobra.Command]notRun
+	// EndsWithRun says the process ends when the command returns (Main):
+	// what a run set for the whole process for itself is then left set
+	// (TuneGC), not put back for nobody.
+	EndsWithRun bool
+}
+
+// TuneGC sets the collector for a command whose heap is mostly garbage
+// (gctune.Set) and returns what puts it back: nothing in a process that
+// ends with the run. There, GOGC put back to 100 under the garbage the run
+// left made the run's last allocations start a collection cycle as the
+// process ended (validate's streamed run, which runs without one, had one
+// in 1 run of 14 on a loaded machine: validate_no_gc_cycle.txtar); a
+// run in a process that goes on (a test's) has it put back.
+func (a *App) TuneGC() (restore func()) {
+	restore = gctune.Set()
+	if a.EndsWithRun {
+		return func() {}
+	}
+	return restore
 }
 
 // NewApp is the one place an App is made: Main, the completion scripts

@@ -27,7 +27,6 @@ import (
 	"github.com/whsim/whsim/internal/cli/inspector"
 	"github.com/whsim/whsim/internal/cli/listenout"
 	"github.com/whsim/whsim/internal/endpoint"
-	"github.com/whsim/whsim/internal/gctune"
 	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/inspect"
 	"github.com/whsim/whsim/internal/probe"
@@ -402,7 +401,7 @@ func (o *listenOptions) build(ctx context.Context, a *cmdutil.App, cfg receiver.
 			return nil, err
 		}
 	}
-	r.undo = append(r.undo, gctune.Set())
+	r.undo = append(r.undo, r.a.TuneGC())
 	r.observe()
 	r.cfg.Idle = func() { r.out.Flush() }
 	r.rcv = receiver.New(r.cfg)

@@ -14,7 +14,6 @@ import (
 	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/cli/reportfile"
 	"github.com/whsim/whsim/internal/cli/validateout"
-	"github.com/whsim/whsim/internal/gctune"
 	"github.com/whsim/whsim/internal/jobsummary"
 	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
@@ -112,7 +111,7 @@ func runValidate(ctx context.Context, a *cmdutil.App, opts *validateOptions) err
 	if err := opts.validate(); err != nil {
 		return err
 	}
-	defer gctune.Set()()
+	defer a.TuneGC()()
 	r, err := opts.build(ctx, a)
 	if err != nil {
 		return err
