@@ -170,8 +170,8 @@ func TestEndlessHeadCut(t *testing.T) {
 		a := deliverOnce(t, srv.URL, time.Minute, p.worker, p.follow, p.keep)
 		close(release)
 		srv.Close()
-		if a.Status != 0 || a.Kind != KindOther {
-			t.Errorf("%s: attempt %s, want an error for the head", p.name, brief(a))
+		if a.Status != 0 || a.Kind != KindMalformed {
+			t.Errorf("%s: attempt %s, want a malformed answer for the head", p.name, brief(a))
 		}
 		if n := wrote.Load(); n > 64<<20 {
 			t.Errorf("%s: the receiver got %d bytes of head out", p.name, n)
@@ -291,8 +291,8 @@ func TestHeadReadToMaxHeadOnEveryPath(t *testing.T) {
 				srv := newScriptServer(t, func(int, []byte) (string, bool, bool, bool) { return h.answer, false, false, false })
 				a := deliverOnce(t, srv.url().String(), time.Minute, p.worker, p.follow, p.keep)
 				switch {
-				case h.status == 0 && (a.Status != 0 || a.Kind != KindOther):
-					t.Errorf("attempt %s, want the head refused", brief(a))
+				case h.status == 0 && (a.Status != 0 || a.Kind != KindMalformed):
+					t.Errorf("attempt %s, want the head refused as a malformed answer", brief(a))
 				case h.status != 0 && (a.Status != h.status || a.Kind != "" || a.Unfinished() != ""):
 					t.Errorf("attempt %s, want %d", brief(a), h.status)
 				}

@@ -242,8 +242,10 @@ const (
 	// KindMalformed is an answer that is no valid HTTP answer: a status
 	// line, a header line or framing fields (two Content-Lengths, an
 	// unknown Transfer-Encoding) HTTP/1.1 does not allow, another
-	// protocol's bytes (an HTTP/2 SETTINGS frame), or an HTTP/2 answer
-	// whsim reset its stream for (an invalid :status). The receiver was
+	// protocol's bytes (an HTTP/2 SETTINGS frame), a head past the 1 MiB
+	// net/http's client takes, or HTTP/2 frames whsim reset a stream or
+	// ended a connection for (an invalid :status, DATA on a stream never
+	// opened). The receiver was
 	// reached and answered in a way no sender's HTTP client takes: its
 	// fault, as a 5xx is, and retried as one (a proxy in front of it may
 	// garble one answer and not the next). "error" said none of that.
@@ -345,6 +347,8 @@ var netHTTPMalformed = []string{
 	"unsupported transfer encoding: ",
 	"bad trailer key ",
 	"message too large", // textproto's, of a head's first line starting with a space
+	// the transport's, of a head past its 1 MiB (MaxResponseHeaderBytes)
+	"server response headers exceeded ",
 }
 
 // maxKeptBody bounds the response body kept for -v and JSON reports.

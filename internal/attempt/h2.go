@@ -588,7 +588,12 @@ func h2Failure(err error) (kind, msg string) {
 		// A new connection the receiver closed before its first call.
 		return KindClosed, "connection closed by the receiver as it opened, before it took the call"
 	case errors.As(err, &ce):
-		return "", "connection error (" + http2.ErrCode(ce).String() + ")"
+		// A connection error on the client's side is whsim's answer to
+		// the receiver's frames (DATA on a stream never opened, a frame
+		// too large, a header block that does not decode): the
+		// receiver's protocol error, a malformed answer as a reset stream
+		// for an invalid :status is. "error" said it was whsim's.
+		return KindMalformed, "connection ended by whsim for the receiver's protocol error (" + http2.ErrCode(ce).String() + ")"
 	}
 	return "", ""
 }

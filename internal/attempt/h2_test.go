@@ -120,6 +120,9 @@ func TestHTTP2MalformedAnswer(t *testing.T) {
 	}{
 		{"invalid :status", func(w *h2Writer, id uint32) { w.headers(id, true, ":status", "2x0") }, 0,
 			"malformed answer: stream reset by whsim for the receiver's protocol error (PROTOCOL_ERROR): malformed response from server: malformed non-numeric status pseudo header"},
+		{"DATA on a stream never opened", func(w *h2Writer, id uint32) {
+			w.do(func(fr *http2.Framer) error { return fr.WriteData(id+2, true, []byte("x")) })
+		}, 0, "malformed answer: connection ended by whsim for the receiver's protocol error (PROTOCOL_ERROR)"},
 		{"DATA past content-length", func(w *h2Writer, id uint32) {
 			w.headers(id, false, ":status", "200", "content-length", "2")
 			w.do(func(fr *http2.Framer) error { return fr.WriteData(id, true, []byte("okay")) })

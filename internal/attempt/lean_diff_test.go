@@ -303,9 +303,10 @@ func netHTTPRefusalErr(a string) (err error, head bool) {
 }
 
 // A head refused is an answer of the same kind on the fast path as on
-// net/http's, and a malformed answer (no HTTP/1.x answer) unless it was
-// only too long: both said "error" of two Content-Lengths, a status 999
-// or "HELLO", which tells the user nothing. A body refused is no kind of
+// net/http's, a malformed answer (no HTTP/1.x answer a sender takes),
+// also when it was only longer than net/http's client takes: both said
+// "error" of two Content-Lengths, a status 999, "HELLO" or a 1 MiB head,
+// which tells the user nothing. A body refused is no kind of
 // the attempt's (Unfinished says it).
 func TestRefusedHeadIsAMalformedAnswer(t *testing.T) {
 	for _, a := range append(append([]string{}, leanAnswers...), refusedAnswers...) {
@@ -325,9 +326,6 @@ func refusedKinds(a string) string {
 		return ""
 	}
 	want := KindMalformed
-	if strings.Contains(nerr.Error(), "headers exceeded") {
-		want = KindOther // too long, not malformed
-	}
 	if nk, fk := Classify(nerr), Classify(ferr); nk != want || fk != want {
 		return fmt.Sprintf("net/http's refusal (%.80q) is of kind %q, the fast path's (%.80q) %q; want %q", nerr.Error(), nk, ferr.Error(), fk, want)
 	}

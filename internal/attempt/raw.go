@@ -76,8 +76,9 @@ const maxHead = 1 << 20
 // its head: MaxBodyRead with room for chunked framing and a trailer.
 const bodyCap = 2 * MaxBodyRead
 
-// errHeadOver is an answer whose head ran past maxHead.
-var errHeadOver = errors.New("server response headers exceeded " + strconv.Itoa(maxHead) + " bytes; aborted")
+// errHeadOver is an answer whose head ran past maxHead: a malformed
+// answer, as net/http's words for it are (netHTTPMalformed).
+var errHeadOver = malformedError("server response headers exceeded " + strconv.Itoa(maxHead) + " bytes; aborted")
 
 // connIO reads a worker's connection and sends requests on it.
 type connIO interface {
