@@ -144,7 +144,7 @@ func (r *runner) effectsRepro(d *effDoc, saved *Case) (string, *EffectsRecord, [
 	}
 	rec.Probe = ProbeRecord{Answered: answerText(d), Asked: d.asks, Command: termsafe.Lines(r.cfg.Probe.Command(q))}
 	if c, ok := r.cfg.Probe.(*probe.Cmd); ok {
-		rec.Probe.Cmd = c.Run
+		rec.Probe.Cmd = c.Shown()
 	} else {
 		rec.Probe.URL, rec.Probe.Headers = probe.Name(r.cfg.Probe), probe.HeaderNames(r.cfg.Probe)
 	}

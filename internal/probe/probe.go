@@ -858,7 +858,7 @@ func (p *Cmd) Ask(ctx context.Context, q Question) (Answer, error) {
 		defer cancel()
 	}
 	fail := func(why string) (Answer, error) {
-		return Answer{Lines: -1}, &Error{Probe: p.Run, Reason: why}
+		return Answer{Lines: -1}, &Error{Probe: p.Shown(), Reason: why}
 	}
 	sh := p.Shell
 	if sh == "" {
@@ -995,7 +995,10 @@ func (p *Cmd) Ask(ctx context.Context, q Question) (Answer, error) {
 	return a, nil
 }
 
-// Command is the command with the Question's values set before it.
+// Command is the command with the Question's values set before it. A
+// command holding a credential (Credentialed) is read from $PROBE_CMD
+// (CmdVar), as a URL probe's credentials are read from variables: the
+// command runs as printed where it is set, and shows no password.
 func (p *Cmd) Command(q Question) string {
 	var b strings.Builder
 	for _, kv := range q.env() {
@@ -1005,8 +1008,38 @@ func (p *Cmd) Command(q Question) string {
 		}
 		b.WriteString(k + "=" + shellcmd.Quote(v) + " ")
 	}
-	b.WriteString("sh -c " + shellcmd.Quote(p.Run))
+	b.WriteString("sh -c " + p.Word())
 	return b.String()
+}
+
+// CmdVar is the variable a printed command reads a --probe-cmd holding a
+// credential from. Not WHSIM_PROBE_CMD: whsim reads that one as
+// --probe-cmd's setting, which would give every listen and check in the
+// shell a probe.
+const CmdVar = VarPrefix + "CMD"
+
+// Word is the command as one word of a printed command line: quoted, or
+// "$PROBE_CMD" when it holds a credential.
+func (p *Cmd) Word() string {
+	if p.Credentialed() {
+		return `"$` + CmdVar + `"`
+	}
+	return shellcmd.Quote(p.Run)
+}
+
+// Credentialed says the command holds a credential written in it
+// (shellcmd.MaskCredentials): a password in a URL, PGPASSWORD=..., an
+// Authorization header.
+func (p *Cmd) Credentialed() bool {
+	_, found := shellcmd.MaskCredentials(p.Run)
+	return found
+}
+
+// Shown is the command as whsim shows it in messages and reports: its
+// credentials masked.
+func (p *Cmd) Shown() string {
+	shown, _ := shellcmd.MaskCredentials(p.Run)
+	return shown
 }
 
 // limited keeps the first n bytes written and drops the rest, so that a
@@ -1023,14 +1056,14 @@ func (l *limited) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// Name is the probe as whsim shows it: the URL template, a credential in
-// it masked, or the command as the user gave it.
+// Name is the probe as whsim shows it: the URL template or the command,
+// a credential in either masked.
 func Name(p Probe) string {
 	switch p := p.(type) {
 	case *httpProbe:
 		return p.Name()
 	case *Cmd:
-		return p.Run
+		return p.Shown()
 	}
 	return "probe"
 }

@@ -660,3 +660,31 @@ func TestInvoiceWithoutCodeAskedOnlyByItsInvoiceCode(t *testing.T) {
 		}
 	}
 }
+
+// A command with a credential written in it shows it masked wherever
+// whsim shows the command (its name, a failure's message), and the
+// question printed to ask again reads the command from $PROBE_CMD; one
+// reading its password from the environment is shown and printed as given.
+func TestCmdCredentialShownMasked(t *testing.T) {
+	q := Question{Kind: spec.Receipt, Code: "SKD-1", Event: "CREATE_RECEIVABLE_DOC", RequestID: "r1"}
+	p := &Cmd{Run: `PGPASSWORD=s3cret psql -tAc "select 1" && exit 3`}
+	if got := Name(p); got != `PGPASSWORD=xxxxx psql -tAc "select 1" && exit 3` {
+		t.Errorf("Name = %q", got)
+	}
+	if got := p.Command(q); !strings.HasSuffix(got, ` sh -c "$PROBE_CMD"`) || strings.Contains(got, "s3cret") {
+		t.Errorf("Command = %q, want it to read the command from $PROBE_CMD", got)
+	}
+	p.Run = `PGPASSWORD=s3cret sh -c 'echo oops; exit 3'`
+	_, err := p.Ask(context.Background(), q)
+	if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "PGPASSWORD=xxxxx") {
+		t.Errorf("Ask's error = %v, want the command masked", err)
+	}
+
+	plain := &Cmd{Run: `psql -tAc "select count(*) from docs where code='$WHSIM_CODE'"`}
+	if got := Name(plain); got != plain.Run {
+		t.Errorf("Name = %q, want the command as given", got)
+	}
+	if got := plain.Command(q); !strings.HasSuffix(got, " sh -c "+shellcmd.Quote(plain.Run)) {
+		t.Errorf("Command = %q, want the command quoted", got)
+	}
+}

@@ -74,7 +74,7 @@ func verdictFlags(opts *checkOptions) string {
 
 // probeFlags are the flags that give a probe again: its header values,
 // which may be credentials, and a credential in its URL, as variables
-// named after them.
+// named after them; a command holding a credential as $PROBE_CMD.
 func probeFlags(url, cmd string, headers []string, opts *checkOptions) string {
 	var b strings.Builder
 	switch {
@@ -85,7 +85,7 @@ func probeFlags(url, cmd string, headers []string, opts *checkOptions) string {
 			b.WriteString(" --probe-header " + shellcmd.VarHeader(strings.TrimSpace(k), probe.VarPrefix))
 		}
 	case cmd != "":
-		b.WriteString(" --probe-cmd " + shellcmd.Quote(cmd))
+		b.WriteString(" --probe-cmd " + (&probe.Cmd{Run: cmd}).Word())
 	default:
 		return ""
 	}

@@ -1,0 +1,173 @@
+package shellcmd
+
+import (
+	"strings"
+
+	"github.com/whsim/whsim/internal/termsafe"
+)
+
+// credentialMask stands for a credential's value in a command whsim shows,
+// as it does for a URL's password.
+const credentialMask = "xxxxx"
+
+// MaskCredentials is a shell command (a user's --probe-cmd) as whsim may
+// write it where others read it (reports, JUnit, the job summary, CI
+// logs): each credential written literally in it masked, and whether
+// there was one. It finds what such commands carry: a URL's password or
+// token (postgres://u:PASS@h), a variable or option of a credential's
+// name set to a value (PGPASSWORD=PASS, password=PASS in a libpq
+// connection string, --token=PASS or --password PASS), a credential
+// header (-H 'Authorization: Bearer PASS') and curl's -u user:PASS. A
+// value read from the environment ($PGPASSWORD, "$TOKEN") is none: the
+// command shows no secret there. It errs on the side of masking: a
+// command masked shows less, one missed shows a password.
+func MaskCredentials(cmd string) (masked string, found bool) {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(cmd); {
+		start, end := credentialAt(cmd, i)
+		if end <= start {
+			i++
+			continue
+		}
+		if literal(cmd[start:end]) {
+			b.WriteString(cmd[last:start])
+			b.WriteString(credentialMask)
+			last = end
+			found = true
+		}
+		i = end
+	}
+	if !found {
+		return cmd, false
+	}
+	b.WriteString(cmd[last:])
+	return b.String(), true
+}
+
+// credentialAt is the span of a credential's value the text at cmd[i]
+// starts, empty (end <= start) when it starts none.
+func credentialAt(cmd string, i int) (start, end int) {
+	rest := cmd[i:]
+	switch {
+	case strings.HasPrefix(rest, "://"):
+		// The URL's userinfo: from after :// to its end (a blank, a quote
+		// or a path).
+		j := i + 3
+		k := j + strings.IndexFunc(cmd[j:]+" ", func(r rune) bool { return strings.ContainsRune(" \t\n'\"/?#;&|)<>", r) })
+		if s, e, _, ok := termsafe.UserinfoSpan("x://" + cmd[j:k]); ok {
+			return j + s - 4, j + e - 4
+		}
+		return 0, 0
+	case !wordStart(cmd, i) && (i == 0 || !strings.ContainsRune("'\"", rune(cmd[i-1]))):
+		return 0, 0
+	}
+	// A word: an option (-u user:PASS, --password PASS, --token=PASS), an
+	// assignment (PGPASSWORD=PASS, password=PASS), or a header line
+	// (Authorization: Bearer PASS).
+	name := rest
+	dashes := len(name) - len(strings.TrimLeft(name, "-"))
+	name = name[dashes:]
+	n := 0
+	for n < len(name) && (name[n] == '_' || name[n] == '-' || 'A' <= name[n] && name[n] <= 'Z' || 'a' <= name[n] && name[n] <= 'z' || '0' <= name[n] && name[n] <= '9') {
+		n++
+	}
+	word, after := name[:n], name[n:]
+	at := i + dashes + n // where after starts in cmd
+	switch {
+	case word == "":
+		return 0, 0
+	case dashes == 1 && strings.HasPrefix(word, "u") && (word == "u" || strings.HasPrefix(after, ":")):
+		// curl's -u user:PASS or -uuser:PASS: the password after the user.
+		v0 := at
+		if word == "u" {
+			v0 = skipBlanks(cmd, at)
+		} else {
+			v0 = i + 1 + 1 // after -u
+		}
+		vs, ve := valueAt(cmd, v0)
+		if c := strings.IndexByte(cmd[vs:ve], ':'); c >= 0 {
+			return vs + c + 1, ve
+		}
+		return 0, 0
+	case dashes == 2 && word == "user":
+		vs, ve := valueAt(cmd, skipBlanks(cmd, at+strings.IndexFunc(after+" ", func(r rune) bool { return r != '=' })))
+		if c := strings.IndexByte(cmd[vs:ve], ':'); c >= 0 {
+			return vs + c + 1, ve
+		}
+		return 0, 0
+	case dashes == 0 && strings.HasPrefix(after, ":") && termsafe.SecretHeader(word):
+		// A header line: its value to the end of the word it is quoted
+		// in, or of the line.
+		vs := skipBlanks(cmd, at+1)
+		ve := vs + strings.IndexFunc(cmd[vs:]+"\n", func(r rune) bool { return strings.ContainsRune("\n'\"", r) })
+		return vs, ve
+	case !credentialName(word):
+		return 0, 0
+	case strings.HasPrefix(after, "="):
+		return valueAt(cmd, at+1)
+	case dashes == 2 && (strings.HasPrefix(after, " ") || strings.HasPrefix(after, "\t")):
+		vs := skipBlanks(cmd, at)
+		if vs < len(cmd) && cmd[vs] == '-' {
+			return 0, 0 // the next option: this one takes no value here
+		}
+		return valueAt(cmd, vs)
+	}
+	return 0, 0
+}
+
+// credentialName says a variable's or option's name is a credential's:
+// one SecretHeader names (PGPASSWORD, api_key, AUTH_TOKEN), or with a
+// part pass, pwd or pw (MYSQL_PWD, --pass), but not the shell's PWD and
+// OLDPWD, the working directory.
+func credentialName(name string) bool {
+	switch strings.ToUpper(name) {
+	case "PWD", "OLDPWD":
+		return false
+	}
+	lower := strings.ToLower(name)
+	for _, w := range [...]string{"password", "passwd", "token", "secret", "api-key", "api_key", "apikey",
+		"access-key", "access_key", "private-key", "private_key", "credential"} {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	for _, part := range strings.FieldsFunc(lower, func(r rune) bool { return r == '_' || r == '-' }) {
+		switch part {
+		case "pass", "pwd", "pw":
+			return true
+		}
+	}
+	return false
+}
+
+// valueAt is the span of the value at cmd[i]: a quoted string's inside,
+// or the rest of an unquoted word.
+func valueAt(cmd string, i int) (start, end int) {
+	if i >= len(cmd) {
+		return i, i
+	}
+	if q := cmd[i]; q == '\'' || q == '"' {
+		if j := strings.IndexByte(cmd[i+1:], q); j >= 0 {
+			return i + 1, i + 1 + j
+		}
+		return i + 1, len(cmd)
+	}
+	j := strings.IndexFunc(cmd[i:]+" ", func(r rune) bool { return strings.ContainsRune(" \t\n'\";&|)<>", r) })
+	return i, i + j
+}
+
+// skipBlanks is the index of the first byte at or after i that is no
+// blank.
+func skipBlanks(cmd string, i int) int {
+	for i < len(cmd) && (cmd[i] == ' ' || cmd[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// literal says a credential's value is written in the command, not read
+// from the environment or another command ($VAR, `cmd`), nor empty.
+func literal(v string) bool {
+	return strings.TrimSpace(v) != "" && !strings.ContainsAny(v, "$`")
+}
