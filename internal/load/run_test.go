@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/whsim/whsim/internal/attempt"
@@ -134,23 +135,41 @@ func TestRunCancelledStillSummarises(t *testing.T) {
 	}
 }
 
+// Run's rate and --duration bound a real Deliverer's run, in virtual time
+// (the receiver in memory): 20/s for 300 ms starts a call at 0, 50, ...,
+// 250 ms, six in all, whatever the machine's load.
 func TestRunDurationAndRateBound(t *testing.T) {
-	rc := &recorder{}
-	srv := httptest.NewServer(rc)
-	defer srv.Close()
-	d := newTestDeliverer(t, srv, 0, &virtualSleep{})
-	feed := NewFeed([][][]attempt.Template{templates("A", 3)}, 0, 0, false, 1)
-	// 20/s for 300ms: a handful, never hundreds; loose bounds, no timing claims.
-	st := Run(context.Background(), d, feed.Next, RunOptions{Concurrency: 4, Rate: 20, Duration: 300 * time.Millisecond}, nil)
-	if st.Sent < 1 || st.Sent > 10 {
-		t.Errorf("sent %d at 20/s for 300ms", st.Sent)
+	synctest.Test(t, func(t *testing.T) {
+		var answered atomic.Int64
+		cl := &http.Client{Transport: inMemory(func(r *http.Request) *http.Response {
+			answered.Add(1)
+			return &http.Response{Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, StatusCode: http.StatusOK, Body: http.NoBody, Header: http.Header{}, Request: r}
+		})}
+		u, _ := url.Parse("http://receiver.test/hook")
+		d := &attempt.Deliverer{Client: cl, Target: u, Sleep: (&virtualSleep{}).sleep, Now: time.Now}
+		feed := NewFeed([][][]attempt.Template{templates("A", 3)}, 0, 0, false, 1)
+		st := Run(t.Context(), d, feed.Next, RunOptions{Concurrency: 4, Rate: 20, Duration: 300 * time.Millisecond}, nil)
+		if st.Sent != 6 || st.Succeeded != 6 || answered.Load() != 6 {
+			t.Errorf("at 20/s for 300ms: sent %d, succeeded %d, the receiver answered %d; want 6 each", st.Sent, st.Succeeded, answered.Load())
+		}
+	})
+}
+
+// inMemory is a transport that answers each call with answer's response,
+// its body read first, as a receiver reads it: no socket, so that a
+// synctest bubble's clock moves when the run waits.
+type inMemory func(*http.Request) *http.Response
+
+func (f inMemory) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body != nil {
+		_, _ = io.Copy(io.Discard, r.Body)
+		_ = r.Body.Close()
 	}
+	return f(r), nil
 }
 
 func TestStatsByStatusAndError(t *testing.T) {
 	st := NewStats()
-	u, _ := url.Parse("http://x")
-	_ = u
 	st.Add(&attempt.Result{Request: &attempt.Request{}, OK: true, Attempts: []attempt.Attempt{{Status: 200, Latency: time.Millisecond}}})
 	st.Add(&attempt.Result{Request: &attempt.Request{Duplicate: true}, Attempts: []attempt.Attempt{{Status: 503}, {Status: 500}}})
 	st.Add(&attempt.Result{Request: &attempt.Request{}, Attempts: []attempt.Attempt{{Kind: attempt.KindRefused}}})
