@@ -58,13 +58,15 @@ func newClient(conns int, timeout time.Duration, tlsConf *tls.Config) *http.Clie
 
 // forwardIdle is how long a connection to the receiver is kept idle for
 // the next call: shorter than the idle timeouts receivers' servers close
-// theirs after (Node's 5 s, Express's with it; Go's and nginx's are
-// longer), so that listen does not hand a call to a connection the
-// receiver is closing at that moment. A call that went out on one as the
-// receiver's close crossed it cannot be told from one the receiver read
-// and dropped: it is answered 502, "the receiver may hold it", and not sent
-// again. A new connection after 2 s of quiet costs a dial on loopback.
-const forwardIdle = 2 * time.Second
+// theirs after (Node's and Express's 5 s, gunicorn's 5 s, 2 s in its
+// older releases; Go's and nginx's are longer), with a margin, so
+// that listen does not hand a call to a connection the receiver is
+// closing at that moment. A call that went out on one as the receiver's
+// close crossed it cannot be told from one the receiver read and dropped:
+// it is answered 502, "the receiver may hold it", and not sent again. A
+// new connection after 1 s of quiet costs a dial on loopback; under load
+// the connections are never idle that long.
+const forwardIdle = time.Second
 
 // countedConn is a connection to the receiver that counts the bytes
 // written to it, so that a forward can tell whether any of its call went
