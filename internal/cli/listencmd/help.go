@@ -78,7 +78,7 @@ const helpExample = `  whsim listen
   whsim listen --addr 127.0.0.1:0 --ready-file url.txt --capture calls.ndjson
   whsim listen --respond AUDIT_PURCHASE_ORDER_INVOICE=500,500,200 --delay 2s
   whsim listen --forward-to http://localhost:3000/webhooks/erp --capture calls.ndjson -v
-  whsim listen --forward-to http://localhost:3000/hook --fault lose-answer=0.2 --seed 7 --probe 'http://localhost:3000/debug/{kind}/{code}'
+  whsim listen --forward-to http://localhost:3000/hook --fault lose-answer=0.2 --seed 7 --probe 'http://localhost:3000/debug/{kind}s/{code}'
   whsim listen --forward-to https://localhost:8443/hook --cacert "$(mkcert -CAROOT)/rootCA.pem"
   whsim listen --output json | jq -c 'select(.verdict and .verdict != "valid")'
   whsim listen --capture calls.ndjson --ui 127.0.0.1:4040
