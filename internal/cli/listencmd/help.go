@@ -59,7 +59,8 @@ document passed through whole: nothing verified is no pass). A second Ctrl-C or
 SIGTERM while calls are in flight stops at once, leaving them unanswered
 (exit 130), as do calls still in flight 30s after the first; such calls
 are still recorded, printed and counted. When the reader of stdout goes
-away (listen | head -1), listen stops as on Ctrl-C, the calls it could not
+away (listen | head -1), listen stops as on Ctrl-C (on Linux as soon as
+it goes, elsewhere at the next line it prints), the calls it could not
 print only in --capture, and says so in the summary (exit 141, as a shell
 says of a program SIGPIPE ends); a stdout it cannot write (a full disk)
 stops it the same way, exit 2 (output it could not write). Either code
