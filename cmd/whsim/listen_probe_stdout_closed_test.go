@@ -33,16 +33,12 @@ func TestListenProbeJSONWhenStdoutIsClosed(t *testing.T) {
 	}
 	base := strings.TrimSpace(string(recvURL))
 
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Close() // the reader is gone before listen prints
+	w := readerlessSocket(t) // the reader is gone before listen prints
 	defer w.Close()
 	cmd, errs, u := startListen(t, w, "--forward-to", base+"hook", "--probe", base+"probe?kind={kind}&code={code}&inv={invoiceCode}",
 		"--settle", "0", "--output", "json")
 	postCall(t, u, "0b4f3c2e-8a4b-4c1d-9e2f-3a5b6c7d8e9f")
-	err = errs.exited(t, cmd, time.Minute) // listen stops by itself on the closed stdout
+	err := errs.exited(t, cmd, time.Minute) // listen stops by itself on the closed stdout
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 141 {
 		t.Errorf("exit %v, want 141:\n%s", err, errs.text())

@@ -35,14 +35,7 @@ func TestListenStdoutFailureOutlivesASignal(t *testing.T) {
 			}
 			return f
 		}},
-		{"closed", 141, func(t *testing.T) *os.File {
-			r, w, err := os.Pipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			r.Close() // head -1 gone before listen printed
-			return w
-		}},
+		{"closed", 141, readerlessSocket},
 	} {
 		for _, signalFirst := range []bool{true, false} {
 			name := stdout.name + "/stdout failed first"
@@ -80,6 +73,19 @@ func TestListenStdoutFailureOutlivesASignal(t *testing.T) {
 			})
 		}
 	}
+}
+
+// readerlessSocket is a stdout whose reader is gone before listen prints
+// (head -1 gone): a socket, whose write fails as a pipe's does (EPIPE),
+// where listen watches only a pipe for its reader going away, which would
+// stop it before the call a test needs it to print.
+func readerlessSocket(t *testing.T) *os.File {
+	pair, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syscall.Close(pair[0])
+	return os.NewFile(uintptr(pair[1]), "stdout")
 }
 
 // heldCall is a call whose body is half sent: listen's handler runs and

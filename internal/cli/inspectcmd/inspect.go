@@ -55,8 +55,11 @@ session cookie (not the token) only this page, on this port, sends, and
 every /api/ request needs it or the token. A page on
 any other site is refused (its browser says so in Sec-Fetch-Site), so no
 web page can read, replay or export the calls through your browser. From
-a script, send the token (in the URL --ready-file holds) as a header:
-  curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:4040/api/calls`,
+a script, send the token (in the URL --ready-file holds) as a header, once
+the file is there:
+  whsim inspect calls.ndjson --ready-file ui.txt &
+  whsim ready ui.txt --wait 10s >/dev/null
+  curl -H "Authorization: Bearer $(sed 's/.*token=//' ui.txt)" http://127.0.0.1:4040/api/calls`,
 		Example: `  whsim inspect calls.ndjson
   whsim inspect calls.ndjson --ui 127.0.0.1:0 --ready-file ui.txt
   whsim inspect calls.ndjson --origin http://localhost:3000`,

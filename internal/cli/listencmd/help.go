@@ -59,7 +59,8 @@ document passed through whole: nothing verified is no pass). A second Ctrl-C or
 SIGTERM while calls are in flight stops at once, leaving them unanswered
 (exit 130), as do calls still in flight 30s after the first; such calls
 are still recorded, printed and counted. When the reader of stdout goes
-away (listen | head -1), listen stops as on Ctrl-C, the calls it could not
+away (listen | head -1), listen stops as on Ctrl-C (on Linux as soon as
+it goes, elsewhere at the next line it prints), the calls it could not
 print only in --capture, and says so in the summary (exit 141, as a shell
 says of a program SIGPIPE ends); a stdout it cannot write (a full disk)
 stops it the same way, exit 2 (output it could not write). Either code
@@ -78,7 +79,7 @@ const helpExample = `  whsim listen
   whsim listen --addr 127.0.0.1:0 --ready-file url.txt --capture calls.ndjson
   whsim listen --respond AUDIT_PURCHASE_ORDER_INVOICE=500,500,200 --delay 2s
   whsim listen --forward-to http://localhost:3000/webhooks/erp --capture calls.ndjson -v
-  whsim listen --forward-to http://localhost:3000/hook --fault lose-answer=0.2 --seed 7 --probe 'http://localhost:3000/debug/{kind}/{code}'
+  whsim listen --forward-to http://localhost:3000/hook --fault lose-answer=0.2 --seed 7 --probe 'http://localhost:3000/debug/{kind}s/{code}'
   whsim listen --forward-to https://localhost:8443/hook --cacert "$(mkcert -CAROOT)/rootCA.pem"
   whsim listen --output json | jq -c 'select(.verdict and .verdict != "valid")'
   whsim listen --capture calls.ndjson --ui 127.0.0.1:4040

@@ -29,6 +29,7 @@ import (
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/inspect"
+	"github.com/whsim/whsim/internal/pipewatch"
 	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/ready"
 	"github.com/whsim/whsim/internal/receiver"
@@ -264,6 +265,21 @@ func runListen(ctx context.Context, a *cmdutil.App, opts *listenOptions) error {
 	})
 	if err != nil {
 		return err
+	}
+	if f, ok := a.Streams.Out.(*os.File); ok {
+		// listen | head -1 with no call after the line head read: the
+		// reader's going away stops listen now, not at the next call's
+		// line, which may never come (listen sat on, its ready-file
+		// saying it was up, its pipeline never ending).
+		if gone := pipewatch.ReaderGone(ctx, f); gone != nil {
+			go func() {
+				select {
+				case <-gone:
+					r.stdout.closed(fmt.Errorf("its reader went away: %w", syscall.EPIPE))
+				case <-ctx.Done():
+				}
+			}()
+		}
 	}
 	err = r.run(ctx)
 	if err != nil && !errors.Is(err, cmdutil.ErrInterrupted) && !errors.Is(err, cmdutil.ErrChecksFailed) {

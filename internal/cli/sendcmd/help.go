@@ -50,10 +50,9 @@ without the blank space (spaces, line breaks) around it, which is no part
 of a JSON value (a file's last newline is not sent). A stream (- for stdin from a
 pipe or a terminal, a FIFO) is read as it comes: each line is sent once it
 arrives, so a relay goes out as it comes, in the memory of one payload
-(and the hashes that tell repeats among the last 65,536 calls). This passes
-on each call listen captures:
+(and the hashes that tell repeats among the last 65,536 calls):
 
-  tail -f calls.ndjson | jq --unbuffered -c '.body | fromjson' | whsim send --file -
+  whsim generate --event all --count 100 | whsim send --file - --url http://localhost:3000/webhook
 
 Its total is not known ahead: no progress percentage, each delivery is
 printed even on a terminal, and Ctrl-C counts nothing as not started. A
@@ -63,6 +62,13 @@ above 1, --duration without --count, --shuffle, --duplicate and --rate need
 every payload first: with them the stream is read to its end before the
 first call (a stream without end is never sent; --rate would count a line
 that has not come yet as the receiver's lateness).
+
+A capture's calls are relayed, each as it comes, by replay, which sends
+each under the event its query named: a body alone does not always name
+one (a sample-shape invoice's 4000 stands for both invoice events, which
+send --file refuses without --event):
+
+  tail -n +1 -f calls.ndjson | whsim replay - --url http://localhost:3000/webhook
 
 --seed fixes the content; each run still gets requestIds and document
 numbers of its own, so a deduplicating receiver does not answer a second
