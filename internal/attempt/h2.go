@@ -594,9 +594,29 @@ func h2Failure(err error) (kind, msg string) {
 		// receiver's protocol error, a malformed answer as a reset stream
 		// for an invalid :status is. "error" said it was whsim's.
 		return KindMalformed, "connection ended by whsim for the receiver's protocol error (" + http2.ErrCode(ce).String() + ")"
+	case connErrorCode(err) != "":
+		// The same, as net/http's own HTTP/2 client (which x/net's wraps
+		// on Go 1.27) gives it now and then: its ConnectionError is a
+		// type of its own, known by x/net's words.
+		return KindMalformed, "connection ended by whsim for the receiver's protocol error (" + connErrorCode(err) + ")"
 	}
 	return "", ""
 }
+
+// connErrorCode is the code of an HTTP/2 connection error in err's chain
+// that errors.As cannot reach ("connection error: PROTOCOL_ERROR" of
+// net/http's internal type), "" when there is none.
+func connErrorCode(err error) string {
+	code := after(err, errH2ConnError)
+	if code == "" || strings.TrimLeft(code, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_") != "" {
+		return ""
+	}
+	return code
+}
+
+// errH2ConnError starts the words of an HTTP/2 ConnectionError, x/net's
+// and net/http's alike; its code follows.
+const errH2ConnError = "connection error: "
 
 // goAwayWords is the code and quoted reason of a GoAwayError in err's
 // chain that errors.As cannot reach: on Go 1.27 x/net's HTTP/2 client

@@ -716,3 +716,25 @@ func TestHTTP2NoStreamWithinTimeLimit(t *testing.T) {
 		})
 	}
 }
+
+// An HTTP/2 connection error whsim's side raised for the receiver's frames
+// is a malformed answer whichever client's type carries it: net/http's own
+// HTTP/2 client (which x/net's wraps on Go 1.27) now and then gives its
+// internal ConnectionError, which errors.As cannot reach, and the call
+// read as kind "error" ("connection error: PROTOCOL_ERROR"; one CI run).
+func TestHTTP2ConnectionErrorOfEitherClient(t *testing.T) {
+	for _, err := range []error{
+		&url.Error{Op: "Post", URL: "https://h/hook", Err: http2.ConnectionError(http2.ErrCodeProtocol)},
+		&url.Error{Op: "Post", URL: "https://h/hook", Err: errors.New("connection error: PROTOCOL_ERROR")},
+		fmt.Errorf("wrapped: %w", errors.New("connection error: FRAME_SIZE_ERROR")),
+	} {
+		kind, msg := h2Failure(err)
+		if kind != KindMalformed || !strings.HasPrefix(msg, "connection ended by whsim for the receiver's protocol error (") || !strings.HasSuffix(msg, "_ERROR)") {
+			t.Errorf("h2Failure(%v) = %q, %q; want a malformed answer naming the code", err, kind, msg)
+		}
+	}
+	// Words that only look like one are not.
+	if kind, msg := h2Failure(errors.New("connection error: something else")); kind != "" || msg != "" {
+		t.Errorf("h2Failure of other words = %q, %q; want none", kind, msg)
+	}
+}
