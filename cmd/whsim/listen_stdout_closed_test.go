@@ -3,8 +3,6 @@ package main
 import (
 	"bufio"
 	"errors"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,17 +41,7 @@ func TestListenStopsWhenStdoutIsClosed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	post := func(id string) int {
-		t.Helper()
-		resp, err := http.Post(strings.TrimSpace(string(u))+"?businessType=CREATE_RECEIVABLE_DOC", "application/json",
-			strings.NewReader(`{"requestId":"`+id+`","businessType":5007,"data":{}}`))
-		if err != nil {
-			t.Fatalf("call %s: %v", id, err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		return resp.StatusCode
-	}
+	post := func(id string) int { return postReceipt(t, strings.TrimSpace(string(u)), id) }
 	post("r1")
 	// head -1: one line read, then the reader goes away.
 	if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
@@ -106,15 +94,8 @@ func TestListenStopsWhenStdoutCannotBeWritten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.Post(strings.TrimSpace(string(u))+"?businessType=CREATE_RECEIVABLE_DOC", "application/json",
-		strings.NewReader(`{"requestId":"r1","businessType":5007,"data":{}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Errorf("the call was answered %d", resp.StatusCode)
+	if code := postReceipt(t, strings.TrimSpace(string(u)), "r1"); code != 200 {
+		t.Errorf("the call was answered %d", code)
 	}
 	// listen stops by itself once it finds it cannot print the call (its
 	// next flush): the test waits for that, its stderr ending. A SIGTERM

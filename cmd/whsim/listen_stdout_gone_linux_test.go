@@ -3,11 +3,9 @@ package main
 import (
 	"bufio"
 	"errors"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,29 +17,16 @@ import (
 // ready-file saying it was up and its pipeline never ending. The minute
 // bounds only a hang; listen is waited for, not timed.
 func TestListenStopsWhenStdoutsReaderGoesWithNoCallAfter(t *testing.T) {
-	dir := t.TempDir()
-	ready := filepath.Join(dir, "url.txt")
-	cmd := exec.Command("whsim", "listen", "--addr", "127.0.0.1:0", "--ready-file", ready)
-	cmd.Env = append(os.Environ(), "NO_COLOR=1")
-	stdout, err := cmd.StdoutPipe()
+	stdout, childOut, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	errs := startWithStderr(t, cmd)
-	if l := <-errs.lines; !strings.HasPrefix(l, "listening on ") {
-		t.Fatalf("first stderr line %q", l)
+	defer stdout.Close()
+	cmd, errs, url := startListen(t, childOut)
+	childOut.Close()
+	if code := postReceipt(t, url, "r1"); code != 200 {
+		t.Errorf("the call was answered %d", code)
 	}
-	u, err := os.ReadFile(ready)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.Post(strings.TrimSpace(string(u))+"?businessType=CREATE_RECEIVABLE_DOC", "application/json",
-		strings.NewReader(`{"requestId":"r1","businessType":5007,"data":{}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
 	// head -1: one line read, then the reader goes away, and no call comes.
 	if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
 		t.Fatal(err)
@@ -55,7 +40,9 @@ func TestListenStopsWhenStdoutsReaderGoesWithNoCallAfter(t *testing.T) {
 	if all := errs.text(); !strings.Contains(all, "listen stopped: stdout was closed") || !strings.Contains(all, "1 call") {
 		t.Errorf("stderr has no summary saying stdout was closed:\n%s", all)
 	}
-	if _, err := os.Stat(ready); !errors.Is(err, os.ErrNotExist) {
+	// startListen's --ready-file
+	readyFile := cmd.Args[slices.Index(cmd.Args, "--ready-file")+1]
+	if _, err := os.Stat(readyFile); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the ready-file is left behind (%v)", err)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -101,4 +102,18 @@ func (s *stderrLines) exited(t *testing.T, cmd *exec.Cmd, bound time.Duration) e
 		t.Fatalf("still running %v later:\n%s", bound, s.text())
 		return nil
 	}
+}
+
+// postReceipt sends listen at base one small receipt call of requestId id
+// and returns the status it was answered with, its body read.
+func postReceipt(t *testing.T, base, id string) int {
+	t.Helper()
+	resp, err := http.Post(base+"?businessType=CREATE_RECEIVABLE_DOC", "application/json",
+		strings.NewReader(`{"requestId":"`+id+`","businessType":5007,"data":{}}`))
+	if err != nil {
+		t.Fatalf("call %s: %v", id, err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
 }
