@@ -33,7 +33,7 @@ func TestListenProbeJSONWhenStdoutIsClosed(t *testing.T) {
 	}
 	base := strings.TrimSpace(string(recvURL))
 
-	w := readerlessSocket(t) // the reader is gone before listen prints
+	w := readerlessStdout(t) // the reader is gone before listen prints
 	defer w.Close()
 	cmd, errs, u := startListen(t, w, "--forward-to", base+"hook", "--probe", base+"probe?kind={kind}&code={code}&inv={invoiceCode}",
 		"--settle", "0", "--output", "json")

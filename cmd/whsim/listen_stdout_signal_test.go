@@ -35,7 +35,7 @@ func TestListenStdoutFailureOutlivesASignal(t *testing.T) {
 			}
 			return f
 		}},
-		{"closed", 141, readerlessSocket},
+		{"closed", 141, readerlessStdout},
 	} {
 		for _, signalFirst := range []bool{true, false} {
 			name := stdout.name + "/stdout failed first"
@@ -75,17 +75,13 @@ func TestListenStdoutFailureOutlivesASignal(t *testing.T) {
 	}
 }
 
-// readerlessSocket is a stdout whose reader is gone before listen prints
-// (head -1 gone): a socket, whose write fails as a pipe's does (EPIPE),
-// where listen watches only a pipe for its reader going away, which would
-// stop it before the call a test needs it to print.
-func readerlessSocket(t *testing.T) *os.File {
-	pair, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	syscall.Close(pair[0])
-	return os.NewFile(uintptr(pair[1]), "stdout")
+// readerlessStdout is a stdout whose reader is gone before listen prints
+// (head -1 gone), which listen finds at its first write, not before
+// (unwatchedStdout).
+func readerlessStdout(t *testing.T) *os.File {
+	r, w := unwatchedStdout(t)
+	r.Close()
+	return w
 }
 
 // heldCall is a call whose body is half sent: listen's handler runs and
