@@ -320,6 +320,12 @@ func target(base *url.URL, req *http.Request) (named, sent *url.URL) {
 		// absolute URL: such a path goes escaped as url.URL escapes it.)
 		s.Opaque = path
 	}
+	// The name writes the query's '#' as %23, as url.URL does the path's:
+	// raw, it starts a fragment to whatever reads the name as a URL (the
+	// record's forward url, http.NewRequest here), the query cut there,
+	// and a '%' after it that starts no escape made the name no URL at
+	// all, so the call was answered 502 and never went on.
+	u.RawQuery = strings.ReplaceAll(u.RawQuery, "#", "%23")
 	return &u, &s
 }
 
