@@ -180,7 +180,7 @@ func TestInMemoryTransport(t *testing.T) {
 		// holds, and a handler that watches for the sender going away must
 		// not panic (a 500 from gin's Recovery) in memory only.
 		{"a framework's CloseNotify is served", func(w http.ResponseWriter, r *http.Request) {
-			gone := w.(http.CloseNotifier).CloseNotify()
+			gone := w.(http.CloseNotifier).CloseNotify() //lint:ignore SA1019 gin's Context.Writer still asserts it (above)
 			select {
 			case <-gone:
 				http.Error(w, "gone before the answer", http.StatusTeapot)
@@ -235,7 +235,7 @@ func TestCloseNotifyTellsTheSenderWentAway(t *testing.T) {
 	t.Parallel()
 	told := make(chan bool, 1)
 	a, _ := deliver(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		told <- <-w.(http.CloseNotifier).CloseNotify()
+		told <- <-w.(http.CloseNotifier).CloseNotify() //lint:ignore SA1019 what a framework's handler asserts, tested as such
 	}), 50*time.Millisecond)
 	if a.Kind != attempt.KindTimeout {
 		t.Fatalf("got %+v, want a timeout", a)

@@ -58,7 +58,10 @@ func connectProxy() int {
 	}()
 	recv.Host = net.JoinHostPort("example.com", recv.Port())
 	for _, f := range [][2]string{{os.Args[2], "http://" + ln.Addr().String()}, {os.Args[3], recv.String()}} {
-		if err := os.WriteFile(f[0]+".tmp", []byte(f[1]+"\n"), 0o644); err == nil {
+		// err is the function's: an if-scoped one would leave the
+		// check below reading a nil.
+		err = os.WriteFile(f[0]+".tmp", []byte(f[1]+"\n"), 0o644)
+		if err == nil {
 			err = os.Rename(f[0]+".tmp", f[0])
 		}
 		if err != nil {

@@ -56,7 +56,7 @@ func TestInspectorRefusesOtherSitesInBrowser(t *testing.T) {
 	seen := map[string]seenReq{}
 	target, _ := url.Parse(l.ui)
 	proxy := httptest.NewServer(&httputil.ReverseProxy{
-		Director: func(r *http.Request) { r.URL.Scheme, r.URL.Host = "http", target.Host }, // Host stays the proxy's
+		Rewrite: func(pr *httputil.ProxyRequest) { pr.Out.URL.Scheme, pr.Out.URL.Host = "http", target.Host }, // Host stays the proxy's
 		ModifyResponse: func(resp *http.Response) error {
 			r := resp.Request
 			uri := r.URL.RequestURI()

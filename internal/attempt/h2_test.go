@@ -1,5 +1,7 @@
 package attempt
 
+//lint:file-ignore SA1019 the tests drive x/net's HTTP/2 server and client, as h2.go does (its file-ignore says why).
+
 import (
 	"bytes"
 	"context"

@@ -163,9 +163,9 @@ func (c *checker) quickObject(n *node, idx int) bool {
 					return false
 				}
 			} else {
-				ref, i, m := c.keyInPlace(n, next)
+				_, i, m := c.keyInPlace(n, next)
 				if m == nil {
-					ref = c.lx.Key(first)
+					ref := c.lx.Key(first)
 					if i, m = n.memberAfter(c.lx.KeyBytes(ref), next); m == nil {
 						return false
 					}

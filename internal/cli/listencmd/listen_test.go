@@ -44,7 +44,7 @@ func (s *syncBuffer) String() string {
 
 // listenRun runs listen in-process, sends the calls, stops it as Ctrl-C
 // would and returns its error and output.
-func listenRun(t *testing.T, opts *listenOptions, send func(url string)) (error, string, string) {
+func listenRun(t *testing.T, opts *listenOptions, send func(url string)) (stdout, stderr string, err error) {
 	t.Helper()
 	dir := t.TempDir()
 	opts.ReadyFile = filepath.Join(dir, "url")
@@ -68,8 +68,8 @@ func listenRun(t *testing.T, opts *listenOptions, send func(url string)) (error,
 	u, cancel, done := startListen(t, opts, out, errb)
 	send(u)
 	cancel()
-	err := <-done
-	return err, out.String(), errb.String()
+	err = <-done
+	return out.String(), errb.String(), err
 }
 
 // startListen runs listen in-process until cancel, and returns its URL
@@ -125,7 +125,7 @@ func TestListenPrintsNetworkTextSafely(t *testing.T) {
 	for _, output := range []string{"text", "json"} {
 		t.Run(output, func(t *testing.T) {
 			t.Parallel()
-			err, out, errs := listenRun(t, &listenOptions{Verbose: true, Output: output}, func(u string) {
+			out, errs, err := listenRun(t, &listenOptions{Verbose: true, Output: output}, func(u string) {
 				postTo(t, u+"?businessType=CREATE_RECEIVABLE_DOC%1B%E2%80%AE", "application/json", hdr, body)
 			})
 			if err != nil {
@@ -167,7 +167,7 @@ func TestListenJSONEndsWithSummary(t *testing.T) {
 	t.Parallel()
 	capPath := filepath.Join(t.TempDir(), "c.ndjson")
 	opts := &listenOptions{Output: "json", Capture: capPath, Receiver: receiver.Options{Respond: []string{"AUDIT_PURCHASE_ORDER_INVOICE=500,200"}}}
-	err, out, errs := listenRun(t, opts, func(u string) {
+	out, errs, err := listenRun(t, opts, func(u string) {
 		for range 3 {
 			postTo(t, u+"?businessType=AUDIT_PURCHASE_ORDER_INVOICE", "application/json", nil, []byte(`{}`))
 		}
@@ -205,7 +205,7 @@ func TestListenSummaryAndCapture(t *testing.T) {
 	capPath := filepath.Join(t.TempDir(), "c.ndjson")
 	opts := &listenOptions{Capture: capPath, Receiver: receiver.Options{Respond: []string{"AUDIT_PURCHASE_ORDER_INVOICE=500,200"}}}
 	var codes []int
-	err, out, errs := listenRun(t, opts, func(u string) {
+	out, errs, err := listenRun(t, opts, func(u string) {
 		for range 3 {
 			codes = append(codes, postTo(t, u+"?businessType=AUDIT_PURCHASE_ORDER_INVOICE", "application/json", nil, []byte(`{}`)))
 		}
@@ -242,7 +242,7 @@ func TestListenWarnsOnOpenAddress(t *testing.T) {
 			} else {
 				ln.Close()
 			}
-			err, _, errs := listenRun(t, &listenOptions{Addr: addr}, func(string) {})
+			_, errs, err := listenRun(t, &listenOptions{Addr: addr}, func(string) {})
 			if err != nil {
 				t.Fatal(err, errs)
 			}
@@ -271,11 +271,11 @@ func TestListenSaysItAppends(t *testing.T) {
 			}
 		}
 	}
-	_, _, errs := listenRun(t, &listenOptions{Capture: capPath}, post(3))
+	_, errs, _ := listenRun(t, &listenOptions{Capture: capPath}, post(3))
 	if strings.Contains(errs, "appending") {
 		t.Errorf("a new capture file is said to be appended to:\n%s", errs)
 	}
-	_, _, errs = listenRun(t, &listenOptions{Capture: capPath}, post(1))
+	_, errs, _ = listenRun(t, &listenOptions{Capture: capPath}, post(1))
 	if want := "appending to " + capPath + ", which holds 3 records"; !strings.Contains(errs, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, errs)
 	}
@@ -288,7 +288,7 @@ func TestListenExitsOneWhenTheCaptureFails(t *testing.T) {
 	dir := t.TempDir()
 	capPath := filepath.Join(dir, "c.ndjson")
 	var statuses []int
-	err, _, errs := listenRun(t, &listenOptions{Capture: capPath}, func(u string) {
+	_, errs, err := listenRun(t, &listenOptions{Capture: capPath}, func(u string) {
 		statuses = append(statuses, postTo(t, u+"?businessType=CREATE_RECEIVABLE_DOC", "application/json", nil, []byte(`{}`)))
 		if err := os.Rename(capPath, filepath.Join(dir, "moved.ndjson")); err != nil {
 			t.Fatal(err)
