@@ -17,7 +17,9 @@ const credentialMask = "xxxxx"
 // token (postgres://u:PASS@h), a variable or option of a credential's
 // name set to a value (PGPASSWORD=PASS, password=PASS in a libpq
 // connection string, --token=PASS or --password PASS), a credential
-// header (-H 'Authorization: Bearer PASS') and curl's -u user:PASS. A
+// header (-H 'Authorization: Bearer PASS'), curl's -u user:PASS, and the
+// one-letter password options of database clients (mysql -pPASS,
+// redis-cli -a PASS, mongosh -p PASS, sqlcmd -P PASS, sshpass -p PASS). A
 // value read from the environment ($PGPASSWORD, "$TOKEN") is none: the
 // command shows no secret there. It errs on the side of masking: a
 // command masked shows less, one missed shows a password.
@@ -74,6 +76,11 @@ func credentialAt(cmd string, i int) (start, end int) {
 	}
 	word, after := name[:n], name[n:]
 	at := i + dashes + n // where after starts in cmd
+	if dashes == 1 && word != "" {
+		if s, e, ok := shortPasswordAt(cmd, i); ok {
+			return s, e
+		}
+	}
 	switch {
 	case word == "":
 		return 0, 0
@@ -114,6 +121,65 @@ func credentialAt(cmd string, i int) (start, end int) {
 		return valueAt(cmd, vs)
 	}
 	return 0, 0
+}
+
+// shortPasswordAt is the span of the password a one-letter option at
+// cmd[i] (a dash, then the letter) gives to the program it is written
+// for: mysql's -pPASS, redis-cli's -a PASS, sshpass's -p PASS. ok is
+// false when the option is no such one. The same letter is something
+// else to other programs (psql's -p is a port), so the program decides:
+// the last word before the option, in its part of a pipeline or list,
+// that names one (docker exec db mysql -pPASS, sshpass -p PASS ssh h).
+func shortPasswordAt(cmd string, i int) (start, end int, ok bool) {
+	letter, joinedOnly := byte(0), false
+	part := cmd[:i]
+	if k := strings.LastIndexAny(part, ";|&(\n`"); k >= 0 {
+		part = part[k+1:]
+	}
+	for _, w := range strings.Fields(part) {
+		w = strings.Trim(w, `'"`)
+		if l, j, known := passwordOption(w[strings.LastIndexByte(w, '/')+1:]); known {
+			letter, joinedOnly = l, j
+		}
+	}
+	if letter == 0 || i+1 >= len(cmd) || cmd[i+1] != letter {
+		return 0, 0, false
+	}
+	if v := i + 2; v < len(cmd) && !strings.ContainsRune(" \t\n;&|)<>", rune(cmd[v])) {
+		start, end = valueAt(cmd, v) // joined: -pPASS, -p'PASS'
+		return start, end, true
+	}
+	if joinedOnly {
+		return 0, 0, false // mysql's -p alone asks; the next word is the database
+	}
+	v := skipBlanks(cmd, i+2)
+	if v >= len(cmd) || cmd[v] == '-' {
+		return 0, 0, false
+	}
+	start, end = valueAt(cmd, v)
+	return start, end, true
+}
+
+// passwordOption is the letter of a program's option that takes a
+// password, and whether the password must be joined to it (-pPASS);
+// known says whsim knows the program's one-letter options at all: the
+// clients whose -p is a port (psql, ssh) are known to have none, so that
+// sshpass -p PASS ssh h psql -p 5432 masks the first -p only.
+func passwordOption(program string) (letter byte, joinedOnly, known bool) {
+	switch program {
+	case "mysql", "mysqldump", "mysqladmin", "mysqlshow", "mysqlcheck", "mysqlimport",
+		"mariadb", "mariadb-dump", "mariadb-admin", "mariadb-show", "mariadb-check", "mariadb-import":
+		return 'p', true, true
+	case "redis-cli", "valkey-cli", "keydb-cli":
+		return 'a', false, true
+	case "mongosh", "mongo", "mongodump", "mongoexport", "mongorestore", "mongoimport", "sshpass":
+		return 'p', false, true
+	case "sqlcmd", "bcp":
+		return 'P', false, true
+	case "psql", "pg_dump", "pg_restore", "pg_isready", "clickhouse-client", "ssh", "scp", "sftp":
+		return 0, false, true
+	}
+	return 0, false, false
 }
 
 // credentialName says a variable's or option's name is a credential's:

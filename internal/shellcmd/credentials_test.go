@@ -39,6 +39,23 @@ func TestMaskCredentials(t *testing.T) {
 		{`curl -uapp:s3cret http://h/`, `curl -uapp:xxxxx http://h/`},
 		{`curl --user=app:s3cret http://h/`, `curl --user=app:xxxxx http://h/`},
 		{`curl --user 'app:s3 cret' http://h/`, `curl --user 'app:xxxxx' http://h/`},
+		// Clients' one-letter password options, by the program: psql's -p
+		// is a port, mysql's -p alone asks and the next word is the
+		// database.
+		{`mysql -uroot -ps3cret -e "select 1" app`, `mysql -uroot -pxxxxx -e "select 1" app`},
+		{`docker exec -i db mysql -u root -p's3 cret' app`, `docker exec -i db mysql -u root -p'xxxxx' app`},
+		{`/usr/bin/mariadb -ps3cret`, `/usr/bin/mariadb -pxxxxx`},
+		{`mysql -u root -p app -e 'select 1'`, ``},
+		{`mysql -u root -p"$MYSQL_PASSWORD" app`, ``},
+		{`redis-cli -a s3cret HGET docs "$WHSIM_CODE"`, `redis-cli -a xxxxx HGET docs "$WHSIM_CODE"`},
+		{`redis-cli -h 127.0.0.1 -as3cret GET x`, `redis-cli -h 127.0.0.1 -axxxxx GET x`},
+		{`mongosh -u app -p s3cret --quiet --eval 'db.docs.countDocuments()'`, `mongosh -u app -p xxxxx --quiet --eval 'db.docs.countDocuments()'`},
+		{`sqlcmd -S localhost -U sa -P 's3cret' -Q 'select 1'`, `sqlcmd -S localhost -U sa -P 'xxxxx' -Q 'select 1'`},
+		{`sshpass -p s3cret ssh db psql -p 5432 -c 'select 1'`, `sshpass -p xxxxx ssh db psql -p 5432 -c 'select 1'`},
+		{`mysql -ps3cret app | psql -p 5433`, `mysql -pxxxxx app | psql -p 5433`},
+		{`psql -p5432 -c 'select 1'`, ``},
+		{`redis-cli -a`, ``},
+		{`mongosh -p --eval x`, ``},
 		// Two in one command.
 		{`PGPASSWORD=a psql postgres://u:b@h/db`, `PGPASSWORD=xxxxx psql postgres://u:xxxxx@h/db`},
 	}
@@ -62,7 +79,8 @@ func TestMaskCredentials(t *testing.T) {
 // Any command masks without a panic, and masking twice changes nothing
 // more: the report's masked command, read back, is shown as it is.
 func FuzzMaskCredentials(f *testing.F) {
-	for _, s := range []string{`PGPASSWORD=x psql postgres://u:p@h/d`, `curl -u a:b -H 'Authorization: x'`, `--user`, `-u`, `://`, `a=`, `"`, `--token '`} {
+	for _, s := range []string{`PGPASSWORD=x psql postgres://u:p@h/d`, `curl -u a:b -H 'Authorization: x'`, `--user`, `-u`, `://`, `a=`, `"`, `--token '`,
+		`mysql -px`, `redis-cli -a 'x`, `sshpass -p`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, cmd string) {
