@@ -183,9 +183,12 @@ func passwordOption(program string) (letter byte, joinedOnly, known bool) {
 }
 
 // credentialName says a variable's or option's name is a credential's:
-// one SecretHeader names (PGPASSWORD, api_key, AUTH_TOKEN), or with a
-// part pass, pwd or pw (MYSQL_PWD, --pass), but not the shell's PWD and
-// OLDPWD, the working directory.
+// one holding password, token, secret, an API or access key (PGPASSWORD,
+// api_key, AUTH_TOKEN), or with a part pass, pwd, pw, auth, bearer,
+// cookie, session or signature (MYSQL_PWD, --pass, --auth, curl's
+// --oauth2-bearer and --cookie), as SecretHeader reads a header's name,
+// but not the shell's PWD and OLDPWD, the working directory. Parts, not
+// substrings, for the short words: --author and --passage are none.
 func credentialName(name string) bool {
 	switch strings.ToUpper(name) {
 	case "PWD", "OLDPWD":
@@ -200,7 +203,7 @@ func credentialName(name string) bool {
 	}
 	for _, part := range strings.FieldsFunc(lower, func(r rune) bool { return r == '_' || r == '-' }) {
 		switch part {
-		case "pass", "pwd", "pw":
+		case "pass", "pwd", "pw", "auth", "authorization", "oauth2", "bearer", "cookie", "session", "signature":
 			return true
 		}
 	}

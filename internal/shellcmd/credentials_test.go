@@ -32,6 +32,12 @@ func TestMaskCredentials(t *testing.T) {
 		{`./probe --token=abc123 --code "$WHSIM_CODE"`, `./probe --token=xxxxx --code "$WHSIM_CODE"`},
 		{`./probe --api-key abc123`, `./probe --api-key xxxxx`},
 		{`export API_TOKEN=abc; ./probe.sh`, `export API_TOKEN=xxxxx; ./probe.sh`},
+		// Names of credentials that are no password: as a header's.
+		{`curl --oauth2-bearer abc123 http://h/`, `curl --oauth2-bearer xxxxx http://h/`},
+		{`curl --cookie 'sid=abc123' http://h/`, `curl --cookie 'xxxxx' http://h/`},
+		{`./probe --auth abc123`, `./probe --auth xxxxx`},
+		{`SESSION_ID=abc123 ./probe.sh`, `SESSION_ID=xxxxx ./probe.sh`},
+		{`./probe --author ann --passage 3`, ``},
 		// Headers and curl's user.
 		{`curl -H 'Authorization: Bearer abc.def' http://h/`, `curl -H 'Authorization: xxxxx' http://h/`},
 		{`curl -H "X-Api-Key: abc123" http://h/`, `curl -H "X-Api-Key: xxxxx" http://h/`},
