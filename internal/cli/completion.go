@@ -54,8 +54,23 @@ profile saved as UTF-8.`
 				args[0], strings.Join(shells, ", "), suggest.Hint(args[0], shells))})
 		}
 		for _, sh := range c.Commands() {
-			if sh.Name() == "bash" {
+			switch sh.Name() {
+			case "bash":
 				sh.RunE = writeBashScript
+				// cobra's help names /etc/bash_completion.d, root's.
+				sh.Long = strings.TrimRight(sh.Long, "\n") + `
+
+For your account alone (bash-completion 2 loads it; a fresh account has
+no such directory yet):
+
+	mkdir -p ~/.local/share/bash-completion/completions
+	whsim completion bash > ~/.local/share/bash-completion/completions/whsim
+`
+			case "fish":
+				// cobra's help writes into a directory a fresh account
+				// lacks, and the redirection does not make it.
+				sh.Long = strings.Replace(sh.Long, "\twhsim completion fish > ~/.config/fish/completions/whsim.fish",
+					"\tmkdir -p ~/.config/fish/completions\n\twhsim completion fish > ~/.config/fish/completions/whsim.fish", 1)
 			}
 		}
 	}
