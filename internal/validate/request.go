@@ -35,8 +35,11 @@ func RequestFindings(method, target, contentType string) []Finding {
 		// Said in words: quoted, "none" would read as a header that says
 		// none, which a sender may send too.
 		add(RuleHTTPContentType, "no content type, the spec sends application/json")
-	} else if mt, _, err := mime.ParseMediaType(contentType); err != nil || mt != "application/json" {
+	} else if mt, params, err := mime.ParseMediaType(contentType); err != nil || mt != "application/json" {
 		add(RuleHTTPContentType, "content type "+strconv.Quote(contentType)+", the spec sends application/json")
+	} else if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
+		fs = append(fs, Finding{Rule: RuleHTTPCharset, Severity: Warning, Message: "content type " + strconv.Quote(contentType) +
+			" names charset " + strconv.Quote(cs) + ": JSON is UTF-8, and a receiver that decodes by the charset (Spring, a servlet's getReader, ASP.NET Core) misreads the Chinese text"})
 	}
 	return fs
 }

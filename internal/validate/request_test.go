@@ -24,6 +24,9 @@ func TestCapturedMethodAndContentType(t *testing.T) {
 	}{
 		{"a POST of application/json", nil, nil},
 		{"a charset beside application/json", map[string]any{"headers": map[string][]string{"Content-Type": {"application/json; charset=utf-8"}}}, nil},
+		{"a charset in another case", map[string]any{"headers": map[string][]string{"Content-Type": {`application/json;charset="UTF-8"`}}}, nil},
+		{"a charset other than UTF-8", map[string]any{"headers": map[string][]string{"Content-Type": {"application/json; charset=GBK"}}},
+			[]string{`http-charset: content type "application/json; charset=GBK" names charset "GBK": JSON is UTF-8, and a receiver that decodes by the charset (Spring, a servlet's getReader, ASP.NET Core) misreads the Chinese text`}},
 		{"text/plain", map[string]any{"headers": map[string][]string{"Content-Type": {"text/plain"}}},
 			[]string{`http-content-type: content type "text/plain", the spec sends application/json`}},
 		{"no Content-Type", map[string]any{"headers": map[string][]string{"Accept": {"*/*"}}},
@@ -72,9 +75,9 @@ func TestCapturedMethodAndContentType(t *testing.T) {
 					t.Errorf("%s: %q, want %q", path, got, tc.want)
 				}
 			}
-			ignoring := mustNew(t, Options{Strict: true, Ignore: []string{RuleHTTPMethod, RuleHTTPContentType}})
+			ignoring := mustNew(t, Options{Strict: true, Ignore: []string{RuleHTTPMethod, RuleHTTPContentType, RuleHTTPCharset}})
 			if fs, _, _ := ignoring.checkCapture(line); fs != nil {
-				t.Errorf("with both rules ignored: %+v", fs)
+				t.Errorf("with the three rules ignored: %+v", fs)
 			}
 		})
 	}

@@ -40,6 +40,11 @@ const (
 	// validate and inspect again in its record (RequestFindings).
 	RuleHTTPMethod      = "http-method"
 	RuleHTTPContentType = "http-content-type"
+	// RuleHTTPCharset is an application/json call whose Content-Type
+	// names a charset other than UTF-8 (a Chinese sender's GBK): JSON is
+	// UTF-8 whatever it says (RFC 8259), but Spring's Jackson converter,
+	// a servlet's getReader and ASP.NET Core decode the body by it.
+	RuleHTTPCharset = "http-charset"
 	// RuleClosedAtStop is a captured request listen's own stop closed
 	// unread as it arrived (capture.Rejected.ClosedAtStop): nothing to
 	// check, and nothing its sender did wrong.
@@ -86,7 +91,7 @@ var rules = []rule{
 	{ruleData, Error, "data missing, null or not an object"},
 	{RuleQueryEvent, Error, "the query event is missing, unknown, or named more than once with different values"},
 	{RuleHTTPMethod, Error, "a captured call whose method is not POST, which the spec sends"},
-	{RuleHTTPContentType, Error, "a captured call whose Content-Type is not application/json (parameters aside), which the spec sends"},
+	{RuleHTTPContentType, Error, "a captured call whose Content-Type is not application/json (parameters aside: a charset is http-charset's), which the spec sends"},
 	{RuleContentEncoding, Error, "the body's Content-Encoding is one whsim cannot decode (gzip and deflate it can), or the body does not decode as it says (corrupt, cut short, larger than the body limit decoded): not checked"},
 	{ruleEventNumber, Error, "the query event disagrees with the body businessType"},
 	{ruleType, Error, "a field has the wrong JSON type"},
@@ -104,6 +109,7 @@ var rules = []rule{
 	{ruleUnknown, Warning, "a field the spec does not define"},
 	{ruleNull, Warning, "a field inside data is null (treated as absent)"},
 	{ruleAdvisory, Warning, "a value other than the spec leads one to expect (invoiceType, receipt currency code)"},
+	{RuleHTTPCharset, Warning, "a captured call whose Content-Type names a charset other than UTF-8 (charset=GBK): JSON is UTF-8, but receivers that decode by the charset (Spring, a servlet's getReader, ASP.NET Core) misread the Chinese text"},
 	{RuleQueryRepeated, Warning, "the query names businessType more than once, each time the same: receivers that join a repeated parameter (Spring's @RequestParam String, ASP.NET Core) or make an array of it (Express) read no event"},
 	{ruleTaxID, Warning, "a taxpayer id whose check character is wrong, or of a length no taxpayer id has (15, 18 or 20 characters)"},
 	{ruleSeconds, Warning, "a millisecond timestamp that looks like seconds"},
