@@ -110,11 +110,58 @@ type Lexer struct {
 	// safe is the table of bytes Str passes over: strSafe, or
 	// strSafeUTF8 for a document known to be valid UTF-8.
 	safe *[256]bool
+	// lone is 1 + the offset of the first lone surrogate escape read,
+	// 0 when none was (LoneSurrogate).
+	lone int
 }
 
 // Reset starts reading b.
 func (l *Lexer) Reset(b []byte) {
-	l.b, l.i, l.depth, l.scratch, l.safe = b, 0, 0, l.scratch[:0], &strSafe
+	l.b, l.i, l.depth, l.scratch, l.safe, l.lone = b, 0, 0, l.scratch[:0], &strSafe, 0
+}
+
+// surrogate notes the \u escape at off (its backslash), of the UTF-16
+// surrogate r: a lone one when it is a high surrogate that no \u escape
+// of a low one follows, or a low one that no high one precedes. The
+// escape is valid JSON, but parsers part ways on it (LoneSurrogate).
+func (l *Lexer) surrogate(off int, r rune) {
+	b := l.b
+	if r < 0xDC00 { // high: its low half must follow
+		if n := off + 6; n+6 <= len(b) && b[n] == '\\' && b[n+1] == 'u' &&
+			isHex(b[n+2]) && isHex(b[n+3]) && isHex(b[n+4]) && isHex(b[n+5]) {
+			if r2 := hex4(b[n+2 : n+6]); r2 >= 0xDC00 && r2 <= 0xDFFF {
+				return
+			}
+		}
+	} else if p := off - 6; p >= 0 && b[p] == '\\' && b[p+1] == 'u' && isHex(b[p+2]) && isHex(b[p+3]) && isHex(b[p+4]) && isHex(b[p+5]) {
+		// low: paired when a high one's escape is right before it (and
+		// that backslash is no escaped one's second: \\ud83d is the
+		// text \ud83d, no escape).
+		if r1 := hex4(b[p+2 : p+6]); r1 >= 0xD800 && r1 < 0xDC00 && escapeStarts(b, p) {
+			return
+		}
+	}
+	if l.lone == 0 {
+		l.lone = off + 1
+	}
+}
+
+// escapeStarts says the backslash at b[p] starts an escape: an even
+// number of backslashes runs before it.
+func escapeStarts(b []byte, p int) bool {
+	n := 0
+	for p-n-1 >= 0 && b[p-n-1] == '\\' {
+		n++
+	}
+	return n%2 == 0
+}
+
+// LoneSurrogate is the offset of the first \u escape read since Reset that
+// is half a UTF-16 surrogate pair with no other half (\ud800 alone): JSON
+// allows it, but Go's encoding/json reads U+FFFD, JavaScript keeps the
+// half, and PostgreSQL's jsonb refuses the document.
+func (l *Lexer) LoneSurrogate() (off int, ok bool) {
+	return l.lone - 1, l.lone != 0
 }
 
 // ResetUTF8 starts reading b, which the caller knows to be valid UTF-8
@@ -130,7 +177,7 @@ func (l *Lexer) ResetUTF8(b []byte) {
 // ResetUTF8 did (the UTF-8 knowledge kept): a caller whose quick pass gave
 // up reads it again in full.
 func (l *Lexer) Rewind() {
-	l.i, l.depth, l.scratch = 0, 0, l.scratch[:0]
+	l.i, l.depth, l.scratch, l.lone = 0, 0, l.scratch[:0], 0
 }
 
 // Bytes returns the document.
@@ -373,6 +420,9 @@ func (l *Lexer) Str() (s, e int, esc bool) {
 					if !isHex(b[i+j]) {
 						l.failf(i+j, "invalid \\u escape: %s", l.describe(i+j))
 					}
+				}
+				if r := hex4(b[i+1 : i+5]); utf16.IsSurrogate(r) {
+					l.surrogate(i-1, r)
 				}
 				i += 5
 			default:

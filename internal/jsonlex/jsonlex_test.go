@@ -659,3 +659,117 @@ func FuzzPlainNum(f *testing.F) {
 		}
 	})
 }
+
+// LoneSurrogate finds the first \u escape that is half a surrogate pair
+// alone, wherever a string is read, and none in a pair; Reset and Rewind
+// forget it.
+func TestLoneSurrogate(t *testing.T) {
+	for _, tc := range []struct {
+		doc  string
+		want int // the offset of the escape's backslash; -1 none
+	}{
+		{`"\ud800"`, 1},
+		{`"ab\uDC00"`, 3},
+		{`"\ud83d\ude00"`, -1},
+		{`"\uD83D\uDE00 \ud83d"`, 14},
+		{`"\\ud83d\ude00"`, 8},
+		{`"\ud83d\\ude00"`, 1},
+		{`"\ud83d\u0041"`, 1},
+		{`"\ud83d\ud83d\ude00"`, 1},
+		{`"\u0041\u00e9"`, -1},
+		{`{"\udfff":1}`, 2},
+		{`["ok", "\ud800", "\udc00"]`, 8},
+	} {
+		var l Lexer
+		l.Reset([]byte(tc.doc))
+		if err := l.Run(func() { l.Skip(l.Peek()); l.End() }); err != nil {
+			t.Fatalf("%s: %v", tc.doc, err)
+		}
+		off, ok := l.LoneSurrogate()
+		if !ok {
+			off = -1
+		}
+		if off != tc.want {
+			t.Errorf("%s: lone surrogate at %d (%v), want %d", tc.doc, off, ok, tc.want)
+		}
+		l.Rewind()
+		if _, ok := l.LoneSurrogate(); ok {
+			t.Errorf("%s: Rewind kept the lone surrogate", tc.doc)
+		}
+	}
+}
+
+// FuzzLoneSurrogate holds LoneSurrogate, which looks back and forth from
+// each surrogate escape, to a scan forward over the document's strings
+// that pairs a high escape with the low one right after it.
+func FuzzLoneSurrogate(f *testing.F) {
+	for _, s := range []string{`"\ud800"`, `["\ud83d\ude00", "\\ud83d\ude00"]`, `{"\udc00\ud800":"\uD800\uDC00x"}`,
+		`"\ud83d\ud83d\ude00\ude00"`, `"\\\ud800"`, `"\u0041"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if depth(b) >= MaxDepth {
+			return
+		}
+		var l Lexer
+		l.Reset(b)
+		if err := l.Run(func() { l.Skip(l.Peek()); l.End() }); err != nil {
+			return
+		}
+		got, ok := l.LoneSurrogate()
+		if !ok {
+			got = -1
+		}
+		if want := firstLoneSurrogate(b); got != want {
+			t.Fatalf("%q: LoneSurrogate %d, the forward scan %d", b, got, want)
+		}
+	})
+}
+
+// firstLoneSurrogate is the offset of the first lone surrogate escape of a
+// valid JSON document, -1 for none, found by a scan forward.
+func firstLoneSurrogate(b []byte) int {
+	first := -1
+	lone := func(off int) {
+		if first < 0 || off < first {
+			first = off
+		}
+	}
+	in, high := false, -1 // high: an unpaired high escape's offset
+	for i := 0; i < len(b); {
+		switch {
+		case !in:
+			in = b[i] == '"'
+			i++
+		case b[i] == '\\' && b[i+1] == 'u':
+			r, _ := strconv.ParseUint(string(b[i+2:i+6]), 16, 16)
+			switch {
+			case r >= 0xDC00 && r <= 0xDFFF && high >= 0:
+				high = -1 // the pair's second half
+			case r >= 0xDC00 && r <= 0xDFFF:
+				lone(i)
+			default:
+				if high >= 0 {
+					lone(high)
+					high = -1
+				}
+				if r >= 0xD800 && r < 0xDC00 {
+					high = i
+				}
+			}
+			i += 6
+		default:
+			if high >= 0 {
+				lone(high)
+				high = -1
+			}
+			if b[i] == '\\' {
+				i += 2
+			} else {
+				in = b[i] != '"'
+				i++
+			}
+		}
+	}
+	return first
+}

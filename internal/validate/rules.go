@@ -69,6 +69,7 @@ const (
 	ruleSeconds      = "timestamp-seconds"
 	ruleTimeRange    = "timestamp-range"
 	ruleIntegerForm  = "integer-form"
+	ruleLoneHalf     = "lone-surrogate"
 	ruleLineTax      = "line-tax"
 	ruleTotals       = "receipt-totals"
 	ruleOutstanding  = "outstanding-amount"
@@ -115,6 +116,7 @@ var rules = []rule{
 	{ruleSeconds, Warning, "a millisecond timestamp that looks like seconds"},
 	{ruleTimeRange, Warning, "a timestamp before 2000 or from 2100 on"},
 	{ruleIntegerForm, Warning, "an integer field written with a fraction or an exponent (5007.0, 1e3): an integer to JSON Schema, refused by Go's encoding/json and Rust's serde_json"},
+	{ruleLoneHalf, Warning, "a \\u escape of half a UTF-16 surrogate pair with no other half (\\ud800): valid JSON, but Go's encoding/json reads U+FFFD, JavaScript keeps the half, and PostgreSQL's jsonb refuses the body"},
 	{ruleLineTax, Warning, "an invoice line's tax is not a VAT rate on or within quantity × price"},
 	{ruleTotals, Warning, "receipt header totals are not the sums of the lines"},
 	{ruleOutstanding, Warning, spec.FieldOutstanding + " is not " + spec.FieldDue + " − " + spec.FieldWrittenOff},
@@ -176,6 +178,7 @@ var (
 	rSeconds      = rid(ruleSeconds)
 	rTimeRange    = rid(ruleTimeRange)
 	rIntegerForm  = rid(ruleIntegerForm)
+	rLoneHalf     = rid(ruleLoneHalf)
 	rLineTax      = rid(ruleLineTax)
 	rTotals       = rid(ruleTotals)
 	rOutstanding  = rid(ruleOutstanding)

@@ -66,6 +66,7 @@ func (c *checker) reset(b []byte) {
 
 func (c *checker) run(event string) {
 	if !c.v.detailedOnly && c.quick() {
+		c.loneHalf()
 		c.post(event)
 		return
 	}
@@ -90,7 +91,20 @@ func (c *checker) run(event string) {
 		c.raw = append(c.raw, rawFinding{rule: rSyntax, off: err.Offset, msg: err.Msg, member: -1})
 		return
 	}
+	c.loneHalf()
 	c.post(event)
+}
+
+// loneHalf is the finding of the body's first lone surrogate escape, which
+// the lexer notes as it reads every string (jsonlex's LoneSurrogate): one
+// a body, where it is, for the receivers that part ways on it.
+func (c *checker) loneHalf() {
+	off, ok := c.lx.LoneSurrogate()
+	if !ok {
+		return
+	}
+	c.emitAt(rLoneHalf, off, "", "%s is half of a UTF-16 surrogate pair, with no other half: Go's encoding/json reads U+FFFD, JavaScript keeps the half, and PostgreSQL's jsonb refuses the body",
+		c.lx.Bytes()[off:off+6])
 }
 
 // emit records a finding at offset off; key, when not "", is appended to

@@ -329,6 +329,40 @@ func TestIntegerForm(t *testing.T) {
 	}
 }
 
+// A \u escape of half a surrogate pair is valid JSON that receivers read
+// three ways (U+FFFD, the half, a refused body): a warning at the first
+// one, on the quick and the detailed pass alike, and none for a pair.
+func TestLoneSurrogate(t *testing.T) {
+	t.Parallel()
+	rec, inv := load(t, "receipt.json"), load(t, "invoice.json")
+	const why = " is half of a UTF-16 surrogate pair, with no other half: Go's encoding/json reads U+FFFD, JavaScript keeps the half, and PostgreSQL's jsonb refuses the body"
+	for _, tt := range []struct{ name, body, want string }{
+		{"high alone", edit(t, rec, "销售收款", `\ud83d销售收款`), `\ud83d` + why},
+		{"low alone", edit(t, inv, `"code": "`, `"code": "\uDE00`), `\uDE00` + why},
+		{"a pair is one character", edit(t, rec, "销售收款", `\ud83d\ude00销售收款`), ""},
+		{"an escaped backslash is no escape", edit(t, rec, "销售收款", `\\ud83d\ude00`), `\ude00` + why},
+		{"the first of two, in a body with an error too", edit(t, edit(t, rec, "销售收款", `\udc00`), `5007,`, `"5007",`), `\udc00` + why},
+		{"other escapes", edit(t, rec, "销售收款", `\u9500\u552e\n`), ""},
+	} {
+		for _, detailed := range []bool{false, true} {
+			v := mustNew(t, Options{})
+			v.detailedOnly = detailed
+			var got []string
+			for _, f := range v.Check([]byte(tt.body), "") {
+				if f.Rule == ruleLoneHalf {
+					if f.Severity != Warning || f.Where() != "(body)" || f.Line == 0 {
+						t.Errorf("%s: %+v", tt.name, f)
+					}
+					got = append(got, f.Message)
+				}
+			}
+			if g := strings.Join(got, "; "); g != tt.want {
+				t.Errorf("%s (detailed pass only %v): %q, want %q", tt.name, detailed, g, tt.want)
+			}
+		}
+	}
+}
+
 func TestNewErrors(t *testing.T) {
 	t.Parallel()
 	if _, err := New(Options{Ignore: []string{"nope"}}); err == nil {
