@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/whsim/whsim/internal/suggest"
 )
 
 // Query is the query a delivery of event carries: QueryParam=<event>,
@@ -64,10 +66,41 @@ func QuerySkipped(rawQuery string) (string, error) {
 func NoEvent(rawQuery string) string {
 	pair, err := QuerySkipped(rawQuery)
 	if err == nil {
+		if name := nearQueryParam(rawQuery); name != "" {
+			return fmt.Sprintf("no %s: it names %q, another parameter to Spring's @RequestParam, Go's URL.Query, Express and PHP, which match names as written (ASP.NET Core alone ignores case)", QueryParam, name)
+		}
 		return "no " + QueryParam
 	}
 	return fmt.Sprintf("no %s a Go receiver reads: its pair %q does not parse (%v), so Go's URL.Query drops it, while receivers that split on '&' alone (Express, PHP) read it",
 		QueryParam, pair, err)
+}
+
+// nearQueryParam is the name of the first pair of a raw query that is
+// QueryParam but for its case or white space around it (BusinessType,
+// businesstype, "businessType "), "" when none is.
+func nearQueryParam(rawQuery string) string {
+	for q := rawQuery; q != ""; {
+		var pair string
+		pair, q, _ = strings.Cut(q, "&")
+		k, _, _ := strings.Cut(pair, "=")
+		name, err := url.QueryUnescape(k)
+		if err != nil {
+			name = k
+		}
+		if name != QueryParam && strings.EqualFold(strings.TrimSpace(name), QueryParam) {
+			return name
+		}
+	}
+	return ""
+}
+
+// UnknownQueryEvent says that a query's event is none of the catalog's,
+// with the name it is likely a slip of (a case, a space, a typo).
+func UnknownQueryEvent(event string) string {
+	if name, ok := suggest.Closest(strings.TrimSpace(event), EventNames()); ok {
+		return fmt.Sprintf("unknown event %q (did you mean %q? valid: %s)", event, name, strings.Join(EventNames(), ", "))
+	}
+	return fmt.Sprintf("unknown event %q (valid: %s)", event, strings.Join(EventNames(), ", "))
 }
 
 // QueryRepeats returns every value of QueryParam, in order, of a query

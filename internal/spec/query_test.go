@@ -146,3 +146,36 @@ func TestQuerySkipped(t *testing.T) {
 		}
 	}
 }
+
+// A query without the parameter says so, and names a pair that is the
+// parameter but for its case or spaces: most receivers read it as another.
+func TestNoEvent(t *testing.T) {
+	const other = `, another parameter to Spring's @RequestParam, Go's URL.Query, Express and PHP, which match names as written (ASP.NET Core alone ignores case)`
+	for _, tc := range []struct{ query, want string }{
+		{"", "no businessType"},
+		{"x=1&event=CREATE_RECEIVABLE_DOC", "no businessType"},
+		{"BusinessType=CREATE_RECEIVABLE_DOC", `no businessType: it names "BusinessType"` + other},
+		{"x=1&businesstype=A&BUSINESSTYPE=B", `no businessType: it names "businesstype"` + other},
+		{"businessType%20=CREATE_RECEIVABLE_DOC", `no businessType: it names "businessType "` + other},
+		{"businessType=A;x=1", `no businessType a Go receiver reads: its pair "businessType=A;x=1" does not parse (invalid semicolon separator in query), so Go's URL.Query drops it, while receivers that split on '&' alone (Express, PHP) read it`},
+	} {
+		if got := NoEvent(tc.query); got != tc.want {
+			t.Errorf("NoEvent(%q) = %q, want %q", tc.query, got, tc.want)
+		}
+	}
+}
+
+// An unknown event names the one it is likely a slip of.
+func TestUnknownQueryEvent(t *testing.T) {
+	const valid = "valid: CREATE_PURCHASE_ORDER_INVOICE, AUDIT_PURCHASE_ORDER_INVOICE, CREATE_RECEIVABLE_DOC, ABANDON_RECEIVABLE_DOC)"
+	for _, tc := range []struct{ event, want string }{
+		{"create_receivable_doc", `unknown event "create_receivable_doc" (did you mean "CREATE_RECEIVABLE_DOC"? ` + valid},
+		{" CREATE_RECEIVABLE_DOC\n", `unknown event " CREATE_RECEIVABLE_DOC\n" (did you mean "CREATE_RECEIVABLE_DOC"? ` + valid},
+		{"AUDIT_PURCHASE_ORDER_INVIOCE", `unknown event "AUDIT_PURCHASE_ORDER_INVIOCE" (did you mean "AUDIT_PURCHASE_ORDER_INVOICE"? ` + valid},
+		{"FOO", `unknown event "FOO" (` + valid},
+	} {
+		if got := UnknownQueryEvent(tc.event); got != tc.want {
+			t.Errorf("UnknownQueryEvent(%q) = %q, want %q", tc.event, got, tc.want)
+		}
+	}
+}

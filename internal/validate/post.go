@@ -3,7 +3,6 @@ package validate
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"unsafe"
 
 	"github.com/whsim/whsim/internal/spec"
@@ -19,7 +18,7 @@ func (c *checker) post(event string) {
 	if event != "" {
 		ev, evOK = spec.Lookup(event)
 		if !evOK {
-			c.emit(rQueryEvent, -1, "", "unknown event %q (valid: %s)", event, strings.Join(spec.EventNames(), ", "))
+			c.emit(rQueryEvent, -1, "", "%s", spec.UnknownQueryEvent(event))
 		}
 	}
 	kind := spec.Kind("")
