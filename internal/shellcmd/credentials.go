@@ -216,6 +216,14 @@ func valueAt(cmd string, i int) (start, end int) {
 	if i >= len(cmd) {
 		return i, i
 	}
+	if cmd[i] == '\\' && i+1 < len(cmd) && (cmd[i+1] == '"' || cmd[i+1] == '\'') {
+		// An escaped quote, inside a quoted command (sh -c "mysql
+		// -p\"$PW\""): the value runs to the next one.
+		if j := strings.Index(cmd[i+2:], cmd[i:i+2]); j >= 0 {
+			return i + 2, i + 2 + j
+		}
+		return i + 2, len(cmd)
+	}
 	if q := cmd[i]; q == '\'' || q == '"' {
 		if j := strings.IndexByte(cmd[i+1:], q); j >= 0 {
 			return i + 1, i + 1 + j

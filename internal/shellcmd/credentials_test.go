@@ -60,6 +60,9 @@ func TestMaskCredentials(t *testing.T) {
 		{`sshpass -p s3cret ssh db psql -p 5432 -c 'select 1'`, `sshpass -p xxxxx ssh db psql -p 5432 -c 'select 1'`},
 		{`mysql -ps3cret app | psql -p 5433`, `mysql -pxxxxx app | psql -p 5433`},
 		{`psql -p5432 -c 'select 1'`, ``},
+		{`docker exec db sh -c "mysql -uroot -p\"$MYSQL_PW\" app"`, ``},
+		{`docker exec db sh -c "mysql -uroot -p\"s3cret\" app"`, `docker exec db sh -c "mysql -uroot -p\"xxxxx\" app"`},
+		{`sh -c "PGPASSWORD=\"s3 cret\" psql"`, `sh -c "PGPASSWORD=\"xxxxx\" psql"`},
 		{`redis-cli -a`, ``},
 		{`mongosh -p --eval x`, ``},
 		// Two in one command.
