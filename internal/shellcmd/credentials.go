@@ -27,7 +27,7 @@ func MaskCredentials(cmd string) (masked string, found bool) {
 	var b strings.Builder
 	last := 0
 	for i := 0; i < len(cmd); {
-		start, end := credentialAt(cmd, i)
+		start, end := credentialAt(cmd, i, func() string { return b.String() + cmd[last:i] })
 		if end <= start {
 			i++
 			continue
@@ -48,8 +48,9 @@ func MaskCredentials(cmd string) (masked string, found bool) {
 }
 
 // credentialAt is the span of a credential's value the text at cmd[i]
-// starts, empty (end <= start) when it starts none.
-func credentialAt(cmd string, i int) (start, end int) {
+// starts, empty (end <= start) when it starts none; before is cmd[:i] as
+// masked so far.
+func credentialAt(cmd string, i int, before func() string) (start, end int) {
 	rest := cmd[i:]
 	switch {
 	case strings.HasPrefix(rest, "://"):
@@ -77,7 +78,7 @@ func credentialAt(cmd string, i int) (start, end int) {
 	word, after := name[:n], name[n:]
 	at := i + dashes + n // where after starts in cmd
 	if dashes == 1 && word != "" {
-		if s, e, ok := shortPasswordAt(cmd, i); ok {
+		if s, e, ok := shortPasswordAt(cmd, i, before()); ok {
 			return s, e
 		}
 	}
@@ -130,9 +131,12 @@ func credentialAt(cmd string, i int) (start, end int) {
 // else to other programs (psql's -p is a port), so the program decides:
 // the last word before the option, in its part of a pipeline or list,
 // that names one (docker exec db mysql -pPASS, sshpass -p PASS ssh h).
-func shortPasswordAt(cmd string, i int) (start, end int, ok bool) {
+// The words are read in before, cmd[:i] as masked so far: a password
+// masked there may have held a ; or a (, and the masked command must
+// read the same when it is masked again.
+func shortPasswordAt(cmd string, i int, before string) (start, end int, ok bool) {
 	letter, joinedOnly := byte(0), false
-	part := cmd[:i]
+	part := before
 	if k := strings.LastIndexAny(part, ";|&(\n`"); k >= 0 {
 		part = part[k+1:]
 	}
@@ -145,7 +149,7 @@ func shortPasswordAt(cmd string, i int) (start, end int, ok bool) {
 	if letter == 0 || i+1 >= len(cmd) || cmd[i+1] != letter {
 		return 0, 0, false
 	}
-	if v := i + 2; v < len(cmd) && !strings.ContainsRune(" \t\n;&|)<>", rune(cmd[v])) {
+	if v := i + 2; v < len(cmd) && !strings.ContainsRune(" \t\n;&|()<>", rune(cmd[v])) {
 		start, end = valueAt(cmd, v) // joined: -pPASS, -p'PASS'
 		return start, end, true
 	}
@@ -230,7 +234,7 @@ func valueAt(cmd string, i int) (start, end int) {
 		}
 		return i + 1, len(cmd)
 	}
-	j := strings.IndexFunc(cmd[i:]+" ", func(r rune) bool { return strings.ContainsRune(" \t\n'\";&|)<>", r) })
+	j := strings.IndexFunc(cmd[i:]+" ", func(r rune) bool { return strings.ContainsRune(" \t\n'\";&|()<>", r) })
 	return i, i + j
 }
 
