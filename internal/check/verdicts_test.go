@@ -1472,3 +1472,68 @@ func TestLoadReasonSaysWhy(t *testing.T) {
 		})
 	}
 }
+
+// Two copies in flight at once are copies sent together: the race was
+// tried, and a burst of three every copy of which got 2xx passes, though
+// the third went out only after the first was answered. The scheduler's
+// stand-in (copyHeld) holds the third until the first has ended, and the
+// receiver holds the first to arrive until the second has: exactly two
+// are ever in flight.
+func TestTwoCopiesInFlightAreTogether(t *testing.T) {
+	var mu sync.Mutex
+	due, arrived := 0, 0
+	second := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		if due == 0 { // a call sent alone
+			mu.Unlock()
+			return
+		}
+		due--
+		arrived++
+		n, wait := arrived%3, second
+		switch n {
+		case 2:
+			close(second)
+		case 0:
+			second = make(chan struct{}) // the next burst's
+		}
+		mu.Unlock()
+		if n == 1 {
+			select {
+			case <-wait:
+			case <-r.Context().Done():
+			}
+		}
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Signer = nil
+	cfg.Checks = []string{duplicates}
+	cfg.Concurrent = 3
+	cfg.copyHeld = func(i int, ended func(j int) <-chan struct{}) {
+		if i == 2 {
+			<-ended(0)
+		}
+		mu.Lock()
+		due++
+		mu.Unlock()
+	}
+	_, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, res := range results {
+		if res.Case.AtOnce {
+			n++
+			if res.Verdict != Pass {
+				t.Errorf("%s: %s %q, want pass: two copies were in flight together", res.Case.Name, res.Verdict, res.Reason)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatalf("no case sent copies at once: %+v", results)
+	}
+}
