@@ -264,6 +264,7 @@ func TestJudgeDuplicates(t *testing.T) {
 		{"serial, all 2xx", Case{}, got(200, 200, 200, 200), Pass, ""},
 		{"serial, the second unanswered", Case{}, got(200, 0, 200, 200), Fail, "delivery 2 of 4 got no answer"},
 		{"serial, the third refused", Case{}, got(200, 200, 409, 200), Fail, "re-delivery 3 of 4"},
+		{"serial, the second and third refused", Case{}, got(200, 409, 500, 200), Fail, "re-delivery 2 of 4 got 409"},
 		{"serial, the first refused", Case{}, got(500, 200, 200, 200), Warn, "inconclusive, the call itself was not accepted"},
 		{"at once, one unanswered", Case{AtOnce: true}, got(200, 0, 200), Fail, "1 of 3 copies delivered at once got no answer"},
 		{"at once, none accepted", Case{AtOnce: true}, got(500, 500, 500), Warn, "inconclusive"},
@@ -283,5 +284,15 @@ func TestJudgeDuplicates(t *testing.T) {
 	}
 	if res := judgeDuplicates(&Case{Check: duplicates, Name: "x", AtOnce: true}, rs); res.Verdict != Pass || res.Latency != 3*time.Millisecond || res.Status != 201 {
 		t.Errorf("copies answered in 1, 3 and 2ms: %s in %s (%d), want pass in 3ms (201)", res.Verdict, res.Latency, res.Status)
+	}
+}
+
+// A case not judged whose answer could not be read fails for that, and a
+// failure is judged: it is not marked inconclusive besides.
+func TestUnjudgedAnswerUnreadFails(t *testing.T) {
+	t.Parallel()
+	res := unjudged(&Case{Check: acceptsValid, Name: "x"}, attempt.Attempt{Status: 401, BodyKind: attempt.KindTimeout}, "inconclusive, refused")
+	if res.Verdict != Fail || res.Inconclusive {
+		t.Errorf("%s (inconclusive %v) %q, want a judged failure", res.Verdict, res.Inconclusive, res.Reason)
 	}
 }

@@ -1537,3 +1537,22 @@ func TestTwoCopiesInFlightAreTogether(t *testing.T) {
 		t.Fatalf("no case sent copies at once: %+v", results)
 	}
 }
+
+// With --secret, a valid call refused 401 or 403 is the signature
+// refused, which the signature check judges: not judged here, either
+// status.
+func TestAcceptsValidRefusedSignatureIsUnjudged(t *testing.T) {
+	for _, status := range []int{http.StatusUnauthorized, http.StatusForbidden} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(status) }))
+		cfg := testConfig(t, srv.URL)
+		cfg.Checks = []string{acceptsValid}
+		sum, _, err := run(t, context.Background(), cfg)
+		srv.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tl := sum.Checks[acceptsValid]; tl.Fail != 0 || tl.Warn == 0 || tl.Inconclusive != tl.Warn {
+			t.Errorf("%d to every signed valid call: %+v, want every case inconclusive", status, *tl)
+		}
+	}
+}
