@@ -1431,10 +1431,13 @@ func TestLoadReasonSaysWhy(t *testing.T) {
 		name    string
 		checks  []string
 		alone   int64 // the calls before load's: the first gets 500, the rest 200
+		drop    bool  // every other load call gets no answer
 		because string
 	}{
-		{"429 under load", []string{Load}, 0, "the receiver buckles under load"},
-		{"one valid call alone failed too", []string{acceptsValid, Load}, made.Load(), "with or without load (1 of"},
+		{"429 under load", []string{Load}, 0, false, "the receiver buckles under load"},
+		{"one valid call alone failed too", []string{acceptsValid, Load}, made.Load(), false, "with or without load (1 of"},
+		// The rate is of the calls answered, and says so.
+		{"some load calls unanswered", []string{Load}, 0, true, " answered calls/s, p50 "},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var calls atomic.Int64
@@ -1445,6 +1448,10 @@ func TestLoadReasonSaysWhy(t *testing.T) {
 					w.WriteHeader(http.StatusInternalServerError)
 				case n <= tt.alone:
 					w.WriteHeader(http.StatusOK)
+				case tt.drop && n%2 == 0:
+					if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+						conn.Close()
+					}
 				default:
 					w.WriteHeader(http.StatusTooManyRequests)
 				}
