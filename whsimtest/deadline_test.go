@@ -69,4 +69,9 @@ func TestRunStopsBeforeGoTestTimeout(t *testing.T) {
 	if ok := rec.find("accepts-valid/CREATE_RECEIVABLE_DOC/described"); ok == nil || ok.failed {
 		t.Errorf("the case answered before the held one is not a passing subtest:\n%s", said)
 	}
+	// The check the run ended in is no pass, whatever its cases said
+	// before: its own subtest fails saying it was cut short.
+	if c := rec.find("accepts-valid"); c == nil || !c.didFail() || !strings.Contains(strings.Join(c.errs, "\n"), "cut short: ") {
+		t.Errorf("the check the run ended in does not fail as cut short: %+v\n%s", c, said)
+	}
 }

@@ -543,6 +543,16 @@ func TestFailFastLeavesNoFailingCheckPassed(t *testing.T) {
 				t.Errorf("%s under -failfast: failing case %s neither a failed subtest nor named: %q", id, name, c.errs)
 			}
 		}
+		// Only failing cases are named: one that warned or passed, not
+		// made a subtest either, is no failure.
+		if len(c.errs) == 1 {
+			_, named, _ := strings.Cut(c.errs[0], "after a test failed: ")
+			for _, name := range strings.Split(named, ", ") {
+				if !slices.Contains(failing, name) {
+					t.Errorf("%s under -failfast: %s named failed, want only the failing cases %q: %q", id, name, failing, c.errs[0])
+				}
+			}
+		}
 	}
 	if c := r.find("event-contradicts-body"); c != nil && len(c.children) > 0 {
 		t.Errorf("the second check made subtests after the first failed: %q", r.leaves())

@@ -22,32 +22,6 @@ type Leak struct {
 	Text string
 }
 
-// leaks scans text, which starts on line, for runs of digits and capital
-// letters that look like identifiers and are not among the stand-ins.
-func leaks(text string, line int, standIns map[string]bool) []Leak {
-	var out []Leak
-	for i := 0; i < len(text); {
-		if !runChar(text[i]) {
-			if text[i] == '\n' {
-				line++
-			}
-			i++
-			continue
-		}
-		j := i
-		for j < len(text) && runChar(text[j]) {
-			j++
-		}
-		if run := text[i:j]; !standIns[run] {
-			if kind := identifierKind(run); kind != "" {
-				out = append(out, Leak{Line: line, Kind: kind, Text: mask(run)})
-			}
-		}
-		i = j
-	}
-	return out
-}
-
 // identifierClass is the class of a run that looks like an identifier, or "".
 func identifierClass(run string) class { return class(identifierKind(run)) }
 

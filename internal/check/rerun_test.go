@@ -98,8 +98,13 @@ func TestReadFailed(t *testing.T) {
 		Body: body, RequestID: "r-1", Copies: 8, AtOnce: true}, Verdict: Fail, Status: 409, Reason: "7 of 8 got 409"}
 	pass := Result{Case: &Case{Check: acceptsValid, Name: "ok", Body: []byte("{}")}, Verdict: Pass, Status: 200}
 	load := Result{Case: &Case{Check: Load, Name: "300-calls-at-16", Body: []byte("{}")}, Verdict: Fail, Status: 500}
+	// A warning and a skipped check are no failures to send again.
+	warn := Result{Case: &Case{Check: rejectsMalformed, Name: "type-error", Body: []byte("{}")}, Verdict: Warn, Status: 200, Reason: "200 for a type error"}
+	skip := Result{Case: &Case{Check: signature, Name: "not-run"}, Verdict: Skip, Reason: "needs --secret"}
 	var in bytes.Buffer
 	in.Write(reported(t, rep, pass))
+	in.Write(reported(t, rep, warn))
+	in.Write(reported(t, rep, skip))
 	in.Write(reported(t, rep, fail))
 	in.WriteString("\n")
 	in.Write(reported(t, rep, load))
@@ -805,6 +810,10 @@ func TestReadReportNotRun(t *testing.T) {
 			t.Errorf("%s: %v", tt.summary, err)
 		case !slices.Equal(end.NotRun, tt.notRun) || end.CutShort != tt.cutShort:
 			t.Errorf("%s: notRun %q, cutShort %q; want %q, %q", tt.summary, end.NotRun, end.CutShort, tt.notRun, tt.cutShort)
+		case end.Untested() != (len(tt.notRun) > 0 || tt.cutShort != ""):
+			// A check not run, or cut short, is one a rerun proves
+			// nothing of: the rerun is no pass.
+			t.Errorf("%s: Untested() %v", tt.summary, end.Untested())
 		}
 	}
 }
@@ -1016,5 +1025,109 @@ func TestReadFailedRefusesARequestWithoutBody(t *testing.T) {
 		if (err == nil) != (tt.err == "") || err != nil && !strings.HasPrefix(err.Error(), tt.err) {
 			t.Errorf("%s: %v, want %q", tt.name, err, tt.err)
 		}
+	}
+}
+
+// A case sent again in several deliveries rests on the first that is
+// still wrong: its reason and its status are that delivery's, not a
+// later one's.
+func TestRerunRestsOnTheFirstWrongDelivery(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	statuses := []int{http.StatusOK, http.StatusConflict, http.StatusInternalServerError, http.StatusOK}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		s := statuses[0]
+		statuses = statuses[1:]
+		mu.Unlock()
+		w.WriteHeader(s)
+	}))
+	defer srv.Close()
+	target, _ := url.Parse(srv.URL + "/hook")
+	c := Failed{Check: duplicates, Name: "CREATE_RECEIVABLE_DOC/serial-x4", Want: want2xx, Query: "businessType=CREATE_RECEIVABLE_DOC",
+		Body: []byte(`{"requestId":"11111111-1111-4111-8111-111111111111","data":{}}`), Copies: 4}
+	var out []RerunResult
+	if err := Rerun(context.Background(), RerunConfig{Client: srv.Client(), Target: target}, []Failed{c}, func(r RerunResult) { out = append(out, r) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 1 || out[0].Outcome != StillFailing || out[0].Status != http.StatusConflict || !strings.HasPrefix(out[0].Reason, "delivery 2 of 4 got 409") {
+		t.Errorf("rerun %+v, want still failing on delivery 2's 409", out)
+	}
+}
+
+// wants: the answer each expectation a report gives a case takes.
+func TestWants(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		want     string
+		statuses map[int]bool
+	}{
+		{want2xx, map[int]bool{200: true, 204: true, 302: false, 404: false, 500: false}},
+		{want4xx, map[int]bool{200: false, 302: false, 400: true, 499: true, 500: false}},
+		{want2xxOr4xx, map[int]bool{200: true, 302: false, 404: true, 500: false, 0: false}},
+		{"", map[int]bool{200: false, 404: false}},
+	} {
+		for status, ok := range tt.statuses {
+			if got := wants(tt.want, status); got != ok {
+				t.Errorf("wants(%q, %d) = %v, want %v", tt.want, status, got, ok)
+			}
+		}
+	}
+}
+
+// RerunSummary counts each outcome as itself, and passes only a rerun
+// that fixed every case sent, completed, and followed a run that ran
+// every check.
+func TestRerunSummary(t *testing.T) {
+	t.Parallel()
+	var s RerunSummary
+	for _, o := range []string{Fixed, Fixed, StillFailing, NotRerun} {
+		s.Add(RerunResult{Outcome: o})
+	}
+	if s.Fixed != 2 || s.StillFailing != 1 || s.NotRerun != 1 {
+		t.Errorf("counted %+v, want 2 fixed, 1 still failing, 1 not rerun", s)
+	}
+	for _, tt := range []struct {
+		name             string
+		s                RerunSummary
+		allFixed, passed bool
+	}{
+		{"all fixed", RerunSummary{Fixed: 2}, true, true},
+		{"one still failing", RerunSummary{Fixed: 2, StillFailing: 1}, false, false},
+		{"one not rerun", RerunSummary{Fixed: 2, NotRerun: 1}, false, false},
+		{"interrupted", RerunSummary{Fixed: 2, Interrupted: true}, false, false},
+		{"unfinished", RerunSummary{Fixed: 2, Unfinished: "probe failed"}, true, false},
+		{"after a run cut short", RerunSummary{Fixed: 2, ReportEnd: ReportEnd{CutShort: Load}}, true, false},
+	} {
+		if tt.s.AllFixed() != tt.allFixed || tt.s.Passed() != tt.passed {
+			t.Errorf("%s: AllFixed %v, Passed %v; want %v, %v", tt.name, tt.s.AllFixed(), tt.s.Passed(), tt.allFixed, tt.passed)
+		}
+	}
+}
+
+// A signature case sent again without re-signing (its signature is the
+// case: stale, of another secret) goes with the very bytes it was signed
+// over: a fresh requestId spliced in would make every such signature
+// wrong for another reason, and a receiver that checks only that pass.
+func TestRerunSignatureCaseKeepsItsBytes(t *testing.T) {
+	t.Parallel()
+	got := make(chan []byte, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- b
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	target, _ := url.Parse(srv.URL + "/hook")
+	body := []byte(`{"requestId":"11111111-1111-4111-8111-111111111111","data":{}}`)
+	c := Failed{Check: signature, Name: "wrong-secret", Want: want4xx, Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body,
+		Header: http.Header{"Webhook-Id": {"msg_1"}, "Webhook-Timestamp": {"1800000000"}, "Webhook-Signature": {"v1,c2lnbmF0dXJl"}}}
+	cfg := RerunConfig{Client: srv.Client(), Target: target, IDs: reqid.NewIDs(1)}
+	if err := Rerun(context.Background(), cfg, []Failed{c}, func(RerunResult) {}); err != nil {
+		t.Fatal(err)
+	}
+	if b := <-got; !bytes.Equal(b, body) {
+		t.Errorf("sent %s, want the bytes signed %s", b, body)
 	}
 }

@@ -1251,3 +1251,315 @@ func TestStopBeforeAnyCaseGradedSaysWhatWasAnswered(t *testing.T) {
 		t.Errorf("where %q, want the calls answered said (1 to 12)", where)
 	}
 }
+
+// A 500 itself, not only what is past it, is a 5xx that a sender retries
+// forever: the reason of an unknown event or a body of the other kind
+// answered 500 says so, not only that it wanted a 2xx or a 4xx.
+func TestFiveHundredIsRetriedForever(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusInternalServerError)
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Signer = nil
+	cfg.Checks = []string{UnknownEvent, eventVsBody}
+	_, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saying := map[string]string{UnknownEvent: "a sender retries a 5xx forever", eventVsBody: "a sender retries a 5xx, so a poison message would come back forever"}
+	n := 0
+	for _, res := range results {
+		if want := saying[res.Case.Check]; want != "" {
+			n++
+			if res.Verdict != Fail || !strings.Contains(res.Reason, want) {
+				t.Errorf("%s/%s: %s %q, want fail saying %q", res.Case.Check, res.Case.Name, res.Verdict, res.Reason, want)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatalf("no case of %s or %s: %+v", UnknownEvent, eventVsBody, results)
+	}
+}
+
+// out-of-order's verdict rests on the call that decides it: the first
+// that fails (a later failure neither hides it nor takes its place), a
+// failure over a warning before it, and a pass whose answer was cut
+// short warns as judged, not as inconclusive.
+func TestOutOfOrderVerdictRestsOnTheDecidingCall(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		voids    [2]int // the twice case's two voids: a status, or 0 for 200 cut short
+		verdict  Verdict
+		because  string
+		unjudged bool
+	}{
+		{"a redirect then a 500", [2]int{http.StatusFound, http.StatusInternalServerError}, Fail, "call 3 of 3 (ABANDON_RECEIVABLE_DOC): got 500", false},
+		{"a 500 then a 503", [2]int{http.StatusInternalServerError, http.StatusServiceUnavailable}, Fail, "call 2 of 3 (ABANDON_RECEIVABLE_DOC): got 500", false},
+		{"a pass cut short", [2]int{http.StatusOK, 0}, Warn, "cut short", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex
+			voids := 0
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.Copy(io.Discard, r.Body)
+				status := http.StatusOK
+				if r.URL.Query().Get("businessType") == "ABANDON_RECEIVABLE_DOC" {
+					mu.Lock()
+					voids++
+					// The first void is the unknown document's; the
+					// next two are the twice case's.
+					if n := voids - 2; n >= 0 && n < 2 {
+						status = tt.voids[n]
+					}
+					mu.Unlock()
+				}
+				if status == 0 {
+					conn, buf, err := http.NewResponseController(w).Hijack()
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					buf.WriteString("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nok")
+					buf.Flush()
+					conn.Close()
+					return
+				}
+				w.WriteHeader(status)
+			}))
+			defer srv.Close()
+			cfg := testConfig(t, srv.URL)
+			cfg.Signer = nil
+			cfg.Checks = []string{outOfOrder}
+			_, results, err := run(t, context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var twice *Result
+			for i := range results {
+				if results[i].Case.Name == "ABANDON_RECEIVABLE_DOC/twice" {
+					twice = &results[i]
+				}
+			}
+			if twice == nil {
+				t.Fatalf("no twice case: %+v", results)
+			}
+			if twice.Verdict != tt.verdict || !strings.Contains(twice.Reason, tt.because) || twice.Inconclusive != tt.unjudged {
+				t.Errorf("%s %q (inconclusive %v), want %s saying %q (inconclusive %v)", twice.Verdict, twice.Reason, twice.Inconclusive, tt.verdict, tt.because, tt.unjudged)
+			}
+		})
+	}
+}
+
+// A receiver that refused the correctly signed call proves nothing by
+// refusing the wrongly signed ones: each is inconclusive, not a pass for
+// the 4xx it wanted.
+func TestSignatureRefusedWhollyIsInconclusive(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Checks = []string{signature}
+	sum, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tl := sum.Checks[signature]; tl.Fail != 1 || tl.Pass != 0 || tl.Warn < 2 || tl.Inconclusive != tl.Warn {
+		t.Errorf("signature %+v, want the correct call failed and every other case inconclusive", *tl)
+	}
+	for _, res := range results {
+		if res.Case.Name != "correct" && (res.Verdict != Warn || !res.Inconclusive) {
+			t.Errorf("%s: %s %q, want inconclusive", res.Case.Name, res.Verdict, res.Reason)
+		}
+	}
+}
+
+// A wrongly signed call refused as it should be, with an answer cut
+// short, warns for the answer: judged, not inconclusive.
+func TestSignatureRefusalCutShortIsJudged(t *testing.T) {
+	rc := newReceiver(t, defects{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		rc.ServeHTTP(rec, r)
+		if !is4xx(rec.Code) {
+			w.WriteHeader(rec.Code)
+			return
+		}
+		conn, buf, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		fmt.Fprintf(buf, "HTTP/1.1 %d x\r\nContent-Length: 10\r\n\r\nno", rec.Code)
+		buf.Flush()
+		conn.Close()
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Checks = []string{signature}
+	sum, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tl := sum.Checks[signature]; tl.Pass == 0 || tl.Fail != 0 || tl.Warn < 2 || tl.Inconclusive != 0 {
+		t.Errorf("signature %+v, want the correct calls passed and every refusal a judged warning", *tl)
+	}
+	for _, res := range results {
+		if res.Verdict != Pass && (res.Verdict != Warn || res.Inconclusive || !strings.Contains(res.Reason, "cut short")) {
+			t.Errorf("%s: %s %q (inconclusive %v), want a judged warning for the answer cut short", res.Case.Name, res.Verdict, res.Reason, res.Inconclusive)
+		}
+	}
+}
+
+// The load check's reason says what failed: 429s under load are the
+// receiver buckling, as 5xx are, and a receiver that also failed a valid
+// call sent alone (one is enough) fails with or without load.
+func TestLoadReasonSaysWhy(t *testing.T) {
+	// How many calls accepts-valid makes: those before load's.
+	var made atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { made.Add(1) }))
+	cfg := testConfig(t, srv.URL)
+	cfg.Signer = nil
+	cfg.Checks = []string{acceptsValid}
+	_, _, err := run(t, context.Background(), cfg)
+	srv.Close()
+	if err != nil || made.Load() == 0 {
+		t.Fatalf("accepts-valid alone: %v, %d calls", err, made.Load())
+	}
+	for _, tt := range []struct {
+		name    string
+		checks  []string
+		alone   int64 // the calls before load's: the first gets 500, the rest 200
+		drop    bool  // every other load call gets no answer
+		because string
+	}{
+		{"429 under load", []string{Load}, 0, false, "the receiver buckles under load"},
+		{"one valid call alone failed too", []string{acceptsValid, Load}, made.Load(), false, "with or without load (1 of"},
+		// The rate is of the calls answered, and says so.
+		{"some load calls unanswered", []string{Load}, 0, true, " answered calls/s, p50 "},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var calls atomic.Int64
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.Copy(io.Discard, r.Body)
+				switch n := calls.Add(1); {
+				case n == 1 && tt.alone > 0:
+					w.WriteHeader(http.StatusInternalServerError)
+				case n <= tt.alone:
+					w.WriteHeader(http.StatusOK)
+				case tt.drop && n%2 == 0:
+					if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+						conn.Close()
+					}
+				default:
+					w.WriteHeader(http.StatusTooManyRequests)
+				}
+			}))
+			defer srv.Close()
+			cfg := testConfig(t, srv.URL)
+			cfg.Signer = nil
+			cfg.Checks = tt.checks
+			_, results, err := run(t, context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, res := range results {
+				if res.Case.Check == Load {
+					n++
+					if res.Verdict != Fail || !strings.Contains(res.Reason, tt.because) {
+						t.Errorf("load: %s %q, want fail saying %q", res.Verdict, res.Reason, tt.because)
+					}
+				}
+			}
+			if n != 1 {
+				t.Errorf("%d load cases, want 1: %+v", n, results)
+			}
+		})
+	}
+}
+
+// Two copies in flight at once are copies sent together: the race was
+// tried, and a burst of three every copy of which got 2xx passes, though
+// the third went out only after the first was answered. The scheduler's
+// stand-in (copyHeld) holds the third until the first has ended, and the
+// receiver holds the first to arrive until the second has: exactly two
+// are ever in flight.
+func TestTwoCopiesInFlightAreTogether(t *testing.T) {
+	var mu sync.Mutex
+	due, arrived := 0, 0
+	second := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		if due == 0 { // a call sent alone
+			mu.Unlock()
+			return
+		}
+		due--
+		arrived++
+		n, wait := arrived%3, second
+		switch n {
+		case 2:
+			close(second)
+		case 0:
+			second = make(chan struct{}) // the next burst's
+		}
+		mu.Unlock()
+		if n == 1 {
+			select {
+			case <-wait:
+			case <-r.Context().Done():
+			}
+		}
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Signer = nil
+	cfg.Checks = []string{duplicates}
+	cfg.Concurrent = 3
+	cfg.copyHeld = func(i int, ended func(j int) <-chan struct{}) {
+		if i == 2 {
+			<-ended(0)
+		}
+		mu.Lock()
+		due++
+		mu.Unlock()
+	}
+	_, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, res := range results {
+		if res.Case.AtOnce {
+			n++
+			if res.Verdict != Pass {
+				t.Errorf("%s: %s %q, want pass: two copies were in flight together", res.Case.Name, res.Verdict, res.Reason)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatalf("no case sent copies at once: %+v", results)
+	}
+}
+
+// With --secret, a valid call refused 401 or 403 is the signature
+// refused, which the signature check judges: not judged here, either
+// status.
+func TestAcceptsValidRefusedSignatureIsUnjudged(t *testing.T) {
+	for _, status := range []int{http.StatusUnauthorized, http.StatusForbidden} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(status) }))
+		cfg := testConfig(t, srv.URL)
+		cfg.Checks = []string{acceptsValid}
+		sum, _, err := run(t, context.Background(), cfg)
+		srv.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tl := sum.Checks[acceptsValid]; tl.Fail != 0 || tl.Warn == 0 || tl.Inconclusive != tl.Warn {
+			t.Errorf("%d to every signed valid call: %+v, want every case inconclusive", status, *tl)
+		}
+	}
+}

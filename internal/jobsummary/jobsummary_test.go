@@ -285,6 +285,13 @@ func TestHeadingSkippedNamesAreText(t *testing.T) {
 	if head != want {
 		t.Errorf("heading %q, want %q", head, want)
 	}
+	// One past the names shown is counted too: the heading must not read
+	// as if every skipped input were named.
+	s = &Summary{Title: "whsim validate", Pass: true, Skipped: many[:maxSkipped+1]}
+	head, _, _ = strings.Cut(string(s.Markdown()), "\n")
+	if !strings.HasSuffix(head, " and 1 more skipped") {
+		t.Errorf("heading %q, want it to end \"and 1 more skipped\"", head)
+	}
 }
 
 // A run-wide finding (check's every call got 404) follows the headline
@@ -717,4 +724,48 @@ func FuzzText(f *testing.F) {
 			t.Fatalf("text(%q) = %q reads as %q, want %q", s, got, shown, want)
 		}
 	})
+}
+
+// Each threshold's row says its own verdict: one that held, one that did
+// not, and one not measured (no call answered), which fails rather than
+// holding on a 0.
+func TestSendThresholdVerdicts(t *testing.T) {
+	t.Parallel()
+	js := []byte(`{"summary":{"sent":10,"succeeded":10,"failed":0,"documents":10,"requestsPerSecond":5,"latencyMs":{"p50":1,"p90":2,"p99":3,"p99.9":4,"max":5},` +
+		`"thresholds":[{"threshold":"p99<500ms","metric":"p99","got":3,"unit":"ms","pass":true},` +
+		`{"threshold":"rps>=200","metric":"rps","got":5,"unit":"perSecond","pass":false},` +
+		`{"threshold":"p50<1ms","metric":"p50","got":null,"unit":"ms","pass":false}]}}`)
+	md := string(Send(js, "http://x", false, nil, 0).Markdown())
+	for _, want := range []string{"| p99&lt;500ms | p99 3 ms | ✅ ok |", "| rps&gt;=200 | rps 5/s | ❌ FAILED |",
+		"| p50&lt;1ms | p50 not measured (no call was answered) | ❌ FAILED |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("send summary lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+// Counts of one are said as counts, in the singular: one call
+// interrupted, one not started, one connection holding bytes no call
+// asked for.
+func TestSendCountsOfOne(t *testing.T) {
+	t.Parallel()
+	js := []byte(`{"summary":{"sent":3,"succeeded":2,"failed":0,"interrupted":1,"notStarted":1,"documents":3,"requestsPerSecond":5,"unaskedAnswers":1}}`)
+	md := string(Send(js, "http://x", false, nil, 0).Markdown())
+	want := "**3 sent (3 documents, 0 duplicates), 2 succeeded, 0 failed, 1 interrupted, 1 not started, 5 req/s; the receiver sent bytes no call asked for after an answer on 1 kept-alive connection (the statuses counted may not be the calls' own)**"
+	if !strings.Contains(md, want) {
+		t.Errorf("send summary lacks %q:\n%s", want, md)
+	}
+}
+
+// A summary exactly as long as the budget fits it: nothing is left out of
+// one that GitHub would take whole.
+func TestWithinKeepsASummaryOfExactlyTheBudget(t *testing.T) {
+	t.Parallel()
+	s := &Summary{Title: "whsim check", Pass: false, Headline: "1 failed"}
+	s.Tables = []table{{Head: []string{"check", "fail"}, Rows: [][]string{{"a", "1"}, {"b", "0"}}}}
+	s.Failures = []Failure{{Title: "a / x", Reason: "got 500", Code: "curl x"}}
+	whole := s.Markdown()
+	if got := s.Within(len(whole)); !bytes.Equal(got, whole) {
+		t.Errorf("within %d bytes, the summary of %d bytes became:\n%s\nwant it whole:\n%s", len(whole), len(whole), got, whole)
+	}
 }

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
@@ -97,6 +98,7 @@ func TestNotStartedWords(t *testing.T) {
 		want string
 	}{
 		{Stats{}, ""},
+		{Stats{NotStarted: 1}, "1 not started"},
 		{Stats{NotStarted: 3}, "3 not started"},
 		{Stats{NotStartedUncounted: true}, "what stdin still held not started (not counted: it is read once)"},
 		{Stats{NotStarted: 2, NotStartedUncounted: true}, "2 not started, and what stdin still held (not counted: it is read once)"},
@@ -114,5 +116,109 @@ func TestMergeKeepsUncounted(t *testing.T) {
 	s.Merge(&Stats{})
 	if !s.NotStartedUncounted {
 		t.Error("merged stats lost NotStartedUncounted")
+	}
+}
+
+// Every delivery is in the ledger where it belongs: a document and a
+// deliberate re-delivery counted as such, and a call Ctrl-C stopped in
+// the backoff counted as a retry not made (by the status that led to it,
+// when answered), which one stopped before its first attempt went out is
+// not: it was never answered, and no retry was waited for.
+func TestStatsLedger(t *testing.T) {
+	doc, dup := &attempt.Request{Document: true}, &attempt.Request{Duplicate: true}
+	unsent := attempt.Attempt{Kind: attempt.KindInterrupted, Unsent: true}
+	s := NewStats()
+	for _, r := range []*attempt.Result{
+		{Request: doc, OK: true, Attempts: []attempt.Attempt{{Status: 200}}},
+		{Request: dup, OK: true, Attempts: []attempt.Attempt{{Status: 200}}},
+		{Request: doc, Attempts: []attempt.Attempt{{Status: 503}, unsent}},                        // waited to retry a 503
+		{Request: doc, Attempts: []attempt.Attempt{{Kind: attempt.KindRefused}, unsent}},          // waited to retry no answer
+		{Request: doc, Attempts: []attempt.Attempt{unsent}},                                       // stopped before it went out
+		{Request: doc, Attempts: []attempt.Attempt{{Status: 200, Kind: attempt.KindInterrupted}}}, // cut in its answer
+	} {
+		s.Add(r)
+	}
+	if s.Sent != 6 || s.Documents != 5 || s.Duplicates != 1 || s.Succeeded != 2 || s.Interrupted != 4 || s.Retries != 0 ||
+		s.RetryNotMade != 2 || len(s.RetryNotMadeByStatus) != 1 || s.RetryNotMadeByStatus[503] != 1 {
+		t.Errorf("sent %d, documents %d, duplicates %d, succeeded %d, interrupted %d, retries %d, retries not made %d %v; want 6 5 1 2 4 0 2 map[503:1] (a retry not made is no retry)",
+			s.Sent, s.Documents, s.Duplicates, s.Succeeded, s.Interrupted, s.Retries, s.RetryNotMade, s.RetryNotMadeByStatus)
+	}
+}
+
+// Merge adds every count of a shard: a count it left out would drop a
+// worker's deliveries from the summary. The figures a run sets on the
+// total alone (its time, model and concurrency) are not a shard's.
+func TestMergeAddsEveryCount(t *testing.T) {
+	runs := map[string]bool{"Elapsed": true, "Open": true, "Rate": true, "MaxConcurrency": true, "PeakConcurrency": true, "Late": true}
+	o := NewStats()
+	v := reflect.ValueOf(o).Elem()
+	for i := range v.NumField() {
+		if f := v.Field(i); f.Kind() == reflect.Int && !runs[v.Type().Field(i).Name] {
+			f.SetInt(int64(i + 1))
+		}
+	}
+	o.NotStartedUncounted = true
+	o.ByStatus[503], o.ByError[attempt.KindRefused], o.RetryNotMadeByStatus[429] = 2, 3, 4
+	o.Latency.Record(time.Millisecond)
+	for _, into := range []*Stats{NewStats(), {ByStatus: map[int]int{}, ByError: map[string]int{}}} {
+		into.Merge(o)
+		into.Merge(NewStats())
+		got := reflect.ValueOf(into).Elem()
+		for i := range v.NumField() {
+			name := v.Type().Field(i).Name
+			if f := v.Field(i); f.Kind() == reflect.Int && !runs[name] && got.Field(i).Int() != f.Int() {
+				t.Errorf("merged %s = %d, want the shard's %d", name, got.Field(i).Int(), f.Int())
+			}
+		}
+		if !into.NotStartedUncounted || into.ByStatus[503] != 2 || into.ByError[attempt.KindRefused] != 3 || into.RetryNotMadeByStatus[429] != 4 || into.Latency.Count() != 1 {
+			t.Errorf("merged %+v: lost the shard's uncounted input, a map's count or its latency", into)
+		}
+	}
+}
+
+// What a run stopped early left in its feed is counted not started on top
+// of what its workers took and did not start; a feed without end (-1)
+// planned nothing past the stop, so nothing is; and a feed that ran dry
+// left nothing, whatever Left says.
+func TestLeftCountsWhatTheFeedHeld(t *testing.T) {
+	for _, tt := range []struct {
+		name        string
+		left        int
+		dry         bool
+		notStarted  int
+		wantEndless bool
+	}{
+		{"held some", 5, false, 2 + 5, false},
+		{"held none", 0, false, 2, false},
+		{"without end", -1, false, 0, true},
+		{"ran dry", 5, true, 2, false},
+	} {
+		st := &Stats{NotStarted: 2}
+		o := RunOptions{Left: func() (int, bool) { return tt.left, false }}
+		if endless := o.left(tt.dry, st); st.NotStarted != tt.notStarted || endless != tt.wantEndless {
+			t.Errorf("%s: not started %d, endless %v; want %d, %v", tt.name, st.NotStarted, endless, tt.notStarted, tt.wantEndless)
+		}
+	}
+}
+
+// Measured gives every count a threshold may name, and no latency or
+// rate of a run no call of which was answered: a threshold on them fails
+// as not measured rather than holding on a 0.
+func TestMeasured(t *testing.T) {
+	st := NewStats()
+	st.Sent, st.Failed, st.Late = 4, 4, 3
+	m := st.Measured()
+	if m["late"] != 3 || m["sent"] != 4 || m["failed"] != 4 {
+		t.Errorf("measured %v, want late 3, sent 4, failed 4", m)
+	}
+	for _, k := range []string{"rps", "p50", "p90", "p99", "p99.9", "max"} {
+		if v, ok := m[k]; ok {
+			t.Errorf("no call answered, yet %s measured %v", k, v)
+		}
+	}
+	st.Latency.Record(2 * time.Millisecond)
+	st.Elapsed = time.Second
+	if m := st.Measured(); m["rps"] != 1 || m["max"] < 1.9 || m["max"] > 2.1 {
+		t.Errorf("one call answered in 2ms over 1s: measured %v, want rps 1 and max 2", m)
 	}
 }

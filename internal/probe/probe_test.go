@@ -70,6 +70,7 @@ func TestParseAnswer(t *testing.T) {
 		{`{"count":-1}`, 0, "", -1, "whole number"},
 		{`{"count":1.5}`, 0, "", -1, "whole number"},
 		{`{"count":1}`, 0, "", -1, "no state"},
+		{`{"count":1,"state":null}`, 0, "", -1, "count 1 and no state"},
 		{`{"count":1,"state":"open"}`, 0, "", -1, `state "open"`},
 		{`{"count":1,"state":7}`, 0, "", -1, "want a string"},
 		{`{"count":1,"state":"created","lines":"x"}`, 0, "", -1, "lines"},
@@ -686,5 +687,38 @@ func TestCmdCredentialShownMasked(t *testing.T) {
 	}
 	if got := plain.Command(q); !strings.HasSuffix(got, " sh -c "+shellcmd.Quote(plain.Run)) {
 		t.Errorf("Command = %q, want the command quoted", got)
+	}
+}
+
+// answering is a probe that gives every question the one answer.
+type answering Answer
+
+func (a answering) Ask(context.Context, Question) (Answer, error) { return Answer(a), nil }
+func (answering) Command(Question) string                         { return "probe" }
+
+// A probe that holds any record of a document never sent is at fault,
+// one record as much as two; and only a sample-shape invoice, which has
+// no invoice number, is told to ask by {code} instead.
+func TestAskNeverSent(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		a    Answer
+		q    Question
+		want string // a word of the error; "" for none
+	}{
+		{"none held", Answer{Count: 0}, Question{Kind: spec.Receipt, Code: "SKD1"}, ""},
+		{"one held", Answer{Count: 1, State: StateCreated}, Question{Kind: spec.Receipt, Code: "SKD1"}, "does it ask about the document in {code}"},
+		{"two held", Answer{Count: 2, State: StateCreated}, Question{Kind: spec.Receipt, Code: "SKD1"}, "want count 0"},
+		{"a described invoice", Answer{Count: 1, State: StateCreated}, Question{Kind: spec.Invoice, Code: "C1", InvoiceCode: "I1"}, "does it ask about the document in {code}"},
+		{"a sample-shape invoice", Answer{Count: 1, State: StateCreated}, Question{Kind: spec.Invoice, Code: "C1"}, "carries no invoice number"},
+	} {
+		err := AskNeverSent(t.Context(), answering(tt.a), tt.q)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: %v, want none", tt.name, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%s: %v, want an error saying %q", tt.name, err, tt.want)
+		}
 	}
 }

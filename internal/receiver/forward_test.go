@@ -604,6 +604,9 @@ func TestForwardSendsTheTargetAsSent(t *testing.T) {
 		{"absolute form", "", "http://example.com/h#k?businessType=" + ev, "/h#k?businessType=" + ev},
 		{"forward-to's root", "/", "/h\xe4k?businessType=" + ev, "/h\xe4k?businessType=" + ev},
 		{"forward-to's own path and query", "/their/path?token=t", "/h\xe4k?businessType=" + ev, "/their/path?token=t&businessType=" + ev},
+		// A call without a query adds nothing to forward-to's: no '&'
+		// with nothing after it.
+		{"forward-to's own query, the call without one", "/their/path?token=t", "/hook", "/their/path?token=t"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

@@ -85,8 +85,11 @@ func credentialAt(cmd string, i int, before func() string) (start, end int) {
 	switch {
 	case word == "":
 		return 0, 0
-	case dashes == 1 && strings.HasPrefix(word, "u") && (word == "u" || strings.HasPrefix(after, ":")):
+	case dashes == 1 && strings.HasPrefix(word, "u"):
 		// curl's -u user:PASS or -uuser:PASS: the password after the user.
+		// Joined to -u, the user may hold what no option name does (an
+		// email address, a dot): the value runs on from -u to where a
+		// shell word ends, not to the end of the word read as a name.
 		v0 := at
 		if word == "u" {
 			v0 = skipBlanks(cmd, at)

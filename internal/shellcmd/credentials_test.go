@@ -43,8 +43,23 @@ func TestMaskCredentials(t *testing.T) {
 		{`curl -H "X-Api-Key: abc123" http://h/`, `curl -H "X-Api-Key: xxxxx" http://h/`},
 		{`curl -u app:s3cret http://h/`, `curl -u app:xxxxx http://h/`},
 		{`curl -uapp:s3cret http://h/`, `curl -uapp:xxxxx http://h/`},
+		// A user name of more than letters and digits (an email address,
+		// a dotted name) joined to -u: it read as an option of its own,
+		// and the password was shown.
+		{`curl -ualice@example.com:s3cret http://h/`, `curl -ualice@example.com:xxxxx http://h/`},
+		{`curl -uapp.reader:s3cret http://h/`, `curl -uapp.reader:xxxxx http://h/`},
+		{`curl -u'app+ro:s3cret' http://h/`, `curl -u'app+ro:xxxxx' http://h/`},
 		{`curl --user=app:s3cret http://h/`, `curl --user=app:xxxxx http://h/`},
 		{`curl --user 'app:s3 cret' http://h/`, `curl --user 'app:xxxxx' http://h/`},
+		// An empty user, a password in a name's part (pw), a tab before
+		// an option's value, and a credential by that name.
+		{`curl -u :s3cret http://h/`, `curl -u :xxxxx http://h/`},
+		{`DB_PW=s3cret ./probe.sh`, `DB_PW=xxxxx ./probe.sh`},
+		{"./probe --password\ts3cret", "./probe --password\txxxxx"},
+		{`./probe --credential=s3cret`, `./probe --credential=xxxxx`},
+		// The shell's working directory is no password, nor is a blank.
+		{`PWD=/srv/app ./probe.sh`, ``},
+		{`PGPASSWORD=" " psql -h db`, ``},
 		// Clients' one-letter password options, by the program: psql's -p
 		// is a port, mysql's -p alone asks and the next word is the
 		// database.

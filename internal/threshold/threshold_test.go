@@ -26,6 +26,9 @@ func TestParse(t *testing.T) {
 		{"rps>199.5/s", "rps", ">", 199.5, false},
 		{"succeeded>99.5%", "succeeded", ">", 99.5, true},
 		{"sent>=1000", "sent", ">=", 1000, false},
+		// The bounds themselves: no latency below 0, no share above 100%.
+		{"max>0ms", "max", ">", 0, false},
+		{"failed<=100%", "failed", "<=", 100, true},
 	}
 	for _, tt := range tests {
 		got, err := Parse(tt.in)
@@ -83,6 +86,12 @@ func TestCheck(t *testing.T) {
 		{"failed<2%", true, "1.5%"},
 		{"failed<=3", true, "3"},
 		{"failed==0", false, "3"},
+		// Each operator at its bound, where a strict one and its
+		// non-strict twin part.
+		{"failed>3", false, "3"},
+		{"failed>=3", true, "3"},
+		{"failed!=3", false, "3"},
+		{"failed!=4", true, "3"},
 		{"rps>=200", true, "210/s"},
 		{"rps>300", false, "210/s"},
 		{"late==0", true, "0"},
@@ -104,6 +113,16 @@ func TestCheck(t *testing.T) {
 		r := th.Check(m)
 		if r.Pass != tt.pass || r.GotText() != tt.got {
 			t.Errorf("%s: pass %v got %s, want %v %s", tt.in, r.Pass, r.GotText(), tt.pass, tt.got)
+		}
+	}
+	// A latency of exactly a second is said in seconds, of exactly a
+	// millisecond in milliseconds.
+	for _, tt := range []struct {
+		ms   float64
+		want string
+	}{{1000, "1.00s"}, {1, "1.0ms"}} {
+		if got := mustParse(t, "p99<1h").Check(Measured{"p99": tt.ms}).GotText(); got != tt.want {
+			t.Errorf("p99 of %vms reads %s, want %s", tt.ms, got, tt.want)
 		}
 	}
 	// No call answered: a latency or a rate was not measured, and a

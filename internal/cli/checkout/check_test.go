@@ -75,6 +75,11 @@ func TestCheckCaseJUnit(t *testing.T) {
 	if got := c.JUnit(); got != want {
 		t.Errorf("inconclusive: %+v, want %+v", got, want)
 	}
+	// A skipped case read back with no reason is still skipped: an empty
+	// Skipped is a passed test case to JUnit readers.
+	if got := (CheckCase{checkCase(check.Skip, "", nil)}).JUnit(); got.Skipped == "" {
+		t.Errorf("skipped without a reason: %+v, want a skipped test case", got)
+	}
 }
 
 func TestCheckCaseJSON(t *testing.T) {
