@@ -9,7 +9,7 @@ import (
 )
 
 // backoff decides how long to wait before a retry: exponential from Base,
-// capped at Max, with full jitter so that many senders retrying at once do
+// capped at Max, with equal jitter so that many senders retrying at once do
 // not arrive together; a Retry-After from the receiver wins, capped at
 // MaxRetryAfter so that a run stays bounded.
 type backoff struct {

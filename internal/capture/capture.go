@@ -642,6 +642,12 @@ func Decode(line []byte) (*Record, error) {
 		// call that came with an empty body.
 		return nil, errors.New(`record has no "body" (listen writes one for every call, "" when it came empty): read as it stands, it would be sent and checked as an empty body`)
 	}
+	if rec.BodyOverLimit == 0 && given&memberBit("bodyOverLimit") != 0 {
+		// A 0 decodes as the member absent, and is refused as a limit
+		// below 1 is: read so, the empty body would be replayed and
+		// checked as the call that came.
+		return nil, errors.New("bodyOverLimit 0: want the limit in bytes, 1 or more (listen writes it only for a body it did not keep)")
+	}
 	if err := rec.fromDisk(); err != nil {
 		return nil, err
 	}

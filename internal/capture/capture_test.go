@@ -340,6 +340,7 @@ func TestBodyOverLimitRecordFormat(t *testing.T) {
 	// was replayed and validated as the call that came.
 	for _, tc := range []struct{ line, want string }{
 		{`{"capture":1,"body":"","bodyOverLimit":-5}`, "line 2: bodyOverLimit -5: want the limit in bytes, 1 or more (listen writes it only for a body it did not keep)"},
+		{`{"capture":1,"body":"","bodyOverLimit":0}`, "line 2: bodyOverLimit 0: want the limit in bytes, 1 or more (listen writes it only for a body it did not keep)"},
 		{`{"capture":1,"body":"","bodyOverLimit":1.5}`, "line 2: bodyOverLimit: want a whole number, got 1.5"},
 		{`{"capture":1,"body":"","bodyOverLimit":"100"}`, "line 2: bodyOverLimit: want a whole number, got a string"},
 	} {

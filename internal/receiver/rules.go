@@ -65,7 +65,7 @@ var sizeUnits = []struct {
 // maxSize is the largest --max-body accepted: a body is held in memory.
 const maxSize = 1 << 30
 
-// parseSize parses a byte size: 1024, 512KiB, 10MiB, 10MB, 1.5GiB. KB, MB
+// parseSize parses a byte size: 1024, 512KiB, 10MiB, 10MB, 1.5MiB. KB, MB
 // and GB are powers of 1000, KiB, MiB and GiB powers of 1024.
 func parseSize(s string) (int64, error) {
 	t := strings.ToLower(strings.TrimSpace(s))

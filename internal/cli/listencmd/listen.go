@@ -428,6 +428,9 @@ func (o *listenOptions) build(ctx context.Context, a *cmdutil.App, cfg receiver.
 // and says when writing it fails during the run.
 func (r *listenSession) openCapture(ctx context.Context, sync capture.Sync) error {
 	errw, pal, name := r.a.Streams.Err, r.a.ErrColor, r.opts.Capture
+	if stream, ok := namesStream(name, r.a.Streams); ok {
+		return cmdutil.Usagef("--capture: %s is the file listen's %s writes to: the lines listen prints would overwrite its records; give --capture a file of its own (listen --output json streams the calls to stdout)", name, stream)
+	}
 	var held capture.Appending
 	var err error
 	if r.capFile, held, err = capture.OpenAppend(ctx, name, sync); err != nil {
@@ -450,6 +453,31 @@ func (r *listenSession) openCapture(ctx context.Context, sync capture.Sync) erro
 		r.captureLost.Store(&err)
 	}
 	return nil
+}
+
+// namesStream says whether path is the file listen's stdout or stderr
+// writes to, and which. A FIFO there is refused as no regular file, but a
+// stream redirected to a file (listen --capture /dev/stdout > out.txt) is
+// one: writing through its own offset, the stream would overwrite the
+// records the capture appends.
+func namesStream(path string, streams cmdutil.Streams) (string, bool) {
+	at, err := os.Stat(path)
+	if err != nil {
+		return "", false
+	}
+	for _, s := range []struct {
+		name string
+		w    io.Writer
+	}{{"stdout", streams.Out}, {"stderr", streams.Err}} {
+		f, ok := s.w.(*os.File)
+		if !ok {
+			continue
+		}
+		if fi, err := f.Stat(); err == nil && os.SameFile(fi, at) {
+			return s.name, true
+		}
+	}
+	return "", false
 }
 
 // observe sets where each call goes once answered: the printer, judged
