@@ -195,17 +195,30 @@ func cleanPath(r *http.Request) *http.Request {
 // a replay sends them, an export or search costs memory and CPU), then
 // serves.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// The API's refusals are {"error": ...}, as its other errors are, so
+	// that a script reads why whatever refused it; the page's are text.
+	refuse := func(msg string) {
+		p := r.URL.Path
+		if _, rest, ok := splitSession(p); ok {
+			p = rest
+		}
+		if strings.HasPrefix(p, "/api/") {
+			apiError(w, http.StatusForbidden, "%s", msg)
+			return
+		}
+		http.Error(w, msg, http.StatusForbidden)
+	}
 	// A DNS name other than localhost pointing here is DNS rebinding.
 	host := r.Host
 	if hh, _, err := net.SplitHostPort(host); err == nil {
 		host = hh
 	}
 	if net.ParseIP(strings.Trim(host, "[]")) == nil && host != "localhost" {
-		http.Error(w, "inspector: Host must be an IP address or localhost", http.StatusForbidden)
+		refuse("inspector: Host must be an IP address or localhost")
 		return
 	}
 	if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host {
-		http.Error(w, "inspector: cross-origin request refused", http.StatusForbidden)
+		refuse("inspector: cross-origin request refused")
 		return
 	}
 	if strings.Contains(r.URL.RawQuery, tokenQuery+"=") {

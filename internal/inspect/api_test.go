@@ -583,9 +583,16 @@ func TestRefusesOtherSites(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode != tt.want {
 			t.Errorf("host %q origin %q: %d, want %d", tt.host, tt.origin, resp.StatusCode, tt.want)
+		}
+		// The API's refusals are JSON, as its other errors are: a script
+		// reads .error whatever refused it.
+		var e struct{ Error string }
+		if tt.want == 403 && (json.Unmarshal(b, &e) != nil || e.Error == "") {
+			t.Errorf("host %q origin %q: body %q, want {\"error\": ...}", tt.host, tt.origin, b)
 		}
 	}
 }

@@ -131,14 +131,13 @@ func (v *Validator) checkRecordBody(rec *capture.Record) (fs []Finding, notCheck
 		// decode to (bounded as a payload is).
 		content, err := capture.DecodeContent(body, codings, input.Max)
 		if err != nil {
-			if fs := v.single(RuleContentEncoding, err.Error()); fs != nil {
-				return fs, "the body's Content-Encoding cannot be undone: " + err.Error()
-			}
-			// Ignored: the bytes as they came are checked, never passed
-			// unread.
-		} else {
-			body = content
+			// The bytes as they came are not the document: checked as
+			// JSON they would be a false json-syntax, or a false pass of a
+			// body labelled br. Ignoring the rule drops its finding, not
+			// the "not checked".
+			return v.single(RuleContentEncoding, err.Error()), "the body's Content-Encoding cannot be undone: " + err.Error()
 		}
+		body = content
 	}
 	return v.checkRequest(body, query, false)
 }
