@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -285,6 +286,7 @@ func TestRejectedRecordFormat(t *testing.T) {
 		{`{"capture":2,"method":"POST","query":"businessType=CREATE_RECEIVABLE_DOC","body":""}`, `a record of format 2 has "rejected"`},
 		{`{"capture":2,"rejected":null,"body":""}`, `a record of format 2 has "rejected"`},
 		{`{"capture":2,"rejected":{"reason":"x","headBytes":-5}}`, "rejected.headBytes -5: want how many bytes came, 0 or more"},
+		{`{"capture":2,"rejected":{"reason":"x","headBytes":-1}}`, "rejected.headBytes -1: want how many bytes came, 0 or more"},
 	} {
 		_, err := NewReader(strings.NewReader(tc.line + "\n")).Next()
 		var le *LineError
@@ -340,6 +342,7 @@ func TestBodyOverLimitRecordFormat(t *testing.T) {
 	// was replayed and validated as the call that came.
 	for _, tc := range []struct{ line, want string }{
 		{`{"capture":1,"body":"","bodyOverLimit":-5}`, "line 2: bodyOverLimit -5: want the limit in bytes, 1 or more (listen writes it only for a body it did not keep)"},
+		{`{"capture":1,"body":"","bodyOverLimit":-1}`, "line 2: bodyOverLimit -1: want the limit in bytes, 1 or more (listen writes it only for a body it did not keep)"},
 		{`{"capture":1,"body":"","bodyOverLimit":0}`, "line 2: bodyOverLimit 0: want the limit in bytes, 1 or more (listen writes it only for a body it did not keep)"},
 		{`{"capture":1,"body":"","bodyOverLimit":1.5}`, "line 2: bodyOverLimit: want a whole number, got 1.5"},
 		{`{"capture":1,"body":"","bodyOverLimit":"100"}`, "line 2: bodyOverLimit: want a whole number, got a string"},
@@ -480,5 +483,43 @@ func TestSetURLPath(t *testing.T) {
 		if r.TargetPath() != u.EscapedPath() && u.EscapedPath() != "" {
 			t.Errorf("%s: TargetPath %q, the client sent %q", tc.url, r.TargetPath(), u.EscapedPath())
 		}
+	}
+}
+
+// InvalidUTF8 is the offset of the first byte that is not UTF-8: a
+// U+FFFD written as itself before it is a character, not a bad byte.
+func TestInvalidUTF8(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   string
+		want int
+	}{
+		{"", -1},
+		{"abc", -1},
+		{"\ufffd", -1},
+		{"\xff", 0},
+		{"a\xffb\xfe", 1},
+		{"\ufffd\xff", 3},
+	} {
+		if got := InvalidUTF8([]byte(tc.in)); got != tc.want {
+			t.Errorf("InvalidUTF8(%q) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}
+
+// A line over the reader's bound is the line's error, said as too large,
+// and reading goes on: not its bytes read as a record cut short.
+func TestLineOverTheBoundIsSaidSo(t *testing.T) {
+	t.Parallel()
+	long := `{"capture":1,"body":"` + strings.Repeat("x", 200) + `"}`
+	in := input.NewReader(context.Background(), strings.NewReader(long+"\n"+`{"capture":1,"body":"{}"}`+"\n"), input.Options{Lines: true, Max: 100})
+	r := ReaderOf(in)
+	_, err := r.Next()
+	var le *LineError
+	if !errors.As(err, &le) || le.Line != 1 || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("line over the bound: %v, want line 1's error saying it is too large", err)
+	}
+	if rec, err := r.Next(); err != nil || rec.Body != "{}" {
+		t.Errorf("the line after it: %+v, %v", rec, err)
 	}
 }

@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"net/http"
 	"testing"
 )
 
@@ -44,5 +45,38 @@ func TestSearchFindsWhatThePageShows(t *testing.T) {
 				t.Errorf("search %q in body %s, query %q: %v, want %v", tt.q, tt.body, rec.Query, got, tt.want)
 			}
 		})
+	}
+}
+
+// containsFold reads a body in 64 KiB chunks: a match across a chunk's
+// end is found, as one inside a chunk is.
+func TestContainsFoldAcrossChunks(t *testing.T) {
+	t.Parallel()
+	const chunk = 64 << 10
+	for _, at := range []int{0, chunk - 3, chunk - 1, chunk, 2*chunk - 2} {
+		b := make([]byte, 3*chunk)
+		for i := range b {
+			b[i] = 'x'
+		}
+		copy(b[at:], "NEEDLE")
+		if !containsFold(b, "needle") {
+			t.Errorf("needle at %d not found", at)
+		}
+	}
+	if containsFold(make([]byte, 3*chunk), "needle") {
+		t.Error("needle found in a body without it")
+	}
+}
+
+// A search finds a header by its name and by its value.
+func TestSearchFindsHeaders(t *testing.T) {
+	t.Parallel()
+	rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{}`), 200)
+	rec.Headers = http.Header{"X-Trace-Id": {"abc-123"}}
+	c := newCall(1, rec, nil, nil)
+	for q, want := range map[string]bool{"x-trace": true, "ABC-123": true, "x-other": false} {
+		if got := (filter{Query: q}).match(c); got != want {
+			t.Errorf("search %q in headers %v: %v, want %v", q, rec.Headers, got, want)
+		}
 	}
 }

@@ -7,10 +7,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/probe"
+	"github.com/whsim/whsim/internal/spec"
 )
 
 // fakeProbe answers from a table by document code.
@@ -465,5 +467,250 @@ func TestDocumentsKeepBoundedBytes(t *testing.T) {
 func TestFollowedDocumentsSaysTheBounds(t *testing.T) {
 	if got, want := FollowedDocuments(), "100,000, or 64 MiB of their numbers and requestIds"; got != want {
 		t.Errorf("FollowedDocuments() = %q, want %q", got, want)
+	}
+}
+
+// The question about a document names the call that created it: a void
+// that came first gives way to the create, and a copy of the create does
+// not take its place.
+func TestDocumentsQuestionNamesTheCreate(t *testing.T) {
+	t.Parallel()
+	d := NewDocuments()
+	voidFirst := `{"requestId":"r-void","data":{"收款单":{"收款单编号":"SKD-V"}}}`
+	create := `{"requestId":"r-create","data":{"收款单":{"收款单编号":"SKD-V"}}}`
+	copyOf := `{"requestId":"r-copy","data":{"收款单":{"收款单编号":"SKD-V"}}}`
+	d.Observe(docCall("ABANDON_RECEIVABLE_DOC", voidFirst, 200, nil))
+	if q := d.Docs()[0].Q; q.Event != "ABANDON_RECEIVABLE_DOC" || q.RequestID != "r-void" {
+		t.Fatalf("after the void alone: %s %s, want ABANDON_RECEIVABLE_DOC r-void", q.Event, q.RequestID)
+	}
+	d.Observe(docCall("CREATE_RECEIVABLE_DOC", create, 200, nil))
+	d.Observe(docCall("CREATE_RECEIVABLE_DOC", copyOf, 200, nil))
+	if q := d.Docs()[0].Q; q.Event != "CREATE_RECEIVABLE_DOC" || q.RequestID != "r-create" {
+		t.Errorf("question names %s %s, want CREATE_RECEIVABLE_DOC r-create", q.Event, q.RequestID)
+	}
+}
+
+// A document whose numbers fill the bytes kept to the last byte is still
+// followed; one byte more is not.
+func TestDocumentsKeepBytesToTheByte(t *testing.T) {
+	t.Parallel()
+	size := len("SKD-A") + len("r-1") // receiptA's code and requestId
+	for _, tc := range []struct {
+		keep      int
+		followed  int
+		untracked int
+	}{
+		{keep: size, followed: 1},
+		{keep: size - 1, untracked: 1},
+	} {
+		d := NewDocuments()
+		d.keepBytes = tc.keep
+		d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptA, 200, nil))
+		if len(d.Docs()) != tc.followed || d.Untracked != tc.untracked {
+			t.Errorf("keep %d bytes for %d: followed %d, untracked %d; want %d, %d", tc.keep, size, len(d.Docs()), d.Untracked, tc.followed, tc.untracked)
+		}
+	}
+}
+
+// At maxDocuments followed, a new document is not followed: the bound is
+// the count, not one past it.
+func TestDocumentsFollowAtMostMaxDocuments(t *testing.T) {
+	t.Parallel()
+	d := NewDocuments()
+	// Stand-ins for the documents already followed: only their count is read.
+	d.order = make([]*Doc, maxDocuments-1)
+	d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptA, 200, nil))
+	d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptB, 200, nil))
+	if len(d.order) != maxDocuments || d.Untracked != 1 {
+		t.Errorf("followed %d, untracked %d; want %d followed and the last one untracked", len(d.order), d.Untracked, maxDocuments)
+	}
+}
+
+// A document keeps the first maxDocFaults faults for its reason, no more.
+func TestDocumentsKeepMaxDocFaults(t *testing.T) {
+	t.Parallel()
+	d := NewDocuments()
+	for i := range maxDocFaults + 2 {
+		d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptA, 200, &capture.Fault{Kind: "duplicate", Attempt: i + 1, Deliveries: []capture.Delivery{{Status: 200}}}))
+	}
+	if got := len(d.Docs()[0].Faults); got != maxDocFaults {
+		t.Errorf("kept %d faults, want %d", got, maxDocFaults)
+	}
+}
+
+// What the receiver took of a document is read from its answers: a 2xx
+// to a whole copy (a fault's delivery or a forward) is the event taken;
+// a refusal is not; an answer that did not come whole may have been.
+func TestDocumentsWantFromTheAnswers(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		call  *Call
+		want  string
+		maybe bool
+	}{
+		{"forward 200", docCall("CREATE_RECEIVABLE_DOC", receiptA, 200, nil), "created", false},
+		{"forward 500", docCall("CREATE_RECEIVABLE_DOC", receiptA, 500, nil), "", false},
+		{"fault delivered 200", docCall("CREATE_RECEIVABLE_DOC", receiptA, 0,
+			&capture.Fault{Kind: "delay", Deliveries: []capture.Delivery{{Status: 200}}}), "created", false},
+		{"fault delivered 500", docCall("CREATE_RECEIVABLE_DOC", receiptA, 0,
+			&capture.Fault{Kind: "delay", Deliveries: []capture.Delivery{{Status: 500}}}), "", false},
+		{"answer cut short after 200", func() *Call {
+			c := docCall("CREATE_RECEIVABLE_DOC", receiptA, 0, nil)
+			c.Record.Forward = &capture.Forward{Status: 200, Error: "answer cut short"}
+			return c
+		}(), "", true},
+	} {
+		d := NewDocuments()
+		d.Observe(tc.call)
+		doc := d.Docs()[0]
+		if doc.Want != tc.want || (len(doc.Maybe) > 0) != tc.maybe {
+			t.Errorf("%s: want %q, maybe %v; want %q, maybe %v", tc.name, doc.Want, doc.Maybe, tc.want, tc.maybe)
+		}
+	}
+}
+
+// Held is one record in the state wanted: a probe that counts none holds
+// nothing, whatever state it names.
+func TestDocumentsHeldIsExactlyOne(t *testing.T) {
+	t.Parallel()
+	for _, a := range []probe.Answer{{Count: 0, State: "created"}, {Count: 2, State: "created"}} {
+		d := NewDocuments()
+		d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptA, 200, nil))
+		v, err := d.Judge(context.Background(), fakeProbe{"SKD-A": a}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Held != 0 || len(v.Broke) != 1 {
+			t.Errorf("answer %+v: held %d, broke %d; want 0 held, 1 broke", a, v.Held, len(v.Broke))
+		}
+	}
+}
+
+// recordingProbe answers from a table by document code, as fakeProbe, and
+// keeps every question it was asked.
+type recordingProbe struct {
+	mu      sync.Mutex
+	answers map[string][]probe.Answer // by code, one a question; the last repeats
+	asked   []probe.Question
+}
+
+func (p *recordingProbe) Ask(_ context.Context, q probe.Question) (probe.Answer, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, a := range p.asked {
+		if a.Code == q.Code && a.InvoiceCode == q.InvoiceCode {
+			n++
+		}
+	}
+	p.asked = append(p.asked, q)
+	as := p.answers[q.Code+q.InvoiceCode]
+	if len(as) == 0 {
+		return probe.Answer{Lines: -1}, nil
+	}
+	return as[min(n, len(as)-1)], nil
+}
+func (p *recordingProbe) Command(q probe.Question) string { return "ask " + q.Code }
+
+// times says how many questions were about code, and how many about a
+// document never sent with no invoice number.
+func (p *recordingProbe) times(code string) (n, bareNone int) {
+	for _, q := range p.asked {
+		if q.Code == code {
+			n++
+		}
+		if strings.HasPrefix(q.Code, "WHSIM-NONE-") && q.Kind == spec.Invoice && q.InvoiceCode == "" {
+			bareNone++
+		}
+	}
+	return n, bareNone
+}
+
+// A document held only on its second question makes Judge ask once more,
+// when settle is out, about each held document of more than one call, and
+// about no other: SKD-A's re-delivery, stored late, is found; SKD-B, sent
+// once, is not asked again.
+func TestDocumentsJudgeAsksAgainAfterASecondQuestion(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d := NewDocuments()
+		d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptA, 200, nil))
+		d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptA, 200, nil))
+		d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptB, 200, nil))
+		one := probe.Answer{Count: 1, State: probe.StateCreated, Lines: -1}
+		two := probe.Answer{Count: 2, State: probe.StateCreated, Lines: -1}
+		p := &recordingProbe{answers: map[string][]probe.Answer{
+			"SKD-A": {{Lines: -1}, one, two},
+			"SKD-B": {one},
+		}}
+		v, err := d.Judge(context.Background(), p, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Held != 1 || len(v.Broke) != 1 || v.Broke[0].Name() != "receipt SKD-A" {
+			t.Errorf("verdict %+v, want SKD-A broken (held twice when asked again), SKD-B held", v)
+		}
+		if a, _ := p.times("SKD-A"); a != 3 {
+			t.Errorf("SKD-A asked %d times, want 3", a)
+		}
+		if b, _ := p.times("SKD-B"); b != 1 {
+			t.Errorf("SKD-B, sent once and held when first asked, asked %d times, want 1", b)
+		}
+	})
+}
+
+// An acknowledged document past its state by an unanswered event says so
+// in its defect, and a copy of the acknowledged event does not.
+func TestDocumentsDefectNamesOnlyStatesPastWant(t *testing.T) {
+	t.Parallel()
+	unanswered := func() *Call {
+		c := docCall("CREATE_RECEIVABLE_DOC", receiptA, 0, nil)
+		c.Record.Forward = &capture.Forward{Error: "connection reset"}
+		return c
+	}
+	d := NewDocuments()
+	d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptA, 200, nil))
+	d.Observe(unanswered())
+	v, err := d.Judge(context.Background(), fakeProbe{"SKD-A": {Count: 2, State: "created"}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Broke) != 1 || v.Broke[0].Defect() != "holds 2 records of it, want 1 (created)" {
+		t.Errorf("verdict %+v; want SKD-A broke, holding 2 records (want 1, created) and nothing more said", v)
+	}
+}
+
+// The probe's sanity question (a document never sent) is asked of each
+// kind Judge asked about, and only of those: a refused document holding
+// one record is not asked about, so its kind gets no such question; an
+// invoice with an invoice number gets one, with that number.
+func TestDocumentsJudgeNeverSentQuestions(t *testing.T) {
+	t.Parallel()
+	d := NewDocuments()
+	d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptB, 500, nil))
+	d.Observe(docCall("CREATE_PURCHASE_ORDER_INVOICE", `{"requestId":"r-7","data":{"code":"CGFP-G","invoiceCode":"INV-G"}}`, 200, nil))
+	p := &recordingProbe{answers: map[string][]probe.Answer{
+		"SKD-B":       {{Count: 1, State: "created", Lines: -1}},
+		"CGFP-GINV-G": {{Count: 1, State: "created", Lines: -1}},
+	}}
+	v, err := d.Judge(context.Background(), p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Asked != 1 || v.Held != 1 || v.Unjudged != 1 {
+		t.Errorf("verdict %+v, want the invoice held, SKD-B unjudged", v)
+	}
+	var receipts, invoices int
+	for _, q := range p.asked {
+		if strings.HasPrefix(q.Code, "WHSIM-NONE-") {
+			if q.Kind == spec.Receipt {
+				receipts++
+			} else {
+				invoices++
+			}
+		}
+	}
+	if _, bare := p.times(""); receipts != 0 || invoices != 1 || bare != 0 {
+		t.Errorf("never-sent questions: %d receipts, %d invoices (%d without an invoice number); want 0, 1, 0", receipts, invoices, bare)
 	}
 }

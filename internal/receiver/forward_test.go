@@ -871,3 +871,16 @@ func FuzzCopyHeader(f *testing.F) {
 		}
 	})
 }
+
+// An answer of exactly the body limit is the receiver's answer, passed on:
+// the limit is the largest body taken, not one byte past the largest.
+func TestForwardAnswerAtTheLimit(t *testing.T) {
+	t.Parallel()
+	u := rawAnswerBackend(t, "HTTP/1.1 200 OK\r\nContent-Length: 16\r\n\r\n"+strings.Repeat("x", 16))
+	srv, _, mem := start(t, Config{ForwardTo: u, MaxBody: 16})
+	resp := post(t, srv, ev, `{"a":1}`)
+	srv.Close()
+	if f := mem.recs[0].Forward; resp.StatusCode != http.StatusOK || f == nil || f.Error != "" {
+		t.Errorf("the sender got %d, forward %+v; want the receiver's 200 passed on", resp.StatusCode, f)
+	}
+}

@@ -8,10 +8,15 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/validate"
 )
 
 // A declared Content-Length costs no memory until its bytes arrive: 50
@@ -103,6 +108,15 @@ func TestBodyErrAnswer(t *testing.T) {
 		if w.Code != tt.status || w.Header().Get("Retry-After") != tt.retryAfter || w.Header().Get("Content-Type") != "application/json" {
 			t.Errorf("%v: status %d, Retry-After %q, Content-Type %q; want %d, %q, application/json",
 				tt.err, w.Code, w.Header().Get("Retry-After"), w.Header().Get("Content-Type"), tt.status, tt.retryAfter)
+		}
+		// The finding names the status the call was answered with.
+		rcv := New(Config{Path: "/webhook", Checker: fakeChecker{}})
+		c := &Call{Record: &capture.Record{Method: http.MethodPost, Path: "/webhook"}, BodyErr: tt.err}
+		want := "(answered " + strconv.Itoa(tt.status) + ")"
+		if fs := rcv.protocolFindings(c); !slices.ContainsFunc(fs, func(f validate.Finding) bool {
+			return f.Rule == ruleBodyIncomplete && strings.HasSuffix(f.Message, want)
+		}) {
+			t.Errorf("%v: findings %v, want %s saying %s", tt.err, fs, ruleBodyIncomplete, want)
 		}
 	}
 }

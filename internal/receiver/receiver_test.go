@@ -140,6 +140,8 @@ func TestResponseRules(t *testing.T) {
 			[]string{"CREATE_RECEIVABLE_DOC", ev, "CREATE_RECEIVABLE_DOC", ev, ""}, []int{201, 500, 201, 200, 201}},
 		{"sequence wins over fail-rate", Config{FailRate: 1, Seed: 3, Respond: []sequence{{ev, []int{202}}}},
 			[]string{ev, "CREATE_RECEIVABLE_DOC"}, []int{202, 500}},
+		{"a later sequence for the event wins", Config{Respond: []sequence{{ev, []int{500}}, {ev, []int{202}}}},
+			[]string{ev, ev}, []int{202, 202}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -16,6 +16,7 @@ func TestParseRespond(t *testing.T) {
 		{"AUDIT_PURCHASE_ORDER_INVOICE=500,500,200", sequence{ev, []int{500, 500, 200}}, ""},
 		{" CREATE_RECEIVABLE_DOC = 204 ", sequence{"CREATE_RECEIVABLE_DOC", []int{204}}, ""},
 		{"CREATE_RECEIVABLE_DOC=500, 200", sequence{"CREATE_RECEIVABLE_DOC", []int{500, 200}}, ""},
+		{"CREATE_RECEIVABLE_DOC=200,599", sequence{"CREATE_RECEIVABLE_DOC", []int{200, 599}}, ""}, // both bounds are codes
 		{"CREATE_RECEIVABLE_DOC", sequence{}, "want EVENT=code"},
 		{"=500", sequence{}, "want EVENT=code"},
 		{"CREATE_RECEIVABLE_DOC=", sequence{}, "want EVENT=code"},

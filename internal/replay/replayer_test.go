@@ -484,6 +484,9 @@ func TestReplayerWarnsOfABodyCutShort(t *testing.T) {
 		{"edited", http.Header{"Content-Length": {"100"}}, `{"requestId":"abc"}`, `c.ndjson: line 1: its body is shorter than its Content-Length (100, 19 bytes recorded), which listen answered 200 whole: edited since; sent as recorded`, 200},
 		{"cut short", http.Header{"Content-Length": {"100"}}, `{"requestId":"abc",`, `c.ndjson: line 1: its body came cut short (Content-Length 100, 19 bytes recorded): sent as recorded, as a whole call`, 400},
 		{"cut short, base64", http.Header{"Content-Length": {"9"}}, "\xff\xfe", `(Content-Length 9, 2 bytes recorded)`, 0},
+		// Only a 2xx says listen read it whole: a 300 (--status 300) does not.
+		{"cut short, answered 300", http.Header{"Content-Length": {"100"}}, `{"requestId":"abc",`, `c.ndjson: line 1: its body came cut short (Content-Length 100, 19 bytes recorded)`, 300},
+		{"edited, answered 299", http.Header{"Content-Length": {"100"}}, `{"requestId":"abc"}`, `which listen answered 299 whole: edited since`, 299},
 		{"whole", http.Header{"Content-Length": {"2"}}, `{}`, "", 0},
 		{"lower-case name", http.Header{"content-length": {"2"}}, `{}`, "", 0},
 		{"no Content-Length (chunked)", http.Header{}, `{}`, "", 0},

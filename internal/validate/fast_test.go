@@ -109,6 +109,15 @@ func TestQuickGivesUp(t *testing.T) {
 		{"duplicate member", `"收款单编号": `, `"收款单编号": "a", "收款单编号": `, false},
 		{"escaped key", `"收款单编号"`, `"\u6536款单编号"`, true},
 		{"wrong type", `"收款单编号": "`, `"收款单编号": 1, "y": "`, false},
+		// The first member of a record and a later one: each is a bit of
+		// what is missing, the first the lowest.
+		{"first member absent", `"收款单编号": "SKD00020461",`, ``, false},
+		{"later member absent", `"单据类型": "销售收款",`, ``, false},
+		// The last millisecond of 1999 and the first of 2100 are out of
+		// range; the first of 2000 is in.
+		{"before 2000", `"业务日期": 1789833600000`, `"业务日期": 946684799999`, false},
+		{"2000", `"业务日期": 1789833600000`, `"业务日期": 946684800000`, true},
+		{"2100", `"业务日期": 1789833600000`, `"业务日期": 4102444800000`, false},
 		{"bad request id", `"requestId": "`, `"requestId": "x`, false},
 		{"syntax", `"收款单编号": `, `"收款单编号": ,`, false},
 	} {

@@ -147,6 +147,14 @@ func TestLedgerRelations(t *testing.T) {
 			[]string{"data.收款单.应收金额: 应收金额 is 315811.94, but the 收款明细 lines sum to 12345678901234685395.62"}},
 		{"decimal string quoted as written", edit(t, rec, `"117505.50"`, `"117505.00"`), ruleBaseCurrency,
 			[]string{"data.收款明细[1].应收金额本位币-隐: 应收金额本位币-隐 is 117505.00, want 应收金额 × 汇率 1.0000 = 117505.50"}},
+		// Past a trillion the doubles cannot tell a cent from half a
+		// cent: the decimals decide, to half a cent.
+		{"outstanding a cent off past a trillion", edit(t, rec, `"应收金额": 315811.94`, `"应收金额": 1000000000000.00`, `"未核销金额": 315811.94`, `"未核销金额": 1000000000000.01`), ruleOutstanding,
+			[]string{"data.收款单.未核销金额: 未核销金额 is 1000000000000.01, want 1000000000000.00 − 0.00 = 1000000000000.00"}},
+		// A relation whose amount is absent is not checked: the missing
+		// field is missing-field's, not a total or a tax of 0.
+		{"header total absent", edit(t, rec, `"应收金额": 315811.94,`, ``), ruleTotals, nil},
+		{"a line's amount absent", edit(t, rec, `"应收金额": 198306.44,`, ``), ruleTotals, nil},
 		{"decimal string with escapes", edit(t, rec, `"117505.50"`, `"\u0031\u00317505.00"`), ruleBaseCurrency,
 			[]string{"data.收款明细[1].应收金额本位币-隐: 应收金额本位币-隐 is 117505.00, want 应收金额 × 汇率 1.0000 = 117505.50"}},
 	}

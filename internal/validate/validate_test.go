@@ -856,3 +856,104 @@ func TestFindingsSayWhatCame(t *testing.T) {
 		}
 	}
 }
+
+// A payload's verdict is its worst finding, and only --strict fails one
+// whose worst is a warning.
+func TestVerdictAndFailed(t *testing.T) {
+	t.Parallel()
+	warn := Finding{Rule: ruleUnknown, Severity: Warning}
+	bad := Finding{Rule: ruleType, Severity: Error}
+	lax, strict := mustNew(t, Options{}), mustNew(t, Options{Strict: true})
+	tests := []struct {
+		name             string
+		fs               []Finding
+		verdict          string
+		failed, failedSt bool
+	}{
+		{"none", nil, "valid", false, false},
+		{"a warning", []Finding{warn}, "warning", false, true},
+		{"warnings", []Finding{warn, warn}, "warning", false, true},
+		{"an error", []Finding{bad}, "invalid", true, true},
+		{"an error after a warning", []Finding{warn, bad}, "invalid", true, true},
+		{"a warning after an error", []Finding{bad, warn}, "invalid", true, true},
+	}
+	for _, tt := range tests {
+		if got := Verdict(tt.fs); got != tt.verdict {
+			t.Errorf("%s: Verdict = %q, want %q", tt.name, got, tt.verdict)
+		}
+		if got := lax.Failed(tt.fs); got != tt.failed {
+			t.Errorf("%s: Failed = %v, want %v", tt.name, got, tt.failed)
+		}
+		if got := strict.Failed(tt.fs); got != tt.failedSt {
+			t.Errorf("%s: Failed under Strict = %v, want %v", tt.name, got, tt.failedSt)
+		}
+	}
+}
+
+// An invoice that shows neither shape's fields is read in the shape its
+// body number says: 4000, the sample bodies' number, is the sample shape;
+// any other the described.
+func TestInvoiceShapeFromItsNumber(t *testing.T) {
+	t.Parallel()
+	v := mustNew(t, Options{})
+	for number, shape := range map[string]string{"4000": "sample", "4010": "described", "4011": "described"} {
+		body := `{"requestId":"6f1c0a52-7a47-4d7e-9a55-0a4c3c1e8f11","businessType":` + number + `,"data":{}}`
+		want := "code is absent (" + shape + " invoice shape)"
+		if fs := v.Check([]byte(body), ""); !slices.ContainsFunc(fs, func(f Finding) bool { return f.Rule == ruleMissing && f.Message == want }) {
+			t.Errorf("number %s: findings %v, want %s %q", number, fs, ruleMissing, want)
+		}
+	}
+}
+
+// A receipt's missing member is said as it came: absent, or null.
+func TestReceiptMemberAbsentOrNull(t *testing.T) {
+	t.Parallel()
+	v := mustNew(t, Options{})
+	rec := load(t, "receipt.json")
+	tests := []struct{ name, body, want string }{
+		{"absent", edit(t, rec, `"收款单": {`, `"收款单-": {`), "a receipt's data lacks 收款单"},
+		{"null", edit(t, rec, `"收款单": {`, `"收款单": null, "收款单-": {`), "a receipt's data has a null 收款单"},
+	}
+	for _, tt := range tests {
+		if fs := v.Check([]byte(tt.body), "CREATE_RECEIVABLE_DOC"); !slices.ContainsFunc(fs, func(f Finding) bool { return f.Rule == ruleReceiptPart && f.Message == tt.want }) {
+			t.Errorf("%s: findings %v, want %s %q", tt.name, fs, ruleReceiptPart, tt.want)
+		}
+	}
+}
+
+// A null invoice field is null-field's warning alone: it is there, so
+// not missing-field's as well.
+func TestNullInvoiceFieldIsNotAlsoMissing(t *testing.T) {
+	t.Parallel()
+	v := mustNew(t, Options{})
+	body := edit(t, load(t, "invoice.json"), `"invoiceCode": "`, `"invoiceCode": null, "invoiceCode-": "`)
+	var got []string
+	for _, f := range v.Check([]byte(body), "CREATE_PURCHASE_ORDER_INVOICE") {
+		if f.Path == "data.invoiceCode" {
+			got = append(got, f.Rule)
+		}
+	}
+	if !slices.Equal(got, []string{ruleNull}) {
+		t.Errorf("findings at data.invoiceCode: %v, want [%s]", got, ruleNull)
+	}
+}
+
+// A timestamp in seconds of 2000 up to (not including) 2100 looks like
+// seconds; the seconds of 2100 are a millisecond timestamp of 1970.
+func TestTimestampSecondsBounds(t *testing.T) {
+	t.Parallel()
+	v := mustNew(t, Options{})
+	rec := load(t, "receipt.json")
+	for value, rule := range map[string]string{"946684800": ruleSeconds, "4102444799": ruleSeconds, "4102444800": ruleTimeRange} {
+		body := edit(t, rec, `"业务日期": 1789833600000`, `"业务日期": `+value)
+		var got []string
+		for _, f := range v.Check([]byte(body), "CREATE_RECEIVABLE_DOC") {
+			if f.Path == "data.收款单.业务日期" {
+				got = append(got, f.Rule)
+			}
+		}
+		if !slices.Equal(got, []string{rule}) {
+			t.Errorf("业务日期 %s: %v, want [%s]", value, got, rule)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/receiver"
 	"github.com/whsim/whsim/internal/term"
+	"github.com/whsim/whsim/internal/validate"
 )
 
 func call(body string, headers http.Header) *receiver.Call {
@@ -354,5 +355,95 @@ func TestForwardSummary(t *testing.T) {
 	q.Summary(&clean, term.Style{}, "listen stopped:", "")
 	if !strings.Contains(clean.String(), "  receiver:   sent 1 call for the sender's 1 (1 answered)\n") || strings.Contains(clean.String(), "failed:") {
 		t.Errorf("summary of one forward answered:\n%s", clean.String())
+	}
+}
+
+// The summary's counts: each event, verdict and status with its count,
+// none that no call had; unanswered calls summed over their statuses, a
+// call with no answer said so; and past Limit, the calls tallied but not
+// printed.
+func TestSummaryCounts(t *testing.T) {
+	t.Parallel()
+	var out, sum bytes.Buffer
+	p := NewCallPrinter(&out, false, term.Style{})
+	p.Limit = 4
+	warn := call(`{"requestId":"r-2"}`, nil)
+	warn.Findings = []validate.Finding{{Rule: "unknown-field", Severity: validate.Warning}}
+	bad := call(`{"requestId":"r-3"}`, nil)
+	bad.Event, bad.HasEvent = "", false
+	bad.Findings = []validate.Finding{{Rule: "query-event", Severity: validate.Error}}
+	bad.Record.Response.Status = 404
+	gone503 := call(`{"requestId":"r-4"}`, nil)
+	gone503.Record.Response.Status = 503
+	gone503.Unanswered = true
+	gone200 := call(`{"requestId":"r-5"}`, nil)
+	gone200.Unanswered = true
+	none := call(`{"requestId":"r-6"}`, nil)
+	none.Record.Response = nil
+	for _, c := range []*receiver.Call{call(`{"requestId":"r-1"}`, nil), warn, bad, gone503, gone200, none} {
+		p.Observe(c, nil)
+	}
+	if n := strings.Count(out.String(), "01:02:03.004  POST"); n != 4 {
+		t.Errorf("printed %d calls, want the first 4:\n%s", n, out.String())
+	}
+	p.Summary(&sum, term.Style{}, "listen stopped:", "")
+	for _, want := range []string{
+		"listen stopped: 6 calls in ",
+		"  shown:      the first 4\n",
+		"  by event:   CREATE_RECEIVABLE_DOC 5, (no businessType) 1\n",
+		"  by verdict: valid 4, warning 1, invalid 1\n",
+		"  by status:  no answer 1, 200 2, 404 1\n",
+		"  unanswered: 2 (the sender had gone, or listen's stop cut the call short, before the answer: 200 1, 503 1; see their lines)\n",
+	} {
+		if !strings.Contains(sum.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, sum.String())
+		}
+	}
+
+	// As many calls as the limit: all shown, none said not to be.
+	var all bytes.Buffer
+	q := NewCallPrinter(&bytes.Buffer{}, false, term.Style{})
+	q.Limit = 1
+	q.Observe(call(`{}`, nil), nil)
+	q.Summary(&all, term.Style{}, "listen stopped:", "")
+	if strings.Contains(all.String(), "shown:") || !strings.Contains(all.String(), "  by verdict: valid 1\n") {
+		t.Errorf("summary of 1 call under a limit of 1:\n%s", all.String())
+	}
+	// No call: the title alone.
+	var empty bytes.Buffer
+	NewCallPrinter(&bytes.Buffer{}, false, term.Style{}).Summary(&empty, term.Style{}, "listen stopped:", "")
+	if n := strings.Count(empty.String(), "\n"); n != 1 || !strings.HasPrefix(empty.String(), "listen stopped: 0 calls in ") {
+		t.Errorf("summary of no call:\n%s", empty.String())
+	}
+}
+
+// Forwards that failed are summed over the statuses their senders got.
+func TestForwardFailedSummed(t *testing.T) {
+	t.Parallel()
+	var sum bytes.Buffer
+	p := NewCallPrinter(&bytes.Buffer{}, false, term.Style{})
+	p.Forwarding = true
+	for _, status := range []int{502, 502, 504} {
+		c := call(`{}`, nil)
+		c.Record.Response.Status = status
+		c.Record.Forward = &capture.Forward{Error: "connection reset"}
+		p.Observe(c, nil)
+	}
+	p.Summary(&sum, term.Style{}, "listen stopped:", "")
+	if want := "  failed:     3 forwards (their senders got listen's own 502 2, 504 1, not the receiver's answer; see their lines)\n"; !strings.Contains(sum.String(), want) {
+		t.Errorf("summary lacks %q:\n%s", want, sum.String())
+	}
+}
+
+// A status is coloured by its class: 2xx ok, 3xx and 4xx a warning, 5xx
+// a failure.
+func TestStatusColour(t *testing.T) {
+	t.Parallel()
+	st := term.Style{OK: term.Wrap{Pre: "ok"}, Warn: term.Wrap{Pre: "warn"}, Fail: term.Wrap{Pre: "fail"}}
+	p := NewCallPrinter(&bytes.Buffer{}, false, st)
+	for status, want := range map[int]string{199: "warn", 200: "ok", 299: "ok", 300: "warn", 499: "warn", 500: "fail", 599: "fail"} {
+		if got := p.statusWrap(status).Pre; got != want {
+			t.Errorf("status %d coloured %q, want %q", status, got, want)
+		}
 	}
 }
