@@ -39,6 +39,9 @@ type K6Config struct {
 	Name string
 }
 
+// MaxK6Rate is the largest --rate export k6 writes a script for.
+const MaxK6Rate = 1_000_000
+
 // Check returns the first setting that is missing or out of range, naming
 // its flag.
 func (c K6Config) Check() error {
@@ -47,7 +50,15 @@ func (c K6Config) Check() error {
 		return fmt.Errorf("--out: give the directory to write the k6 files into")
 	case c.Rate < 0:
 		return fmt.Errorf("--rate %d: want 0 or more", c.Rate)
-	case c.Rate > 0 && c.Duration <= 0:
+	case c.Rate > MaxK6Rate:
+		// send's bound too: a script at 10^11 calls a second (and twice as
+		// many VUs) is no load any machine makes, only a typo.
+		return fmt.Errorf("--rate %d: want at most %d calls a second", c.Rate, MaxK6Rate)
+	case c.Rate > 0 && c.Duration < 0:
+		// A duration given, but negative: "needs --duration" would send the
+		// user looking for a flag they gave.
+		return fmt.Errorf("--duration %s: want more than 0", c.Duration)
+	case c.Rate > 0 && c.Duration == 0:
 		return fmt.Errorf("--rate %d needs --duration", c.Rate)
 	case c.Rate == 0 && c.Duration != 0:
 		return fmt.Errorf("--duration needs --rate")

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"math"
 	"math/rand/v2"
 
 	"github.com/whsim/whsim/internal/attempt"
@@ -267,8 +268,12 @@ func (f *feed) due(out [][]*attempt.Request, all bool) [][]*attempt.Request {
 }
 
 // Left is how many deliveries the feed has still to hand out, -1 for a
-// feed without end; it ends the feed. The rounds not made draw their
-// duplicates as they would have, without building a request.
+// feed without end; it ends the feed. The rounds not made are counted, not
+// walked: --count 99999999999 stopped by Ctrl-C must print its summary at
+// once, not after a loop over every round it never made. Their duplicates
+// are drawn as they would have been, without building a request, for the
+// first leftDraws calls; beyond that (a run cut short of billions of calls)
+// the rest add their expected share, a draw that nothing would ever send.
 func (f *feed) Left() int {
 	if f.rounds == 0 {
 		return -1
@@ -277,18 +282,55 @@ func (f *feed) Left() int {
 	for _, job := range f.out[f.head:] {
 		n += len(job)
 	}
-	for ; f.round < f.rounds; f.round++ {
-		for _, lane := range f.lanes {
-			g := len(lane[f.round%len(lane)])
-			n += g
-			for range g {
-				if f.duplicate > 0 && f.rng.Float64() < f.duplicate {
-					n++
-					f.rng.IntN(8) // as make draws, so the next draw is the same
+	if f.duplicate > 0 {
+		drawn := 0
+		for ; f.round < f.rounds && drawn < leftDraws; f.round++ {
+			for _, lane := range f.lanes {
+				g := len(lane[f.round%len(lane)])
+				n += g
+				drawn += g
+				for range g {
+					if f.rng.Float64() < f.duplicate {
+						n++
+						f.rng.IntN(8) // as make draws, so the next draw is the same
+					}
 				}
 			}
 		}
 	}
+	rest := f.callsIn(f.round, f.rounds)
+	n += rest
+	if f.duplicate > 0 {
+		n += int(math.Round(float64(rest) * f.duplicate))
+	}
+	f.round = f.rounds
 	f.out, f.head, f.pending = nil, 0, nil
+	return n
+}
+
+// leftDraws bounds the duplicate draws Left makes (a few tens of
+// milliseconds of them).
+const leftDraws = 1 << 22
+
+// callsIn is how many calls rounds from up to (not including) to hold:
+// round r takes group r mod len(lane) of each lane.
+func (f *feed) callsIn(from, to int) int {
+	n := 0
+	for _, lane := range f.lanes {
+		size := len(lane)
+		for i, group := range lane {
+			n += len(group) * (roundsAt(to, size, i) - roundsAt(from, size, i))
+		}
+	}
+	return n
+}
+
+// roundsAt is how many of the rounds before end are round i of a cycle of
+// size: the r < end with r mod size == i.
+func roundsAt(end, size, i int) int {
+	n := end / size
+	if end%size > i {
+		n++
+	}
 	return n
 }

@@ -248,3 +248,56 @@ func TestInterruptedCallSaysInterrupted(t *testing.T) {
 		t.Errorf("attempt %+v, want kind interrupted and error context canceled", last)
 	}
 }
+
+// Left counts the rounds a run never made instead of walking them: send
+// --count 99999999999 stopped by Ctrl-C walked 10^11 rounds (minutes of a
+// CPU) before it could print its summary. The count is what the feed would
+// have handed out, for lanes whose groups differ in size and cycle at
+// different lengths.
+func TestFeedLeftCountsRoundsWithoutWalkingThem(t *testing.T) {
+	t.Parallel()
+	group := func(event string, n int) []attempt.Template {
+		var g []attempt.Template
+		for _, pool := range templates(event, n) {
+			g = append(g, pool...)
+		}
+		return g
+	}
+	lanes := [][][]attempt.Template{
+		{group("A", 1), group("A", 2), group("A", 3)}, // 6 calls every 3 rounds
+		{group("B", 2), group("B", 1)},                // 3 calls every 2 rounds
+	}
+	tests := []struct {
+		rounds, taken int
+	}{
+		{1, 0}, {2, 1}, {5, 0}, {5, 4}, {7, 3}, {12, 11},
+	}
+	for _, tt := range tests {
+		whole := 0
+		f := NewFeed(lanes, tt.rounds, 0, false, 1)
+		for job := f.Next(); job != nil; job = f.Next() {
+			whole += len(job)
+		}
+		taken := 0
+		f = NewFeed(lanes, tt.rounds, 0, false, 1)
+		for range tt.taken {
+			taken += len(f.Next())
+		}
+		if n := f.Left(); taken+n != whole {
+			t.Errorf("%d rounds, %d jobs taken: Left() = %d, want %d", tt.rounds, tt.taken, n, whole-taken)
+		}
+	}
+	const huge = 1 << 50 // no loop over these ends within a test's time
+	f := NewFeed(lanes, huge, 0, false, 1)
+	// One call taken (A's first group); 2^50 mod 3 == 1, so A's first group
+	// has one round more than its others.
+	f.Next()
+	if n, want := f.Left(), huge/3*6+1+huge/2*3-1; n != want {
+		t.Errorf("Left() of %d rounds, one call taken = %d, want %d", huge, n, want)
+	}
+	f = NewFeed(lanes, huge, 0.5, false, 1)
+	f.Next()
+	if n, low := f.Left(), huge/3*6+huge/2*3; n < low {
+		t.Errorf("Left() of %d rounds with duplicates = %d, want more than %d", huge, n, low)
+	}
+}

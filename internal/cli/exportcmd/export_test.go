@@ -258,3 +258,33 @@ func TestVegetaRefusesACAPathWithAComma(t *testing.T) {
 		t.Errorf("exit %d, stdout %d bytes, stderr:\n%s\nwant exit 2, no targets, %q", code, out.Len(), errb.String(), want)
 	}
 }
+
+// export k6 refuses a rate no machine makes and a negative duration in one
+// line naming the flag: --rate 99999999999 wrote a script (with twice as
+// many VUs), and --duration -1s was answered "--rate 10 needs --duration".
+func TestExportK6RefusesARateOrDurationOutOfRange(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--rate", "99999999999", "--duration", "1m"}, "whsim: --rate 99999999999: want at most 1000000 calls a second\n"},
+		{[]string{"--rate", "1000001", "--duration", "1m"}, "whsim: --rate 1000001: want at most 1000000 calls a second\n"},
+		{[]string{"--rate", "10", "--duration", "-1s"}, "whsim: --duration -1s: want more than 0\n"},
+		{[]string{"--rate", "10"}, "whsim: --rate 10 needs --duration\n"},
+	}
+	for _, tt := range tests {
+		out := filepath.Join(t.TempDir(), "k6")
+		args := append([]string{"export", "k6", "--url", "http://127.0.0.1:9/hook", "--event", "CREATE_RECEIVABLE_DOC", "--out", out}, tt.args...)
+		code, _, stderr := clitest.Run(t, args...)
+		if code != 2 || stderr != tt.want {
+			t.Errorf("%v: exit %d, stderr %q, want exit 2 and %q", tt.args, code, stderr, tt.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: %s made", tt.args, out)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "k6")
+	if code, _, stderr := clitest.Run(t, "export", "k6", "--url", "http://127.0.0.1:9/hook", "--event", "CREATE_RECEIVABLE_DOC", "--out", out, "--rate", "1000000", "--duration", "1s"); code != 0 {
+		t.Errorf("--rate 1000000: exit %d: %s", code, stderr)
+	}
+}
