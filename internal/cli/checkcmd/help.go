@@ -108,9 +108,10 @@ stored, not only what it answered. The probe's contract (stable):
       0-9 and '-', safe inside SQL quotes. whsim shows the command as
       given, but for a credential written in it (a URL's password,
       PGPASSWORD=..., an Authorization header, curl -u user:pass, mysql
-      -pPASS, redis-cli -a PASS), which it masks; the commands it prints then read the whole command from
-      "$PROBE_CMD" (they run as printed where it is set). Better, read a
-      password from the environment (PGPASSWORD, "$DB_URL").
+      -pPASS, redis-cli -a PASS), which it masks; the commands it prints
+      then read the whole command from "$PROBE_CMD" (they run as printed
+      where it is set). Better, read a password from the environment
+      (PGPASSWORD, "$DB_URL").
   The answer: a JSON object, or an array holding one (as sqlite3 -json
       prints a row): "count" (required: how many records it holds for the
       document, a JSON number, or its digits alone as a string: "1"),
