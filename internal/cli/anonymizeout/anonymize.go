@@ -56,6 +56,10 @@ func WriteAnonymizeReport(w io.Writer, st *anonymize.Stats, resigned bool) {
 	}
 	if st.Resigned > 0 {
 		fmt.Fprintf(w, "signed %d %s again (Standard Webhooks)\n", st.Resigned, term.Plural(st.Resigned, "record", "records"))
+	} else if resigned && st.Records == 0 {
+		// Said, not left to silence: a user who asked for signatures
+		// would otherwise take payload files for signed ones.
+		fmt.Fprintln(w, "signed nothing: --resign signs capture records (whsim listen --capture), and the input held none; a payload carries no signature")
 	}
 }
 

@@ -31,6 +31,12 @@ func TestStatsReport(t *testing.T) {
 			t.Errorf("resigned %v:\n%s\nwant\n%s", tt.resigned, b.String(), tt.want)
 		}
 	}
+	// --resign of payload files alone signs nothing, and says so.
+	var payloads bytes.Buffer
+	WriteAnonymizeReport(&payloads, &anonymize.Stats{Payloads: 2, Replaced: anonymize.Report{}}, true)
+	if want := "anonymized 2 payloads: replaced nothing\nsigned nothing: --resign signs capture records (whsim listen --capture), and the input held none; a payload carries no signature\n"; payloads.String() != want {
+		t.Errorf("--resign of payloads:\n%s\nwant\n%s", payloads.String(), want)
+	}
 	// Payload files and capture files in one run: both are counted.
 	total.Add(&anonymize.Stats{Payloads: 1, Replaced: anonymize.Report{}})
 	var b bytes.Buffer
