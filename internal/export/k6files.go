@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/atomicfile"
+	"github.com/whsim/whsim/internal/load"
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/tlsconf"
 )
@@ -39,9 +40,6 @@ type K6Config struct {
 	Name string
 }
 
-// MaxK6Rate is the largest --rate export k6 writes a script for.
-const MaxK6Rate = 1_000_000
-
 // Check returns the first setting that is missing or out of range, naming
 // its flag.
 func (c K6Config) Check() error {
@@ -50,10 +48,10 @@ func (c K6Config) Check() error {
 		return fmt.Errorf("--out: give the directory to write the k6 files into")
 	case c.Rate < 0:
 		return fmt.Errorf("--rate %d: want 0 or more", c.Rate)
-	case c.Rate > MaxK6Rate:
-		// send's bound too: a script at 10^11 calls a second (and twice as
+	case c.Rate > load.MaxRate:
+		// send's bound: a script at 10^11 calls a second (and twice as
 		// many VUs) is no load any machine makes, only a typo.
-		return fmt.Errorf("--rate %d: want at most %d calls a second", c.Rate, MaxK6Rate)
+		return fmt.Errorf("--rate %d: want at most %d calls a second", c.Rate, int(load.MaxRate))
 	case c.Rate > 0 && c.Duration < 0:
 		// A duration given, but negative: "needs --duration" would send the
 		// user looking for a flag they gave.
