@@ -28,6 +28,13 @@ func MaskCredentials(cmd string) (masked string, found bool) {
 	last := 0
 	for i := 0; i < len(cmd); {
 		start, end := credentialAt(cmd, i, func() string { return b.String() + cmd[last:i] })
+		if end > start && end < len(cmd) && cmd[end-1] == '\\' && (cmd[end] == '"' || cmd[end] == '\'') {
+			// A backslash before a quote escapes it for a shell inside the
+			// command (sh -c "probe \"token=PASS\""): no part of the value.
+			// Masked with it, the quote would be read, masked again, as
+			// one that opens a value running on to the end.
+			end--
+		}
 		if end <= start {
 			i++
 			continue

@@ -78,6 +78,9 @@ func TestMaskCredentials(t *testing.T) {
 		{`docker exec db sh -c "mysql -uroot -p\"$MYSQL_PW\" app"`, ``},
 		{`docker exec db sh -c "mysql -uroot -p\"s3cret\" app"`, `docker exec db sh -c "mysql -uroot -p\"xxxxx\" app"`},
 		{`sh -c "PGPASSWORD=\"s3 cret\" psql"`, `sh -c "PGPASSWORD=\"xxxxx\" psql"`},
+		// A value that ends at an escaped quote leaves its backslash: the
+		// masked command keeps its quotes, and masks the same again.
+		{`sh -c "probe \"token=s3cret\""`, `sh -c "probe \"token=xxxxx\""`},
 		{`redis-cli -a`, ``},
 		// A URL given to -u is masked as a URL: its password alone, the
 		// user, host and the rest of the command left to read.
