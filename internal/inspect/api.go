@@ -751,9 +751,11 @@ func (h *handler) call(w http.ResponseWriter, r *http.Request, raw string) (*cal
 // filterOf reads event, verdict, status and q from the query. A verdict
 // or status spelled so that no call can match it is refused rather than
 // answered with nothing: a script's typo would read as "no such calls".
-// An event is any name, since a capture may hold any.
+// An event is any name, since a capture may hold any. The search is
+// trimmed, as the page trims its box: a document number pasted with a
+// space around it is that number, and would otherwise find nothing.
 func (h *handler) filterOf(q url.Values) (filter, error) {
-	f := filter{Event: q.Get("event"), Verdict: q.Get("verdict"), Status: q.Get("status"), Query: q.Get("q"), Mask: h.opts.Mask}
+	f := filter{Event: q.Get("event"), Verdict: q.Get("verdict"), Status: q.Get("status"), Query: strings.TrimSpace(q.Get("q")), Mask: h.opts.Mask}
 	switch f.Verdict {
 	case "", "valid", "warning", "invalid":
 	default:

@@ -109,6 +109,11 @@ func TestListFiltersAndPages(t *testing.T) {
 		{"?q=trace-2", "[2]"},            // a header value
 		{"?q=s3cret", "[]"},              // credentials are searched masked
 		{"?q=%E5%BA%94%E6%94%B6", "[2]"}, // body text: 应收
+		// Trimmed as the page trims its box: a pasted number with a space
+		// (or a full-width one) around it, and a search of spaces alone.
+		{"?q=%20R-1%20", "[1]"},
+		{"?q=%E3%80%80R-1%09", "[1]"},
+		{"?q=%20", "[3 2 1]"},
 		{"?limit=1", "[3]"},
 		{"?before=3&limit=1", "[2]"},
 		{"?before=2", "[1]"},

@@ -67,8 +67,11 @@ func (o Options) Config() (Config, error) {
 		return cfg, &optionError{Option: "status", Err: err}
 	}
 	cfg.Status = st
-	if o.Delay < 0 {
-		return cfg, &optionError{Option: "delay", Value: o.Delay.String(), Err: errors.New("want 0 or more")}
+	// The longest hold is --fault delay's: a call held for hours holds a
+	// sender's connection and listen's stop, and no sender waits that long.
+	if o.Delay < 0 || o.Delay > fault.MaxDelay {
+		return cfg, &optionError{Option: "delay", Value: o.Delay.String(),
+			Err: fmt.Errorf("want a duration from 0 to %s, as --fault delay's (e.g. 500ms, 2s)", fault.MaxDelay)}
 	}
 	if !(o.FailRate >= 0 && o.FailRate <= 1) {
 		return cfg, &optionError{Option: "fail-rate", Value: fmt.Sprint(o.FailRate),

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/whsim/whsim/internal/fault"
 )
 
 func TestOptionsConfig(t *testing.T) {
@@ -22,7 +24,10 @@ func TestOptionsConfig(t *testing.T) {
 			o.Path, o.Delay, o.FailRate, o.Respond, o.ForwardTo = "/hook", time.Second, 0.5, []string{"CREATE_RECEIVABLE_DOC=500,200"}, "http://127.0.0.1:9/x"
 		})},
 		{name: "status", opts: with(func(o *Options) { o.Status = 99 }), err: "status: "},
-		{name: "delay", opts: with(func(o *Options) { o.Delay = -time.Second }), err: "delay -1s: want 0 or more"},
+		{name: "delay", opts: with(func(o *Options) { o.Delay = -time.Second }), err: "delay -1s: want a duration from 0 to 5m0s, as --fault delay's (e.g. 500ms, 2s)"},
+		{name: "delay longest", opts: with(func(o *Options) { o.Delay = fault.MaxDelay })},
+		// A delay of years would hold every call and listen's stop.
+		{name: "delay too long", opts: with(func(o *Options) { o.Delay = 99999 * time.Hour }), err: "delay 99999h0m0s: want a duration from 0 to 5m0s, as --fault delay's (e.g. 500ms, 2s)"},
 		{name: "fail-rate", opts: with(func(o *Options) { o.FailRate = 1.5 }), err: "fail-rate 1.5: want a share from 0 to 1 (0.1 fails one call in ten)"},
 		{name: "respond", opts: with(func(o *Options) { o.Respond = []string{"nope"} }), err: "respond: "},
 		{name: "path", opts: with(func(o *Options) { o.Path = "hook" }), err: `path "hook": want a path starting with /`},

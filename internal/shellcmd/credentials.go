@@ -28,6 +28,13 @@ func MaskCredentials(cmd string) (masked string, found bool) {
 	last := 0
 	for i := 0; i < len(cmd); {
 		start, end := credentialAt(cmd, i, func() string { return b.String() + cmd[last:i] })
+		if end > start && end < len(cmd) && cmd[end-1] == '\\' && (cmd[end] == '"' || cmd[end] == '\'') {
+			// A backslash before a quote escapes it for a shell inside the
+			// command (sh -c "probe \"token=PASS\""): no part of the value.
+			// Masked with it, the quote would be read, masked again, as
+			// one that opens a value running on to the end.
+			end--
+		}
 		if end <= start {
 			i++
 			continue
@@ -96,17 +103,9 @@ func credentialAt(cmd string, i int, before func() string) (start, end int) {
 		} else {
 			v0 = i + 1 + 1 // after -u
 		}
-		vs, ve := valueAt(cmd, v0)
-		if c := strings.IndexByte(cmd[vs:ve], ':'); c >= 0 {
-			return vs + c + 1, ve
-		}
-		return 0, 0
+		return userPasswordAt(cmd, v0)
 	case dashes == 2 && word == "user":
-		vs, ve := valueAt(cmd, skipBlanks(cmd, at+strings.IndexFunc(after+" ", func(r rune) bool { return r != '=' })))
-		if c := strings.IndexByte(cmd[vs:ve], ':'); c >= 0 {
-			return vs + c + 1, ve
-		}
-		return 0, 0
+		return userPasswordAt(cmd, skipBlanks(cmd, at+strings.IndexFunc(after+" ", func(r rune) bool { return r != '=' })))
 	case dashes == 0 && strings.HasPrefix(after, ":") && termsafe.SecretHeader(word):
 		// A header line: its value to the end of the word it is quoted
 		// in, or of the line.
@@ -125,6 +124,36 @@ func credentialAt(cmd string, i int, before func() string) (start, end int) {
 		return valueAt(cmd, vs)
 	}
 	return 0, 0
+}
+
+// userPasswordAt is the span of the password in the user:PASS value at
+// cmd[i] (curl's -u and --user), empty when it has none. A URL there is
+// no user:PASS (redis-cli -u redis://user:PASS@host): its first colon is
+// the scheme's, and the user, host and command after it would go masked
+// with the password; the "://" it holds masks its password alone, as a
+// URL anywhere else is masked.
+func userPasswordAt(cmd string, i int) (start, end int) {
+	vs, ve := valueAt(cmd, i)
+	if hasScheme(cmd[vs:ve]) {
+		return 0, 0
+	}
+	if c := strings.IndexByte(cmd[vs:ve], ':'); c >= 0 {
+		return vs + c + 1, ve
+	}
+	return 0, 0
+}
+
+// hasScheme says v starts with a URL's scheme and "://" (RFC 3986: a
+// letter, then letters, digits, +, - and .). A user name holds no "://"
+// after such a word: a colon ends it.
+func hasScheme(v string) bool {
+	scheme, _, ok := strings.Cut(v, "://")
+	if !ok || scheme == "" || !('A' <= scheme[0] && scheme[0] <= 'Z' || 'a' <= scheme[0] && scheme[0] <= 'z') {
+		return false
+	}
+	return strings.IndexFunc(scheme, func(r rune) bool {
+		return !('A' <= r && r <= 'Z' || 'a' <= r && r <= 'z' || '0' <= r && r <= '9' || r == '+' || r == '-' || r == '.')
+	}) < 0
 }
 
 // shortPasswordAt is the span of the password a one-letter option at

@@ -78,7 +78,19 @@ func TestMaskCredentials(t *testing.T) {
 		{`docker exec db sh -c "mysql -uroot -p\"$MYSQL_PW\" app"`, ``},
 		{`docker exec db sh -c "mysql -uroot -p\"s3cret\" app"`, `docker exec db sh -c "mysql -uroot -p\"xxxxx\" app"`},
 		{`sh -c "PGPASSWORD=\"s3 cret\" psql"`, `sh -c "PGPASSWORD=\"xxxxx\" psql"`},
+		// A value that ends at an escaped quote leaves its backslash: the
+		// masked command keeps its quotes, and masks the same again.
+		{`sh -c "probe \"token=s3cret\""`, `sh -c "probe \"token=xxxxx\""`},
 		{`redis-cli -a`, ``},
+		// A URL given to -u is masked as a URL: its password alone, the
+		// user, host and the rest of the command left to read.
+		{`redis-cli -u redis://app:s3cret@127.0.0.1:6379/0 HGET docs "$WHSIM_CODE"`, `redis-cli -u redis://app:xxxxx@127.0.0.1:6379/0 HGET docs "$WHSIM_CODE"`},
+		{`redis-cli -u 'rediss://:s3cret@cache.internal' GET x`, `redis-cli -u 'rediss://:xxxxx@cache.internal' GET x`},
+		{`redis-cli -u redis://127.0.0.1:6379 GET x`, ``},
+		{`mongosh -u mongodb+srv://app:s3cret@cluster0.example.test/db`, `mongosh -u mongodb+srv://app:xxxxx@cluster0.example.test/db`},
+		// A password that holds "://" is still curl's user:PASS.
+		{`curl -u app:s3cret://x http://h/`, `curl -u app:xxxxx http://h/`},
+		{`curl --user app:s3cret://x http://h/`, `curl --user app:xxxxx http://h/`},
 		{`mongosh -p --eval x`, ``},
 		// Two in one command.
 		{`PGPASSWORD=a psql postgres://u:b@h/db`, `PGPASSWORD=xxxxx psql postgres://u:xxxxx@h/db`},
@@ -104,7 +116,7 @@ func TestMaskCredentials(t *testing.T) {
 // more: the report's masked command, read back, is shown as it is.
 func FuzzMaskCredentials(f *testing.F) {
 	for _, s := range []string{`PGPASSWORD=x psql postgres://u:p@h/d`, `curl -u a:b -H 'Authorization: x'`, `--user`, `-u`, `://`, `a=`, `"`, `--token '`,
-		`mysql -px`, `redis-cli -a 'x`, `sshpass -p`} {
+		`mysql -px`, `redis-cli -a 'x`, `sshpass -p`, `redis-cli -u redis://u:p@h GET x`, `curl -u a:b://c@d`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, cmd string) {

@@ -72,31 +72,95 @@ func (c *checker) foreignMembers(want shapeBits) {
 }
 
 func (c *checker) receiptData() {
+	// The members it lacks first: they are what makes the receipt
+	// invalid, and the invoice fields it holds, each a warning, may be a
+	// whole invoice's.
+	hint := ""
+	if c.dataAllOf(false) {
+		hint = ", and holds only invoice fields: an invoice's document under a receipt's businessType"
+	}
 	for i, m := range c.v.data.members {
 		bit := uint64(1) << i
-		switch {
-		case m.shapes&inReceipt != 0 && c.dataSeen&bit == 0:
+		if m.shapes&inReceipt != 0 && c.dataSeen&bit == 0 {
 			how := "lacks"
 			if c.dataNull&bit != 0 {
 				how = "has a null"
 			}
-			c.emitAt(rReceiptPart, c.dataOff, spec.FieldData, "a receipt's data %s %s", how, m.name)
-		case m.shapes&inReceipt == 0 && c.dataSeen&bit != 0:
+			c.emitAt(rReceiptPart, c.dataOff, spec.FieldData, "a receipt's data %s %s%s", how, m.name, hint)
+			hint = "" // said once
+		}
+	}
+	for i, m := range c.v.data.members {
+		if m.shapes&inReceipt == 0 && c.dataSeen&(uint64(1)<<i) != 0 {
 			c.emitAt(rUnknown, int(c.dataMemberOff[i]), spec.FieldData+"."+m.name, "%s is an invoice field, not a field of a receipt", m.name)
 		}
+	}
+}
+
+// dataAllOf says data holds members and every one is a receipt's
+// (receipt) or every one an invoice's (!receipt): under the other kind's
+// number or event, a whole document of the other kind, whose findings
+// (every member missing, every other one unknown) say so only together.
+func (c *checker) dataAllOf(receipt bool) bool {
+	held := false
+	for i, m := range c.v.data.members {
+		if c.dataSeen&(uint64(1)<<i) == 0 {
+			continue
+		}
+		if (m.shapes&inReceipt != 0) != receipt {
+			return false
+		}
+		held = true
+	}
+	return held
+}
+
+// foreignPart reports the receipt member i an invoice's data carries,
+// put before the findings inside it: the scan found those first, and they
+// read the member as a receipt's (21 fields missing from one receipt key
+// dropped into an invoice), while the member itself is what to fix.
+func (c *checker) foreignPart(i int, hint string) {
+	name := c.v.data.members[i].name
+	first, under := -1, 0
+	for k, r := range c.raw {
+		if int(r.member) == i {
+			if first < 0 {
+				first = k
+			}
+			under++
+		}
+	}
+	said := ""
+	switch {
+	case under == 1:
+		said = "; the finding under it reads it as a receipt's"
+	case under > 1:
+		said = fmt.Sprintf("; the %d findings under it read it as a receipt's", under)
+	}
+	n := len(c.raw)
+	c.emitAt(rForeignPart, int(c.dataMemberOff[i]), spec.FieldData+"."+name, "an invoice's data carries the receipt member %s%s%s", name, hint, said)
+	if first >= 0 && len(c.raw) > n {
+		f := c.raw[n]
+		copy(c.raw[first+1:], c.raw[first:n])
+		c.raw[first] = f
 	}
 }
 
 func (c *checker) invoiceData() {
 	d := c.v.data
 	var dMark, sMark string
+	hint := ""
+	if c.dataAllOf(true) {
+		hint = ", and no invoice field: a receipt's document under an invoice's businessType"
+	}
 	for i, m := range d.members {
 		bit := uint64(1) << i
 		if c.dataSeen&bit == 0 {
 			continue
 		}
 		if m.shapes&inReceipt != 0 {
-			c.emitAt(rForeignPart, int(c.dataMemberOff[i]), spec.FieldData+"."+m.name, "an invoice's data carries the receipt member %s", m.name)
+			c.foreignPart(i, hint)
+			hint = "" // said once
 			continue
 		}
 		if m.marker && m.shapes == inDescribed && dMark == "" {

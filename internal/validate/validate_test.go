@@ -957,3 +957,31 @@ func TestTimestampSecondsBounds(t *testing.T) {
 		}
 	}
 }
+
+// A document carrying the other kind's members says so first: one
+// receipt key dropped into an invoice came last, after the 21 findings
+// inside it, and a whole document under the other kind's number was said
+// only by all its findings together. Every finding is still there.
+func TestOtherKindSaidFirst(t *testing.T) {
+	t.Parallel()
+	v := mustNew(t, Options{})
+	inv, rec := load(t, "invoice.json"), load(t, "receipt.json")
+	tests := []struct {
+		name, body string
+		rule, msg  string // the first finding's
+		others     int    // the findings after it, at least
+	}{
+		{"receipt member in an invoice", edit(t, inv, `"code": "CGFP`, `"收款单": {"收款单编号": "SKD1"}, "code": "CGFP`),
+			ruleForeignPart, "an invoice's data carries the receipt member 收款单; the 21 findings under it read it as a receipt's", 21},
+		{"receipt under an invoice's number", edit(t, rec, `"businessType": 5007`, `"businessType": 4010`),
+			ruleForeignPart, "an invoice's data carries the receipt member 收款单, and no invoice field: a receipt's document under an invoice's businessType", 2},
+		{"invoice under a receipt's number", edit(t, inv, `"businessType": 4011`, `"businessType": 5007`),
+			ruleReceiptPart, "a receipt's data lacks 收款单, and holds only invoice fields: an invoice's document under a receipt's businessType", 2},
+	}
+	for _, tt := range tests {
+		fs := v.Check([]byte(tt.body), "")
+		if len(fs) <= tt.others || fs[0].Rule != tt.rule || fs[0].Message != tt.msg {
+			t.Errorf("%s: findings %v, want first %s %q and %d more", tt.name, fs, tt.rule, tt.msg, tt.others)
+		}
+	}
+}

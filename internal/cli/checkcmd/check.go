@@ -26,6 +26,7 @@ import (
 	"github.com/whsim/whsim/internal/cli/checkout"
 	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/cli/delivery"
+	"github.com/whsim/whsim/internal/cli/payloadflags"
 	"github.com/whsim/whsim/internal/cli/reportfile"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/htmlreport"
@@ -200,6 +201,11 @@ func (o *checkOptions) validate() error {
 		return cmdutil.Usagef("--checks and --exclude-checks leave no check to run")
 	case o.URL == "":
 		return cmdutil.Usagef("check needs --url, the receiver to grade")
+	case o.FixedIDs && o.Seed == 0:
+		// As send refuses it: a drawn seed's ids (and its dates, anchored
+		// to now) are no repeat of anything.
+		_, err := payloadflags.IDNonce(o.FixedIDs, o.Seed)
+		return err
 	case o.Timeout <= 0:
 		return cmdutil.Usagef("--timeout %s: want more than 0", o.Timeout)
 	case o.LatencyBudget <= 0:
@@ -543,7 +549,11 @@ func (r *checkRun) writeReport(why error) error {
 	// The command runs as printed: what the run needed (the probe, the
 	// secret as a placeholder, the headers) besides the URL and seed,
 	// credentials as variables.
-	m.Command = fmt.Sprintf("%s --seed %d --checks %s", checkCommand(r.cfg.Target.String(), r.rec.Header, r.opts.Secret != "", r.opts), r.cfg.Seed, strings.Join(r.cfg.Checks, ","))
+	seed := fmt.Sprintf(" --seed %d", r.cfg.Seed)
+	if r.opts.FixedIDs {
+		seed = "" // verdictFlags gave it, beside --fixed-ids
+	}
+	m.Command = fmt.Sprintf("%s%s --checks %s", checkCommand(r.cfg.Target.String(), r.rec.Header, r.opts.Secret != "", r.opts), seed, strings.Join(r.cfg.Checks, ","))
 	// What they read, as the terminal and the job summary say it.
 	cmds := []string{m.Command}
 	cases, _ := r.col.Cases()

@@ -67,7 +67,8 @@ func verdictFlags(opts *checkOptions) string {
 		b.WriteString(" --exclude-cases " + shellcmd.Word(strings.Join(opts.ExcludeCases, ",")))
 	}
 	if opts.FixedIDs {
-		b.WriteString(" --fixed-ids")
+		// The ids are the seed's: --fixed-ids alone is refused.
+		b.WriteString(" --seed " + strconv.FormatUint(opts.Seed, 10) + " --fixed-ids")
 	}
 	return b.String()
 }

@@ -38,7 +38,7 @@ func (o *checkOptions) registerBatteryFlags(cmd *cobra.Command) {
 	// The seed fixes cases, not only payloads, and a random one is printed.
 	cmdutil.SeedFlag(cmd, &o.Seed, "seed for reproducible cases (0: random, printed on stderr)")
 	// Check's fixed ids are webhook-ids and document numbers too.
-	cmdutil.FixedIDsFlag(cmd, &o.FixedIDs, "use the seed's own requestIds, webhook-ids and document numbers instead of fresh ones per run, for a byte-exact repeat (a receiver that keeps earlier runs' documents then sees them again)")
+	cmdutil.FixedIDsFlag(cmd, &o.FixedIDs, "with --seed: use the seed's own requestIds, webhook-ids and document numbers instead of fresh ones per run, for a byte-exact repeat (a receiver that keeps earlier runs' documents then sees them again)")
 	f.BoolVar(&o.Strict, "strict", false, "a type error inside data answered 2xx fails instead of warning")
 	f.DurationVar(&o.LatencyBudget, "latency-budget", check.DefaultLatencyBudget, "the p99 latency every call of the run must stay within")
 	f.IntVar(&o.LoadCount, "load-count", check.DefaultLoadCount, fmt.Sprintf("calls the load check makes, at most %d (whsim send makes bigger loads)", check.MaxLoadCount))

@@ -1,6 +1,7 @@
 package listencmd
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -28,7 +29,7 @@ func (o *listenOptions) registerServerFlags(cmd *cobra.Command) {
 func (o *listenOptions) registerAnswerFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.IntVar(&o.Receiver.Status, "status", 200, "status code to answer with")
-	f.DurationVar(&o.Receiver.Delay, "delay", 0, "wait this long before answering (e.g. 500ms, 2s)")
+	f.DurationVar(&o.Receiver.Delay, "delay", 0, fmt.Sprintf("wait this long before answering, at most %s (e.g. 500ms, 2s)", fault.MaxDelay))
 	f.Float64Var(&o.Receiver.FailRate, "fail-rate", 0, "answer 500 for this share of calls, 0 to 1")
 	// listen builds no payload: its seed draws --fail-rate's failures and
 	// --fault's faults.

@@ -161,7 +161,7 @@ func (o *listenOptions) validate() (receiver.Config, error) {
 	case len(o.ProbeHeaders) > 0 && o.Probe == "":
 		return cfg, cmdutil.Usagef("--probe-header needs --probe, the URL it is sent to")
 	case o.UI != "" && o.UI == o.Addr && !strings.HasSuffix(o.UI, ":0"):
-		return cfg, cmdutil.Usagef("--ui %s: the webhook's address; the inspector needs one of its own (e.g. 127.0.0.1:4040)", o.UI)
+		return cfg, cmdutil.Usagef("--ui %s: the webhook's address (--addr %s); the inspector needs one of its own (e.g. 127.0.0.1:4040)", o.UI, o.Addr)
 	case o.UI == "" && o.UIToken.Typed:
 		return cfg, cmdutil.Usagef("--ui-token without --ui: there is no inspector to guard")
 	case o.UI != "":
@@ -664,6 +664,17 @@ func (r *listenSession) start(ctx context.Context) (listener, error) {
 	u := srv.HookURL(o.Receiver.Path)
 	var ui *inspect.UI
 	if o.UI != "" {
+		// --ui localhost:8080 beside --addr 127.0.0.1:8080 is the webhook's
+		// socket under another name, whose bind would fail only as "address
+		// already in use"; a bare :port is every interface, its too.
+		if host, port, err := net.SplitHostPort(o.UI); err == nil && port != "0" {
+			if host == "" {
+				host = "0.0.0.0"
+			}
+			if srv.Serves(ctx, &url.URL{Scheme: "http", Host: net.JoinHostPort(host, port)}) {
+				return nil, cmdutil.Usagef("--ui %s: the webhook's address (--addr %s); the inspector needs one of its own (e.g. 127.0.0.1:4040)", o.UI, o.Addr)
+			}
+		}
 		r.inspector.Source, r.inspector.Origin = "listen "+u, srv.URL()
 		uiCtx, stopUI := context.WithCancel(ctx)
 		r.undo = append(r.undo, stopUI)
