@@ -52,6 +52,11 @@ func newSettings(opts []Option) (*settings, error) {
 		}
 		o(s)
 	}
+	if s.fixedIDs && s.seed == 0 {
+		// As whsim check --fixed-ids without --seed: a drawn seed dates
+		// its documents by the run's clock, so no later run repeats them.
+		s.fail("WithFixedIDs needs WithSeed(n) (not 0, which draws one): the ids are the seed's")
+	}
 	if ids, err := check.Select(s.checks, nil); err != nil {
 		s.errs = append(s.errs, "WithChecks: "+err.Error())
 	} else if msg := nothingRunnable(ids, s.signer != nil, s.probe != nil); msg != "" {
@@ -129,8 +134,8 @@ func WithSeed(seed uint64) Option {
 }
 
 // WithFixedIDs keeps the requestIds, webhook-ids and document numbers
-// the seed gives (whsim check --fixed-ids): with WithSeed, a run sends
-// the very bytes of the run before. A receiver whose store outlives one
+// the seed gives (whsim check --fixed-ids): with WithSeed, which it
+// needs, a run sends the very bytes of the run before. A receiver whose store outlives one
 // test sees them as re-deliveries.
 func WithFixedIDs() Option {
 	return func(s *settings) { s.fixedIDs = true }

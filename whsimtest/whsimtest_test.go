@@ -636,6 +636,9 @@ func TestUserErrors(t *testing.T) {
 		// by skipping every one: the test's mistake, as for signature alone.
 		{"effects alone without a probe", s, []Option{WithChecks("effects")}, `whsimtest.Check: WithChecks("effects") needs WithProbe(...): without a probe nothing is asked of the store, so there is nothing to check`},
 		{"effects and signature without either", s, []Option{WithChecks("effects", "signature")}, `whsimtest.Check: WithChecks("signature", "effects") needs WithSecret("whsec_...") and WithProbe(...)`},
+		// As whsim check --fixed-ids without --seed (exit 2): a drawn seed
+		// dates its documents by the run's clock, so no run repeats.
+		{"fixed ids without a seed", s, []Option{WithFixedIDs()}, "whsimtest.Check: WithFixedIDs needs WithSeed(n) (not 0, which draws one): the ids are the seed's"},
 		{"bad secret", s, []Option{WithSecret("hunter2")}, "whsimtest.Check: WithSecret: secret must start with whsec_"},
 		// WithSecret(os.Getenv("WEBHOOK_SECRET")) where it is not set.
 		{"empty secret", s, []Option{WithSecret("")}, `whsimtest.Check: WithSecret(""): the secret is empty (an environment variable not set?): want "whsec_" and base64, or no WithSecret for unsigned calls`},
