@@ -492,6 +492,16 @@ func TestCutShort(t *testing.T) {
 		{`{"requestId":"r1","businessType":5`, false},  // a payload cut short is no capture record
 		{`{"capture":1,"time":"a",` + "\x00", false},   // a control byte: broken
 		{`{"capture":1,"time":"2026-11-22T04:2`, true}, // mid-string
+		// Cut where encoding/json, reading one space past the end, names
+		// that space: still a text valid as far as it goes.
+		{whole[:strings.Index(whole, `\"x`)+1], true}, // right after an escape's backslash
+		{`{"capture":1,"body":"\u00`, true},           // inside a \u escape
+		{`{"capture":1,"latencyMs":1.`, true},         // after a decimal point
+		{`{"capture":1,"latencyMs":-`, true},          // after a minus sign
+		{`{"capture":1,"latencyMs":1e`, true},         // after an exponent's e
+		{`{"capture":1,"fault":nu`, true},             // inside a literal
+		{`{"capture":1,"body":"\q`, false},            // a bad escape: broken
+		{`{"capture":1,"latencyMs":1.x`, false},       // a bad number: broken
 	} {
 		if got := CutShort([]byte(tt.line)); got != tt.want {
 			t.Errorf("CutShort(%q) = %v, want %v", tt.line, got, tt.want)
