@@ -473,6 +473,22 @@ func TestLongLinesAreNDJSON(t *testing.T) {
 	}
 }
 
+// A record cut at any byte after its start is cut short, wherever the cut
+// falls: in a string, right after an escape's backslash, inside a \u
+// escape, a number or a literal (a crash picks no place).
+func TestCutShortAtEveryByte(t *testing.T) {
+	whole := `{"capture":1,"time":"2026-11-22T04:24:23Z","latencyMs":-1.5e3,"fault":null,"ok":true,"headers":{"A":["b"]},"body":"{\"x\":\"\u6536 \\ y\"}"}`
+	start := len(`{"capture":`)
+	for n := start; n < len(whole); n++ {
+		if !CutShort([]byte(whole[:n])) {
+			t.Errorf("CutShort(%q) = false, want true: cut at byte %d", whole[:n], n)
+		}
+	}
+	if CutShort([]byte(whole)) {
+		t.Errorf("CutShort of the whole record = true")
+	}
+}
+
 // A capture record cut short is told from a line broken otherwise: only a
 // record's start that is valid JSON as far as it goes is torn.
 func TestCutShort(t *testing.T) {
