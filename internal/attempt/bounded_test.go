@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/x509"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -351,6 +352,44 @@ func TestOversizedAnswerEndsItsConnection(t *testing.T) {
 					}
 				})
 			}
+		}
+	}
+}
+
+// An answer's kept start ends where a character ends: a body of Chinese
+// text cut at MaxBodyPrefix bytes keeps no half of a character, which
+// every excerpt would show as bytes the receiver never sent (\xe6\xb6).
+// A byte that is not UTF-8 before the cut is kept as it came.
+func TestBodyPrefixEndsOnACharacter(t *testing.T) {
+	bodies := []struct {
+		name, body, want string
+	}{
+		{"cut inside a character", strings.Repeat("很", 100), strings.Repeat("很", MaxBodyPrefix/3)},
+		{"cut after a whole character", "ab" + strings.Repeat("很", 100), "ab" + strings.Repeat("很", (MaxBodyPrefix-2)/3)},
+		{"a stray byte before the cut", strings.Repeat("a", MaxBodyPrefix-1) + "\xff" + "tail", strings.Repeat("a", MaxBodyPrefix-1) + "\xff"},
+		{"shorter than the cut", "很好", "很好"},
+	}
+	for _, p := range paths {
+		for _, b := range bodies {
+			t.Run(p.name+"/"+b.name, func(t *testing.T) {
+				t.Parallel()
+				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					io.Copy(io.Discard, r.Body)
+					w.WriteHeader(http.StatusInternalServerError)
+					io.WriteString(w, b.body)
+				}))
+				defer srv.Close()
+				a := deliverOnce(t, srv.URL, 5*time.Second, p.worker, p.follow, p.keep)
+				if a.Status != http.StatusInternalServerError {
+					t.Fatalf("%s, want 500", brief(a))
+				}
+				if !p.keep && len(a.BodyPrefix) == 0 {
+					return // a lean call keeps no body to show
+				}
+				if got := string(a.BodyPrefix); got != b.want {
+					t.Errorf("BodyPrefix %q, want %q", got, b.want)
+				}
+			})
 		}
 	}
 }

@@ -345,7 +345,9 @@ func (e redirectError) Error() string { return string(e) }
 // headers when it leaves the first call's origin (another host, port or
 // scheme): net/http keeps only Authorization and Cookie from another
 // domain, and would hand X-Api-Key, X-Auth-Token and the signature to it.
-// The names are those every output masks (termsafe.SecretHeader).
+// The names are those every output masks (termsafe.SecretHeader). The
+// Referer goes too: net/http sets it to the first URL, query included,
+// which may hold a ?token= the user gave for the receiver alone.
 func dropCredentials(req *http.Request, via []*http.Request) error {
 	if len(via) >= maxRedirects {
 		return redirectError("stopped after " + strconv.Itoa(maxRedirects) + " redirects")
@@ -364,6 +366,7 @@ func dropCredentials(req *http.Request, via []*http.Request) error {
 			delete(req.Header, name)
 		}
 	}
+	req.Header.Del("Referer")
 	return nil
 }
 

@@ -26,6 +26,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/termsafe"
@@ -154,6 +155,22 @@ func (a Attempt) Unfinished() string {
 
 // MaxBodyPrefix is how much of an answer's body an Attempt keeps.
 const MaxBodyPrefix = 200
+
+// wholeRunes is b, a body's start cut at a byte count, without the start
+// of a character the cut split: every excerpt would show its bytes
+// escaped (\xe6\xb6), as if the receiver had sent them. A byte that
+// starts no character it could complete is kept as it came.
+func wholeRunes(b []byte) []byte {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax+1; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				return b[:i]
+			}
+			break
+		}
+	}
+	return b
+}
 
 // MaxBodyRead is how much of an answer's body is read at most: a receiver
 // answering hundreds of MiB, or without end, would otherwise have every
@@ -1123,6 +1140,9 @@ func (d *Deliverer) answered(ctx context.Context, t *target, resp *http.Response
 		// A copy: the fast path reuses the buffer of a lean answer's prefix.
 		a.BodyPrefix = append([]byte(nil), kept[:min(len(kept), MaxBodyPrefix)]...)
 		a.BodyCut = len(kept) >= MaxBodyPrefix
+		if a.BodyCut {
+			a.BodyPrefix = wholeRunes(a.BodyPrefix)
+		}
 	}
 	if !d.KeepBody {
 		kept = nil // only the failure line's prefix was asked for

@@ -473,6 +473,8 @@ func TestInterruptedInTheBackoffCountsOnlyCallsMade(t *testing.T) {
 // origin only: to another host (or port, or scheme) every header the
 // masking list names is dropped, those net/http drops itself and those it
 // would forward (X-Api-Key, X-Auth-Token, the signature); the others stay.
+// A credential in the URL's query goes no further either: net/http would
+// send the first URL, query and all, as the Referer.
 func TestRedirectsDropCredentialsAcrossHosts(t *testing.T) {
 	creds := []string{"Authorization", "Cookie", "X-Api-Key", "X-Auth-Token", "Webhook-Signature", "X-Session-Id"}
 	seen := make(chan http.Header, 2)
@@ -486,7 +488,7 @@ func TestRedirectsDropCredentialsAcrossHosts(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	c, _ := newTestClient(ClientOptions{Timeout: 5 * time.Second, FollowRedirects: true})
-	u, _ := url.Parse(srv.URL + "/hook")
+	u, _ := url.Parse(srv.URL + "/hook?token=secret-in-the-query")
 	d := &Deliverer{Client: c, Target: u}
 	for _, tt := range []struct {
 		to   string
@@ -508,6 +510,15 @@ func TestRedirectsDropCredentialsAcrossHosts(t *testing.T) {
 		}
 		if got.Get("X-Tenant") != "7" {
 			t.Errorf("redirect to %s: X-Tenant dropped", tt.to)
+		}
+		if !tt.kept {
+			for k, vs := range got {
+				for _, v := range vs {
+					if strings.Contains(v, "secret-in-the-query") {
+						t.Errorf("redirect to %s: %s: %q carries the query's credential", tt.to, k, v)
+					}
+				}
+			}
 		}
 	}
 }

@@ -486,6 +486,17 @@ func (e *TornError) Error() string {
 	return fmt.Sprintf("line %d: torn last line skipped (%v)", e.Line, e.Err)
 }
 
+// tornCause is why a torn line does not read: that it ends early when it
+// is valid JSON as far as it goes. encoding/json reads one space past the
+// end, so a line cut after an escape's backslash, in a number or in a
+// literal would be said to hold a space it does not hold.
+func tornCause(line []byte, err error) error {
+	if se := jsonerr.FirstSyntaxError(line); se != nil && !se.AtByte {
+		return errors.New("unexpected end of JSON input")
+	}
+	return err
+}
+
 // LineError reports a line that is not a capture record.
 type LineError struct {
 	Line int
@@ -542,10 +553,10 @@ func (r *Reader) Next() (*Record, error) {
 		// A torn line's cause is said as it is ("unexpected end of JSON
 		// input"): where it broke off is no member of the record.
 		if it.Unended {
-			return nil, &TornError{Line: r.line, Err: jerr.Err}
+			return nil, &TornError{Line: r.line, Err: tornCause(it.Body, jerr.Err)}
 		}
 		if input.CutShort(it.Body) {
-			return nil, &TornError{Line: r.line, Err: jerr.Err, Restarted: true}
+			return nil, &TornError{Line: r.line, Err: tornCause(it.Body, jerr.Err), Restarted: true}
 		}
 		return nil, &LineError{Line: r.line, Err: jerr}
 	}

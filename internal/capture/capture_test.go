@@ -75,6 +75,11 @@ func TestReaderSkipsATornLastLine(t *testing.T) {
 		file, _ = Append(file, rec)
 	}
 	torn := append(bytes.Clone(file), `{"capture":1,"time":"2026-11-22T04:0`...)
+	// A body is stored as escaped JSON, a backslash before every quote: a
+	// crash may cut a line right after one.
+	cutAtEscape := `{"capture":1,"body":"{\`
+	tornAtEscape := append(bytes.Clone(file), cutAtEscape...)
+	restarted := string(file[:len(file)/3]) + cutAtEscape + "\n" + string(file[len(file)/3:])
 	tests := []struct {
 		name     string
 		in       string
@@ -83,6 +88,8 @@ func TestReaderSkipsATornLastLine(t *testing.T) {
 	}{
 		{"clean", string(file), 3, nil},
 		{"torn last line", string(torn), 3, []string{"line 4: torn last line skipped"}},
+		{"torn last line after a backslash", string(tornAtEscape), 3, []string{"line 4: torn last line skipped (unexpected end of JSON input)"}},
+		{"torn line after a backslash, a restart's records after it", restarted, 3, []string{"line 2: torn line skipped, a restarted listen's records follow (unexpected end of JSON input)"}},
 		{"garbage in the middle", `{"capture":1,"body":""}` + "\nnot json\n" + `{"capture":1,"body":""}` + "\n", 2, []string{"line 2: not JSON at byte 2 (invalid character"}},
 		{"a payload is not a record", `{"requestId":"x"}` + "\n", 0, []string{`line 1: not a capture record`}},
 		{"blank lines", "\n\n" + `{"capture":1,"body":""}` + "\n\n", 1, nil},

@@ -473,6 +473,22 @@ func TestLongLinesAreNDJSON(t *testing.T) {
 	}
 }
 
+// A record cut at any byte after its start is cut short, wherever the cut
+// falls: in a string, right after an escape's backslash, inside a \u
+// escape, a number or a literal (a crash picks no place).
+func TestCutShortAtEveryByte(t *testing.T) {
+	whole := `{"capture":1,"time":"2026-11-22T04:24:23Z","latencyMs":-1.5e3,"fault":null,"ok":true,"headers":{"A":["b"]},"body":"{\"x\":\"\u6536 \\ y\"}"}`
+	start := len(`{"capture":`)
+	for n := start; n < len(whole); n++ {
+		if !CutShort([]byte(whole[:n])) {
+			t.Errorf("CutShort(%q) = false, want true: cut at byte %d", whole[:n], n)
+		}
+	}
+	if CutShort([]byte(whole)) {
+		t.Errorf("CutShort of the whole record = true")
+	}
+}
+
 // A capture record cut short is told from a line broken otherwise: only a
 // record's start that is valid JSON as far as it goes is torn.
 func TestCutShort(t *testing.T) {
@@ -492,6 +508,16 @@ func TestCutShort(t *testing.T) {
 		{`{"requestId":"r1","businessType":5`, false},  // a payload cut short is no capture record
 		{`{"capture":1,"time":"a",` + "\x00", false},   // a control byte: broken
 		{`{"capture":1,"time":"2026-11-22T04:2`, true}, // mid-string
+		// Cut where encoding/json, reading one space past the end, names
+		// that space: still a text valid as far as it goes.
+		{whole[:strings.Index(whole, `\"x`)+1], true}, // right after an escape's backslash
+		{`{"capture":1,"body":"\u00`, true},           // inside a \u escape
+		{`{"capture":1,"latencyMs":1.`, true},         // after a decimal point
+		{`{"capture":1,"latencyMs":-`, true},          // after a minus sign
+		{`{"capture":1,"latencyMs":1e`, true},         // after an exponent's e
+		{`{"capture":1,"fault":nu`, true},             // inside a literal
+		{`{"capture":1,"body":"\q`, false},            // a bad escape: broken
+		{`{"capture":1,"latencyMs":1.x`, false},       // a bad number: broken
 	} {
 		if got := CutShort([]byte(tt.line)); got != tt.want {
 			t.Errorf("CutShort(%q) = %v, want %v", tt.line, got, tt.want)

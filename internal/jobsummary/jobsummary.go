@@ -412,6 +412,17 @@ func Append(path string, s *Summary) error {
 	return nil
 }
 
+// partlySkipped says how much of a suite was skipped when the rest of it
+// was judged, " (1 of 3)"; "" when all of it was. A validate input with
+// one payload of three not checked is no input skipped: its heading and
+// its row would say the other two were not looked at.
+func partlySkipped(skipped, judged int) string {
+	if judged == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d of %d)", skipped, skipped+judged)
+}
+
 // FromCollector is the summary of a run reported through a collector
 // (check, validate): a table of each suite's pass, warn and fail counts,
 // the headline the run's text summary ends with, and the first failures
@@ -424,7 +435,7 @@ func FromCollector(col *term.Collector, title, name string, pass bool) *Summary 
 	tallies := col.Tallies()
 	for _, tl := range tallies {
 		if tl.Skipped > 0 {
-			s.Skipped = append(s.Skipped, tl.Suite)
+			s.Skipped = append(s.Skipped, tl.Suite+partlySkipped(tl.Skipped, tl.Pass+tl.Warn+tl.Fail))
 		}
 	}
 	if len(s.Skipped) > 0 {
@@ -436,7 +447,10 @@ func FromCollector(col *term.Collector, title, name string, pass bool) *Summary 
 		row := []string{tl.Suite, strconv.Itoa(tl.Pass), strconv.Itoa(tl.Warn), strconv.Itoa(tl.Fail)}
 		if len(s.Skipped) > 0 {
 			row = append(row, "")
-			if tl.Skipped > 0 {
+			switch {
+			case tl.Skipped > 0 && tl.Pass+tl.Warn+tl.Fail > 0:
+				row[4] = fmt.Sprintf("%d of %d", tl.Skipped, tl.Skipped+tl.Pass+tl.Warn+tl.Fail)
+			case tl.Skipped > 0:
 				row[4] = "skipped"
 			}
 		}

@@ -433,6 +433,26 @@ func TestFromCollectorSkipped(t *testing.T) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}
 	}
+	// An input of validate with one payload of three not checked: the
+	// rest were judged, so neither the heading nor the row says the
+	// whole input was skipped.
+	col = &term.Collector{}
+	_ = col.Case(skipCase{"mix.ndjson", ""})
+	_ = col.Case(skipCase{"mix.ndjson", "not checked: the body is not JSON"})
+	_ = col.Case(skipCase{"mix.ndjson", ""})
+	_ = col.Case(skipCase{"other.ndjson", "not checked: the body is not JSON"})
+	_ = col.Finish(lastLineSummary("ok: 2 payloads checked, 2 not checked, 0 failed; 0 errors, 0 warnings\n"))
+	md = string(FromCollector(col, "whsim validate", "input", true).Markdown())
+	for _, want := range []string{
+		"### whsim validate: ✅ pass, mix.ndjson (1 of 3), other.ndjson skipped\n",
+		"| input | pass | warn | fail | skipped |\n",
+		"| mix.ndjson | 2 | 0 | 0 | 1 of 3 |\n",
+		"| other.ndjson | 0 | 0 | 0 | skipped |\n",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
 	col = &term.Collector{}
 	_ = col.Case(skipCase{"accepts-valid", ""})
 	_ = col.Finish(lastLineSummary("ok every check passed (0 warnings)\n"))
