@@ -273,7 +273,8 @@ func effectsPanel(t *testing.T, p *reportPage) {
 	if repros != 1 || probeCmds != 1 {
 		t.Errorf("%d call commands and %d probe commands, want one each", repros, probeCmds)
 	}
-	if !strings.Contains(probe, `answered {"count":2,"state":"created"}`) || !strings.Contains(probe, "want count 1") {
+	if !strings.Contains(probe, `answered {"count":2,"state":"created"}`) || !strings.Contains(probe, "want count 1, state created, 1 line") ||
+		strings.Contains(probe, "1 lines") {
 		t.Errorf("probe %q", probe)
 	}
 	if strings.Contains(text, "in 0 µs") || strings.Contains(text, "Also found") {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -798,7 +799,7 @@ func (r *runner) defect(d *effDoc) string {
 		}
 		return fmt.Sprintf("is %s, want %s", a.State, d.want.state)
 	case d.want.lines >= 0 && a.Lines >= 0 && a.Lines < d.want.lines:
-		return fmt.Sprintf("holds %d lines of the %d sent: the document was stored cut short", a.Lines, d.want.lines)
+		return fmt.Sprintf("holds %s of the %d sent: the document was stored cut short", lineCount(a.Lines), d.want.lines)
 	case d.want.lines >= 0 && a.Lines >= 0 && a.Lines > d.want.lines:
 		// More lines than sent is no document cut short: lines stored
 		// again, by a later call of the same document when there was one.
@@ -811,7 +812,7 @@ func (r *runner) defect(d *effDoc) string {
 			}
 			return fmt.Sprintf("holds %d lines of the %d sent, in one record of a document its calls delivered %d times: its lines were stored again by a later call (the document kept once, its lines inserted with each)", a.Lines, d.want.lines, n)
 		}
-		return fmt.Sprintf("holds %d lines of the %d sent: it stored lines the document was not sent with", a.Lines, d.want.lines)
+		return fmt.Sprintf("holds %s of the %d sent: it stored lines the document was not sent with", lineCount(a.Lines), d.want.lines)
 	}
 	return "does not match"
 }
@@ -1111,4 +1112,12 @@ func (r *runner) judgeLoad(docs []*effDoc, st *EffectsStats, seq []*effDoc) Resu
 		strings.Join(why, " and "), st.Load, sample, cause, probe.KindWord(d.q.Kind), d.q.Code, callList(d), answerText(d))
 	res.Repro, res.Effects, res.bodies = r.effectsRepro(d, res.Case)
 	return res
+}
+
+// lineCount is "1 line", "n lines".
+func lineCount(n int) string {
+	if n == 1 {
+		return "1 line"
+	}
+	return strconv.Itoa(n) + " lines"
 }

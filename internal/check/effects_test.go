@@ -1258,3 +1258,25 @@ func TestEffectsLateIsNotLost(t *testing.T) {
 		t.Fatalf("no document held nothing: the queue was not behind")
 	}
 }
+
+// A document held with the wrong number of lines says how many, in
+// words a reader takes as written: "holds 1 line of the 3 sent", not
+// "1 lines".
+func TestDefectCountsLines(t *testing.T) {
+	r := &runner{}
+	for _, tt := range []struct {
+		held, sent int
+		want       string
+	}{
+		{1, 3, "holds 1 line of the 3 sent: the document was stored cut short"},
+		{0, 3, "holds 0 lines of the 3 sent: the document was stored cut short"},
+		{2, 3, "holds 2 lines of the 3 sent: the document was stored cut short"},
+		{1, 0, "holds 1 line of the 0 sent: it stored lines the document was not sent with"},
+		{5, 3, "holds 5 lines of the 3 sent: it stored lines the document was not sent with"},
+	} {
+		d := &effDoc{want: expect{lines: tt.sent}, ans: probe.Answer{Count: 1, Lines: tt.held}}
+		if got := r.defect(d); got != tt.want {
+			t.Errorf("held %d of %d: %q, want %q", tt.held, tt.sent, got, tt.want)
+		}
+	}
+}
