@@ -509,36 +509,51 @@ func TestURLWordRunsAsPrinted(t *testing.T) {
 	}
 }
 
-// A OneLine command, pasted from a go test log that indented what follows
-// a message's first line, sends the body byte for byte: no byte of it is
-// a printf directive or escape, a shell expansion or curl's @file.
-func TestCurlOneLineSendsTheBody(t *testing.T) {
+// FuzzCurlOneLineSendsTheBody: a OneLine command, pasted from a go test
+// log that indented what follows a message's first line, sends the body
+// byte for byte: no byte of it is a printf directive or escape, a shell
+// expansion or curl's @file.
+func FuzzCurlOneLineSendsTheBody(f *testing.F) {
 	sh, err := exec.LookPath("sh")
 	if err != nil {
-		t.Skip("no sh on PATH") // the read-back needs a POSIX shell
+		f.Skip("no sh on PATH") // the read-back needs a POSIX shell
 	}
-	dir := t.TempDir()
+	dir := f.TempDir()
 	// A curl that writes the body it would send: its stdin for @-.
 	if err := os.WriteFile(filepath.Join(dir, "curl"), []byte("#!"+sh+"\ncat\n"), 0o755); err != nil {
-		t.Fatal(err)
+		f.Fatal(err)
 	}
 	env := []string{"PATH=" + dir + string(os.PathListSeparator) + os.Getenv("PATH")}
 	for _, body := range []string{
 		"this is not JSON\n", "\n", "\n\n", "a\n\nb", "{\n  \"a\": \"it's\"\n}",
 		"%s %d %% %b\n\\n \\ \\0101", "-n\n-e", "@/etc/passwd\n", "$(id)\n`id` ${HOME}\n", "收款\n单",
 	} {
-		c := Curl{URL: "http://h/", Body: []byte(body), MaxInline: 1 << 10, OneLine: true}
+		f.Add(body)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		c := Curl{URL: "http://h/", Body: []byte(body), MaxInline: 256, OneLine: true}
+		if strings.ContainsRune(body, 0) || !c.Inline() {
+			return // no argument holds a NUL; a body not inline is read from its file
+		}
 		line := c.String()
 		if strings.Contains(line, "\n") {
-			t.Errorf("%q: the command spans lines: %s", body, line)
+			t.Fatalf("%q: the command spans lines: %s", body, line)
+		}
+		if !strings.Contains(body, "\n") {
+			// One line already: the command it is without OneLine.
+			c.OneLine = false
+			if plain := c.String(); line != plain {
+				t.Fatalf("%q: %s, want %s", body, line, plain)
+			}
+			return
 		}
 		cmd := exec.Command(sh, "-c", termsafe.Lines(line))
 		cmd.Env = env
 		out, err := cmd.Output()
 		if err != nil || string(out) != body {
-			t.Errorf("%q: sh -c %s sent %q (%v)", body, line, out, err)
+			t.Fatalf("%q: sh -c %s sent %q (%v)", body, line, out, err)
 		}
-	}
+	})
 }
 
 // A curl command printed through termsafe, as check prints its
