@@ -383,7 +383,7 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 	var rep *check.Reporter
 	if pn == nil {
 		o.repro = map[*check.Case]string{}
-		rep = &check.Reporter{Out: reproSink(o.repro), Target: target, Header: s.header, Signer: s.signer, Now: time.Now, Budget: s.budget, Again: againCommand(target, s)}
+		rep = &check.Reporter{Out: reproSink(o.repro), Target: target, Header: s.header, Signer: s.signer, Now: time.Now, Budget: s.budget, Again: againCommand(target, s), OneLine: true}
 	}
 	if len(runnable) == 0 {
 		o.sum = &check.Summary{Checks: map[string]*check.Tally{}}

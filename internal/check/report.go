@@ -50,6 +50,10 @@ type Reporter struct {
 	// FILE), as RunConfig's: a reproduction without them fails on the
 	// receiver's certificate before it reaches the receiver.
 	CurlTLS []string
+	// OneLine keeps each reproduce command on one line (shellcmd.Curl's
+	// OneLine): whsimtest's go test log indents the lines of a message
+	// after its first, into the body a command printed across lines sends.
+	OneLine bool
 	// Again is the command line that runs a check of this run again, as
 	// printed, ending in "--checks ": the URL and headers with their
 	// credentials as variables, the secret, and the flags that decide the
@@ -349,7 +353,7 @@ func (r *Reporter) curlCommand(cc *CaseReport) string {
 	maps.Copy(own, c.Header)
 	cmd := shellcmd.Curl{Flags: append([]string{"-sS", "-i"}, r.CurlTLS...), Method: http.MethodPost, URL: attempt.URLFor(r.Target, c.Query),
 		Header: r.Header, Own: own, Vars: true, Body: c.Body, BodyFile: bodyFile, MaxInline: maxInlineBody,
-		Copies: c.Copies, AtOnce: c.AtOnce}
+		Copies: c.Copies, AtOnce: c.AtOnce, OneLine: r.OneLine}
 	if !cmd.Inline() {
 		cmd.Note = notWritten(bodyFile, len(c.Body))
 	}

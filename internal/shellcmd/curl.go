@@ -57,6 +57,12 @@ type Curl struct {
 	AtOnce bool
 	// Note is a comment after the command (# …), to say what it cannot.
 	Note string
+	// OneLine keeps the command on one line: an inline body's line breaks
+	// go through printf into curl's stdin rather than inside its quotes.
+	// A go test log indents every line of a message after its first, so a
+	// body printed across lines came back from it with that indentation
+	// in it (whsimtest's reproduce commands).
+	OneLine bool
 	// Vars gives each credential as a variable, as Whsim's Vars does;
 	// each variable's name starts with VarPrefix (PROBE_ for a probe's
 	// question, whose credentials are not the receiver's).
@@ -81,6 +87,10 @@ func (c *Curl) String() string {
 	var b strings.Builder
 	if c.Copies > 1 {
 		fmt.Fprintf(&b, "for i in $(seq %d); do ", c.Copies)
+	}
+	piped := c.OneLine && c.Inline() && strings.Contains(string(c.Body), "\n")
+	if piped {
+		b.WriteString(printfLines(string(c.Body)) + " | ")
 	}
 	b.WriteString("curl" + Words(c.Flags))
 	switch {
@@ -107,6 +117,8 @@ func (c *Curl) String() string {
 	}
 	switch {
 	case c.NoBody:
+	case piped:
+		b.WriteString(" --data-binary @-")
 	case c.Inline() && strings.HasPrefix(string(c.Body), "@"):
 		// --data-binary takes a word starting with @ for a file to read
 		// and sends that file: a body "@/etc/passwd" went as the user's
@@ -125,6 +137,19 @@ func (c *Curl) String() string {
 	}
 	b.WriteString(comment(c.Note))
 	return b.String()
+}
+
+// printfLines is a printf command, on one line, that writes s byte for
+// byte: each of its lines an argument (Quote), the line breaks in the
+// format, which is whsim's own text, so no byte of s is read as a printf
+// directive or escape. s holds no CR: a body with one is no Inline body.
+func printfLines(s string) string {
+	lines := strings.Split(s, "\n")
+	args := make([]string, len(lines))
+	for i, l := range lines {
+		args[i] = Quote(l)
+	}
+	return "printf '" + strings.Repeat(`%s\n`, len(lines)-1) + "%s' " + strings.Join(args, " ")
 }
 
 // headerLines are -H's words: user's headers, a credential among them

@@ -82,6 +82,15 @@ func TestCurl(t *testing.T) {
 		{"copies in a loop, a note's line break kept off the command",
 			Curl{Flags: []string{"-sS", "--cacert", "/a b/ca.pem"}, URL: "http://h/", Body: []byte(`{}`), MaxInline: 9, Copies: 3, Note: "one\nrm -rf x"},
 			`for i in $(seq 3); do curl -sS --cacert '/a b/ca.pem' 'http://h/' --data-binary '{}'; done  # one rm -rf x`},
+		{"OneLine: a body's line breaks through printf into curl's stdin",
+			Curl{URL: "http://h/", Body: []byte("{\n  \"n\": \"it's %s\\n\"\n}\n"), MaxInline: 100, OneLine: true},
+			`printf '%s\n%s\n%s\n%s' '{' '  "n": "it'\''s %s\n"' '}' '' | curl 'http://h/' --data-binary @-`},
+		{"OneLine, copies in a loop: printf inside it",
+			Curl{URL: "http://h/", Body: []byte("a\nb"), MaxInline: 9, Copies: 2, AtOnce: true, OneLine: true},
+			`for i in $(seq 2); do printf '%s\n%s' 'a' 'b' | curl 'http://h/' --data-binary @- & done; wait`},
+		{"OneLine, a body of one line: as without it",
+			Curl{URL: "http://h/", Body: []byte(`@{}`), MaxInline: 9, OneLine: true},
+			`curl 'http://h/' --data-raw '@{}'`},
 		{"copies at once in the background",
 			Curl{URL: "http://h/", Body: []byte(`{}`), MaxInline: 9, Copies: 2, AtOnce: true},
 			`for i in $(seq 2); do curl 'http://h/' --data-binary '{}' & done; wait`},
@@ -498,6 +507,53 @@ func TestURLWordRunsAsPrinted(t *testing.T) {
 	if got, want := w.String(), `whsim check --url 'http://h/hook?token='"$TOKEN"`; got != want {
 		t.Errorf("Whsim with Vars = %s, want %s", got, want)
 	}
+}
+
+// FuzzCurlOneLineSendsTheBody: a OneLine command, pasted from a go test
+// log that indented what follows a message's first line, sends the body
+// byte for byte: no byte of it is a printf directive or escape, a shell
+// expansion or curl's @file.
+func FuzzCurlOneLineSendsTheBody(f *testing.F) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		f.Skip("no sh on PATH") // the read-back needs a POSIX shell
+	}
+	dir := f.TempDir()
+	// A curl that writes the body it would send: its stdin for @-.
+	if err := os.WriteFile(filepath.Join(dir, "curl"), []byte("#!"+sh+"\ncat\n"), 0o755); err != nil {
+		f.Fatal(err)
+	}
+	env := []string{"PATH=" + dir + string(os.PathListSeparator) + os.Getenv("PATH")}
+	for _, body := range []string{
+		"this is not JSON\n", "\n", "\n\n", "a\n\nb", "{\n  \"a\": \"it's\"\n}",
+		"%s %d %% %b\n\\n \\ \\0101", "-n\n-e", "@/etc/passwd\n", "$(id)\n`id` ${HOME}\n", "收款\n单",
+	} {
+		f.Add(body)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		c := Curl{URL: "http://h/", Body: []byte(body), MaxInline: 256, OneLine: true}
+		if strings.ContainsRune(body, 0) || !c.Inline() {
+			return // no argument holds a NUL; a body not inline is read from its file
+		}
+		line := c.String()
+		if strings.Contains(line, "\n") {
+			t.Fatalf("%q: the command spans lines: %s", body, line)
+		}
+		if !strings.Contains(body, "\n") {
+			// One line already: the command it is without OneLine.
+			c.OneLine = false
+			if plain := c.String(); line != plain {
+				t.Fatalf("%q: %s, want %s", body, line, plain)
+			}
+			return
+		}
+		cmd := exec.Command(sh, "-c", termsafe.Lines(line))
+		cmd.Env = env
+		out, err := cmd.Output()
+		if err != nil || string(out) != body {
+			t.Fatalf("%q: sh -c %s sent %q (%v)", body, line, out, err)
+		}
+	})
 }
 
 // A curl command printed through termsafe, as check prints its
