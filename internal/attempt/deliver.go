@@ -82,6 +82,10 @@ type Attempt struct {
 	// (dial, TLS), 0 on a kept-alive one; measured only with
 	// Deliverer.Trace or on a run worker's own connection.
 	Connect time.Duration `json:"-"`
+	// Connected says the attempt got its connection (dialled, or a
+	// kept-alive one) before it failed: a time limit that passed after it
+	// was no receiver never reached. Set with Deliverer.Trace only.
+	Connected bool `json:"-"`
 	// StatusLine is the answer's status as sent ("404 Not Found") and
 	// BodyPrefix the first MaxBodyPrefix bytes of its body (with KeepBody).
 	StatusLine string `json:"-"`
@@ -1062,7 +1066,7 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 			// time went there (a full listen backlog, when long).
 			connect = time.Since(connStart)
 		}
-		return Attempt{Kind: kind, Err: d.maskedErr(kind, err, t, res), Latency: time.Since(start), Connect: connect, ClosedAsSent: closedAsSent}, 0
+		return Attempt{Kind: kind, Err: d.maskedErr(kind, err, t, res), Latency: time.Since(start), Connect: connect, Connected: gotConn, ClosedAsSent: closedAsSent}, 0
 	}
 	var kept []byte
 	if resp.StatusCode == http.StatusSwitchingProtocols {

@@ -541,6 +541,14 @@ func firstTimedOut(target *url.URL, a attempt.Attempt) *UnreachableError {
 	if why := attempt.ShortError(a); why != attempt.KindTimeout {
 		return &UnreachableError{URL: termsafe.URL(target), Kind: why + ", the first call got no answer", Ended: true}
 	}
+	if a.Connected {
+		// A connection was made and the call went out on it: "cannot
+		// reach" sent the user to the network for a receiver that takes
+		// connections (or whose listening socket's backlog does) and
+		// answers none.
+		return &UnreachableError{URL: termsafe.URL(target), Ended: true,
+			Kind: "timeout, the first call went out on a connection made to it and got no answer (a receiver that hangs on its calls; one slow to start needs a longer --timeout)"}
+	}
 	return &UnreachableError{URL: termsafe.URL(target),
 		Kind: "timeout, the first call got no answer (one slow to start needs a longer --timeout)"}
 }

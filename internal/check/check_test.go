@@ -529,6 +529,15 @@ func TestFirstTimedOutWords(t *testing.T) {
 			t.Errorf("%q: %q, want %q", c.err, got, c.want)
 		}
 	}
+	// A receiver that took the connection (or whose backlog did) and
+	// answered nothing was reached: "cannot reach" sent the user to the
+	// network.
+	a := attempt.Attempt{Kind: attempt.KindTimeout, Connected: true,
+		Err: `Post "https://h/hook": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`}
+	want := "no answer from https://h/hook: timeout, the first call went out on a connection made to it and got no answer (a receiver that hangs on its calls; one slow to start needs a longer --timeout)"
+	if got := firstTimedOut(u, a).Error(); got != want {
+		t.Errorf("connected: %q, want %q", got, want)
+	}
 }
 
 // A receiver that never answers ends the run at its first call's time

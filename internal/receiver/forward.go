@@ -441,6 +441,15 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		// idle connections were closed by the same receiver.
 		r.cfg.Client.CloseIdleConnections()
 	}
+	if err == nil && resp.StatusCode < 100 {
+		// net/http's client takes a status line's 000 to 099 as a code,
+		// which its server cannot write (WriteHeader panics: the sender's
+		// connection closed with no answer, and no line for the call).
+		// The receiver took the call and gave no answer a sender reads.
+		resp.Body.Close()
+		err = forwardError(fmt.Sprintf("the receiver answered status code %03d, which is no HTTP status (100 to 999)", resp.StatusCode))
+		resp = nil
+	}
 	if err == nil {
 		var rb []byte
 		var n int64

@@ -422,6 +422,34 @@ func TestForwardAnswerCutShortNamesTheStatus(t *testing.T) {
 	}
 }
 
+// A receiver's status line with a code under 100 (000, 042, 099) is
+// one net/http's client takes, as a number no server can write: listen
+// passed it to WriteHeader, which panics, so the sender's connection was
+// closed with no answer, listen printed no line for the call and waited
+// 30 s at its stop for one. It answers 502 and says what came instead.
+func TestForwardStatusUnder100(t *testing.T) {
+	t.Parallel()
+	for _, code := range []string{"000", "042", "099"} {
+		t.Run(code, func(t *testing.T) {
+			t.Parallel()
+			u := rawAnswerBackend(t, "HTTP/1.1 "+code+" Odd\r\nContent-Length: 2\r\n\r\nok")
+			srv, _, mem := start(t, Config{ForwardTo: u})
+			resp := post(t, srv, ev, `{"a":1}`)
+			srv.Close()
+			if resp.StatusCode != http.StatusBadGateway {
+				t.Errorf("the sender got %d, want 502: the receiver's answer had no HTTP status", resp.StatusCode)
+			}
+			if len(mem.recs) != 1 || mem.recs[0].Forward == nil {
+				t.Fatalf("%d records, want 1 with its forward", len(mem.recs))
+			}
+			want := "the receiver answered status code " + code + ", which is no HTTP status (100 to 999)"
+			if f := mem.recs[0].Forward; !strings.Contains(f.Error, want) || f.Status != 0 {
+				t.Errorf("forward status %d, error %q; want 0 and %q", f.Status, f.Error, want)
+			}
+		})
+	}
+}
+
 // A query is passed on byte for byte, a '#' in it too: the receiver's
 // server takes a request target's '#' as the query's (net/http does,
 // and listen records it so), and replay sends it so. The forward built
