@@ -156,12 +156,9 @@ func TestBackoffGrowsWithJitterAndCaps(t *testing.T) {
 }
 
 func TestConnectionErrorsRetriedAndClassified(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close() // nothing listens here now
+	// Port 1: nothing listens there (a closed port may be another
+	// parallel test's by the time it is called).
+	addr := "127.0.0.1:1"
 	c, _ := newTestClient(ClientOptions{Timeout: time.Second})
 	u, _ := url.Parse("http://" + addr + "/")
 	vs := &virtualSleep{}

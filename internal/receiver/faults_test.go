@@ -339,9 +339,9 @@ func TestFaultSenderGoneDuringFirstCopy(t *testing.T) {
 // copies, one after the other" (the call, 1ms late; the body cut short;
 // …), listed each copy as a delivery and the summary counted them sent.
 func TestFaultForwardFailed(t *testing.T) {
-	backend := httptest.NewServer(http.NotFoundHandler())
-	u, _ := url.Parse(backend.URL)
-	backend.Close() // nothing listens there now
+	// Port 1: nothing listens there (a closed test server's port may be
+	// another parallel test's by the time it is called).
+	u, _ := url.Parse("http://127.0.0.1:1")
 	for _, tt := range []struct{ spec, sender string }{
 		{"duplicate=1", "listen's 502 (the forward failed) to the first copy"},
 		{"burst=1:3", "listen's 502 (the forward failed) to copy 1"},

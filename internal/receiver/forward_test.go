@@ -231,8 +231,9 @@ func TestForwardAddsNoUserAgent(t *testing.T) {
 // that reached it and got no answer (its connection reset after it read
 // the call) was sent.
 func TestForwardUnsent(t *testing.T) {
-	closed := httptest.NewServer(http.NotFoundHandler())
-	closed.Close() // nothing listens there now
+	// Port 1: nothing listens there (a closed test server's port may be
+	// another parallel test's by the time it is called).
+	const refused = "http://127.0.0.1:1"
 	reset := newResetSecondBackend(t)
 	for _, tt := range []struct {
 		name   string
@@ -241,7 +242,7 @@ func TestForwardUnsent(t *testing.T) {
 		unsent []bool
 	}{
 		{"answered", "", 1, []bool{false}},
-		{"refused", closed.URL, 1, []bool{true}},
+		{"refused", refused, 1, []bool{true}},
 		{"reset after reading", "http://" + reset.ln.Addr().String(), 2, []bool{false, false}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
