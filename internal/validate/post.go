@@ -74,21 +74,32 @@ func (c *checker) foreignMembers(want shapeBits) {
 func (c *checker) receiptData() {
 	// The members it lacks first: they are what makes the receipt
 	// invalid, and the invoice fields it holds, each a warning, may be a
-	// whole invoice's.
-	hint := ""
-	if c.dataAllOf(false) {
-		hint = ", and holds only invoice fields: an invoice's document under a receipt's businessType"
-	}
+	// whole invoice's. Whether they are is asked only of a receipt that
+	// lacks one: a valid receipt pays for no second look.
+	asked, foreign := false, false
 	for i, m := range c.v.data.members {
 		bit := uint64(1) << i
-		if m.shapes&inReceipt != 0 && c.dataSeen&bit == 0 {
+		if m.shapes&inReceipt == 0 {
+			foreign = foreign || c.dataSeen&bit != 0
+			continue
+		}
+		if c.dataSeen&bit == 0 {
 			how := "lacks"
 			if c.dataNull&bit != 0 {
 				how = "has a null"
 			}
+			hint := ""
+			if !asked {
+				asked = true
+				if c.dataAllOf(false) {
+					hint = ", and holds only invoice fields: an invoice's document under a receipt's businessType"
+				}
+			}
 			c.emitAt(rReceiptPart, c.dataOff, spec.FieldData, "a receipt's data %s %s%s", how, m.name, hint)
-			hint = "" // said once
 		}
+	}
+	if !foreign {
+		return
 	}
 	for i, m := range c.v.data.members {
 		if m.shapes&inReceipt == 0 && c.dataSeen&(uint64(1)<<i) != 0 {
@@ -149,18 +160,21 @@ func (c *checker) foreignPart(i int, hint string) {
 func (c *checker) invoiceData() {
 	d := c.v.data
 	var dMark, sMark string
-	hint := ""
-	if c.dataAllOf(true) {
-		hint = ", and no invoice field: a receipt's document under an invoice's businessType"
-	}
+	asked := false
 	for i, m := range d.members {
 		bit := uint64(1) << i
 		if c.dataSeen&bit == 0 {
 			continue
 		}
 		if m.shapes&inReceipt != 0 {
+			hint := "" // said once, on the first receipt member
+			if !asked {
+				asked = true
+				if c.dataAllOf(true) {
+					hint = ", and no invoice field: a receipt's document under an invoice's businessType"
+				}
+			}
 			c.foreignPart(i, hint)
-			hint = "" // said once
 			continue
 		}
 		if m.marker && m.shapes == inDescribed && dMark == "" {
