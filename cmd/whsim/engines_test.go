@@ -227,3 +227,38 @@ func tlsRecv(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), ca, 0o644))
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(srv.URL+"/"), 0o644))
 }
+
+// TestEnginesDocsSayWhatCIRuns: the docs' word on which engine tests CI
+// runs is what .ci/run does. It said "vegeta, not k6" long after CI began
+// to install k6 and to fail on a missing engine, which sent a reader to run
+// a test by hand that CI already runs.
+func TestEnginesDocsSayWhatCIRuns(t *testing.T) {
+	ci, err := os.ReadFile("../../.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	concepts, err := os.ReadFile("../../docs/concepts.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, para, ok := strings.Cut(string(concepts), "**Tested with the real engines.**")
+	if !ok {
+		t.Fatal("docs/concepts.md has no paragraph **Tested with the real engines.**")
+	}
+	para, _, _ = strings.Cut(para, "\n\n")
+	para = strings.Join(strings.Fields(para), " ")
+	var install []string
+	for _, line := range strings.Split(string(ci), "\n") {
+		if f := strings.Fields(line); len(f) > 2 && f[0] == "bash" && f[1] == "scripts/install-tools.sh" {
+			install = f[2:]
+		}
+	}
+	for _, engine := range []string{"vegeta", "k6"} {
+		if slices.Contains(install, engine) && strings.Contains(para, "not "+engine) {
+			t.Errorf(".ci/run installs %s, yet docs/concepts.md says CI does not: %q", engine, para)
+		}
+	}
+	if strings.Contains(string(ci), "WHSIM_TEST_ENGINES=required") && !strings.Contains(para, "WHSIM_TEST_ENGINES=required") {
+		t.Errorf(".ci/run fails on a missing engine (WHSIM_TEST_ENGINES=required); docs/concepts.md does not say so: %q", para)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/suggest"
 )
 
 // sequence answers the calls of one event with codes in turn: the first call
@@ -29,6 +30,9 @@ func parseRespond(s string) (sequence, error) {
 	}
 	e, known := spec.Lookup(name)
 	if !known {
+		if hint := suggest.Hint(name, spec.EventNames()); hint != "" {
+			return sequence{}, fmt.Errorf("rule %q: unknown event %q%s", s, name, hint)
+		}
 		return sequence{}, fmt.Errorf("rule %q: unknown event %q (valid: %s)", s, name, strings.Join(spec.EventNames(), ", "))
 	}
 	seq := sequence{Event: e.Name}

@@ -21,6 +21,7 @@ func TestParseRespond(t *testing.T) {
 		{"=500", sequence{}, "want EVENT=code"},
 		{"CREATE_RECEIVABLE_DOC=", sequence{}, "want EVENT=code"},
 		{"NOPE=500", sequence{}, `unknown event "NOPE" (valid: CREATE_PURCHASE_ORDER_INVOICE`},
+		{"CREATE_RECEIVABLE_DO=500", sequence{}, `unknown event "CREATE_RECEIVABLE_DO" (did you mean "CREATE_RECEIVABLE_DOC"?)`},
 		{"CREATE_RECEIVABLE_DOC=500,,200", sequence{}, "code 2"},
 		{"CREATE_RECEIVABLE_DOC=199", sequence{}, `"199" is not a status code from 200 to 599`},
 		{"CREATE_RECEIVABLE_DOC=600", sequence{}, "not a status code"},

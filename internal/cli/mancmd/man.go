@@ -19,6 +19,7 @@ import (
 	"github.com/whsim/whsim/internal/atomicfile"
 	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/manpage"
+	"github.com/whsim/whsim/internal/suggest"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -65,7 +66,7 @@ reference.md, instead: the command reference in the repository's docs/.`,
 
 func runMan(_ context.Context, a *cmdutil.App, opts *manOptions) error {
 	if opts.Format != "man" && opts.Format != "markdown" {
-		return cmdutil.Usagef("--format %s: want man or markdown", termsafe.Text(opts.Format))
+		return cmdutil.Usagef("--format %s: want man or markdown%s", termsafe.Text(opts.Format), suggest.Hint(opts.Format, []string{"man", "markdown"}))
 	}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return cmdutil.UsageErr(err)

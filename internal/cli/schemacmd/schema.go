@@ -11,6 +11,7 @@ import (
 	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/schema"
 	"github.com/whsim/whsim/internal/spec"
+	"github.com/whsim/whsim/internal/suggest"
 	"github.com/whsim/whsim/internal/validate"
 )
 
@@ -106,6 +107,11 @@ func runSchema(_ context.Context, a *cmdutil.App, opts *schemaOptions) error {
 		if opts.Shape != "" {
 			s, err := spec.ParseShape(opts.Shape)
 			if err != nil {
+				// The names schema takes are validate's, auto among them, so
+				// the did-you-mean is drawn from those too.
+				if hint := suggest.Hint(opts.Shape, validate.ShapeNames()); hint != "" {
+					return cmdutil.Usagef("--shape: unknown shape %q%s", opts.Shape, hint)
+				}
 				return cmdutil.Usagef("--shape: unknown shape %q (valid: %s)", opts.Shape, strings.Join(validate.ShapeNames(), ", "))
 			}
 			shapes = []spec.Shape{s}
@@ -121,7 +127,7 @@ func runSchema(_ context.Context, a *cmdutil.App, opts *schemaOptions) error {
 		}
 		b, err = apiDoc(opts.Format, events)
 	default:
-		return cmdutil.Usagef("--format %q: want %s", opts.Format, strings.Join(schemaFormats(), ", "))
+		return cmdutil.Usagef("--format %q: want %s%s", opts.Format, strings.Join(schemaFormats(), ", "), suggest.Hint(opts.Format, schemaFormats()))
 	}
 	if err != nil {
 		return err
