@@ -149,6 +149,14 @@ func Parse(s string) (Threshold, error) {
 			err = fmt.Errorf("threshold %q: sent is what a share is of: give a count", s)
 		case pct && t.Value > 100:
 			err = fmt.Errorf("threshold %q: a share is at most 100%%", s)
+		case !pct && t.Value != math.Trunc(t.Value) && t.Value < 1:
+			// A fraction is a share written as k6 writes a rate
+			// (rate<0.5); read as a count it would be met only by
+			// fewer deliveries than the user meant.
+			err = fmt.Errorf("threshold %q: %s is a count of deliveries, a whole number: for a share of sent write %s%%",
+				s, name, strconv.FormatFloat(t.Value*100, 'f', -1, 64))
+		case !pct && t.Value != math.Trunc(t.Value):
+			err = fmt.Errorf("threshold %q: %s is a count of deliveries, a whole number, not %s", s, name, value)
 		}
 	}
 	return t, err

@@ -58,11 +58,22 @@ func TestParseErrors(t *testing.T) {
 		{"rps>fast", "deliveries per second"},
 		{"rps>NaN", "deliveries per second"},
 		{"failed<-1", "is a count"},
+		// k6 writes a rate as a fraction (rate<0.5): here that is a
+		// count of half a delivery, met only by none, so it is refused.
+		{"failed<0.5", `failed is a count of deliveries, a whole number: for a share of sent write 50%`},
+		{"duplicates<=2.5", `duplicates is a count of deliveries, a whole number, not 2.5`},
 	}
 	for _, tt := range tests {
 		_, err := Parse(tt.in)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Parse(%q) = %v, want %q", tt.in, err, tt.want)
+		}
+	}
+	// A share may be a fraction of a percent, and a count a whole
+	// number written with a point.
+	for _, ok := range []string{"failed<=0.25%", "failed<2.0"} {
+		if _, err := Parse(ok); err != nil {
+			t.Errorf("Parse(%q): %v", ok, err)
 		}
 	}
 	var um *unknownMetricError
