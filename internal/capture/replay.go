@@ -21,12 +21,29 @@ var replayDropped = map[string]bool{
 // ReplayHeaders returns the headers to replay a call with: a copy of the
 // recorded ones, names canonical, without the connection's own headers in
 // any case (a hand-made capture may say "host" or "content-length", which
-// would otherwise go out beside the client's own).
+// would otherwise go out beside the client's own). The headers the
+// recorded Connection header names belong to that connection as much as
+// Connection does (RFC 9110 7.6.1), so they are dropped too, as listen
+// --forward-to drops them: a sender's "Connection: X-Trace" would
+// otherwise send its X-Trace on a connection that never named it.
 func ReplayHeaders(h http.Header) http.Header {
+	named := map[string]bool{}
+	for k, vs := range h {
+		if textproto.CanonicalMIMEHeaderKey(k) != "Connection" {
+			continue
+		}
+		for _, v := range vs {
+			for name := range strings.SplitSeq(v, ",") {
+				if name = textproto.TrimString(name); name != "" {
+					named[textproto.CanonicalMIMEHeaderKey(name)] = true
+				}
+			}
+		}
+	}
 	out := make(http.Header, len(h))
 	for k, vs := range h {
 		k = textproto.CanonicalMIMEHeaderKey(k)
-		if replayDropped[k] {
+		if replayDropped[k] || named[k] {
 			continue
 		}
 		out[k] = append(out[k], vs...)

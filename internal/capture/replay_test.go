@@ -25,6 +25,9 @@ func TestReplayHeaders(t *testing.T) {
 		}, http.Header{"X-Erp-Signature": {"s"}, "Content-Type": {"text/plain"}}},
 		{"same name in two cases merged", http.Header{"X-A": {"1"}, "x-a": {"2"}}, http.Header{"X-A": {"1", "2"}}},
 		{"authorization kept", http.Header{"Authorization": {"Bearer t"}}, http.Header{"Authorization": {"Bearer t"}}},
+		{"headers the Connection header names dropped, in any case", http.Header{
+			"connection": {"keep-alive, x-trace", " X-Hop "}, "X-Trace": {"t"}, "x-hop": {"h"}, "X-Kept": {"k"},
+		}, http.Header{"X-Kept": {"k"}}},
 	}
 	for _, tt := range tests {
 		got := ReplayHeaders(tt.in)

@@ -416,21 +416,29 @@ func (rd *Reader) detect() error {
 		// YAML, text, HTML: not a payload with a defect but no JSON at
 		// all, said once rather than as a broken payload a line.
 		return notJSONError(head, first)
-	case forced && depth(text) > 0:
-		fix := "jq -c ."
-		if text[0] == '[' {
-			fix = "jq -c '.[]'"
-		}
-		return &FormatError{Msg: fmt.Sprintf("line %d is not a whole JSON value: the file holds pretty-printed JSON, and NDJSON is one value per line (convert it with %s)", first.n, fix)}
-	case forced || depth(text) <= 0:
+	case depth(text) <= 0:
 		return rd.lines(first)
 	}
 	// A first line that leaves brackets open starts a pretty-printed
 	// document, or is an NDJSON record cut short: the second line tells.
+	// So in a .ndjson file too: a capture whose first record a crash tore,
+	// then a restarted listen's records, is NDJSON all the same, and only
+	// one whose second line is no whole value either is pretty-printed.
+	fix := "jq -c ."
+	if text[0] == '[' {
+		fix = "jq -c '.[]'"
+	}
+	firstN := first.n
 	doc := withLine(head, first)
 	second, ok, err := rd.readLine()
 	if err != nil {
 		return err
+	}
+	if forced && !ok {
+		// One line, no whole value: a line cut short or broken, which
+		// the syntax check places; nothing pretty-printed is one line.
+		first.text = bytes.TrimSuffix(doc[len(head):], []byte("\n"))
+		return rd.lines(first)
 	}
 	if ok && (second.long || json.Valid(second.text)) {
 		rd.lineBuf = append(rd.lineBuf[:0], second.text...)
@@ -439,6 +447,9 @@ func (rd *Reader) detect() error {
 		rd.lines(first)
 		rd.pending = append(rd.pending, second)
 		return nil
+	}
+	if forced {
+		return &FormatError{Msg: fmt.Sprintf("line %d is not a whole JSON value: the file holds pretty-printed JSON, and NDJSON is one value per line (convert it with %s)", firstN, fix)}
 	}
 	if ok {
 		doc = withLine(doc, second)

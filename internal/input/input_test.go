@@ -105,6 +105,15 @@ func TestDetect(t *testing.T) {
 		{name: "one torn record", file: "c.ndjson", in: rec[:20], kind: Captures, want: []string{"1:0/-1 TORN"}},
 		{name: "a first record cut short, then records", file: "c.log", in: rec[:20] + "\n" + rec + "\n", kind: Captures,
 			want: []string{"1:0/-1 " + rec[:20], "2:0/-1 " + rec}},
+		// Named .ndjson, as listen names captures, the same: a first line
+		// that leaves brackets open and a whole second line are NDJSON
+		// with a broken first line, not pretty-printed JSON; so is one
+		// line alone.
+		{name: "a first record cut short, then records, named ndjson", file: "c.ndjson", in: rec[:20] + "\n" + rec + "\n", kind: Captures,
+			want: []string{"1:0/-1 " + rec[:20], "2:0/-1 " + rec}},
+		{name: "a broken first line, then payloads, named ndjson", file: "a.ndjson", in: "{bad\n{\"a\":1}\n", kind: NDJSON,
+			want: []string{"1:0/-1 {bad", `2:0/-1 {"a":1}`}},
+		{name: "one line cut short, named ndjson", file: "a.ndjson", in: "{\"a\":\n", kind: NDJSON, want: []string{`1:0/-1 {"a":`}},
 		// jq -S, a Go map, sort_keys: "body" first and "capture" behind
 		// it, a record all the same; a payload that holds a "capture"
 		// deeper, one that is no number, or a "body" and no "capture",

@@ -229,7 +229,16 @@ func (l *Lexer) describe(off int) string {
 		return "single quotes: JSON strings and keys use double quotes"
 	case rest[0] == '/':
 		return "comments are not allowed in JSON"
-	case rest[0] >= 0x80:
+	}
+	return l.describeChar(off)
+}
+
+// describeChar names the character at off (before the end), and no more:
+// inside a token, as in a \u escape's four hex digits, what a value
+// would start with (NaN, a quote, a comment) is not what went wrong.
+func (l *Lexer) describeChar(off int) string {
+	rest := l.b[off:]
+	if rest[0] >= 0x80 {
 		r, size := utf8.DecodeRune(rest)
 		if r == utf8.RuneError && size <= 1 {
 			return fmt.Sprintf("invalid UTF-8 byte 0x%02x", rest[0])
@@ -418,7 +427,7 @@ func (l *Lexer) Str() (s, e int, esc bool) {
 						l.fail(i+j, "unexpected end of input inside a string (truncated?)")
 					}
 					if !isHex(b[i+j]) {
-						l.failf(i+j, "invalid \\u escape: %s", l.describe(i+j))
+						l.failf(i+j, "invalid \\u escape: want four hex digits: %s", l.describeChar(i+j))
 					}
 				}
 				if r := hex4(b[i+1 : i+5]); utf16.IsSurrogate(r) {

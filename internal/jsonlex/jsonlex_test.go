@@ -129,7 +129,13 @@ func TestWalkError(t *testing.T) {
 		{"{\"a\":\"收\xe4\xb8\x41\"}", 9, "invalid UTF-8 byte 0xe4", 1, 8},
 		{"{\"a\":\"\xe4\xb8", 6, "invalid UTF-8 byte 0xe4", 1, 7},
 		{"{\"a\":\"\\\x1b\"}", 6, `invalid escape \\x1b`, 1, 7},
-		{`{"a":"\u12g4"}`, 10, `invalid \u escape`, 1, 11},
+		{`{"a":"\u12g4"}`, 10, `invalid \u escape: want four hex digits: unexpected character 'g'`, 1, 11},
+		// What follows \u is named as a character, never as the start of
+		// a value: NaN, a quote or a slash there is no NaN, single quotes
+		// or a comment.
+		{`{"a":"\uNaN5"}`, 8, `invalid \u escape: want four hex digits: unexpected character 'N'`, 1, 9},
+		{`{"a":"\u'abc"}`, 8, `invalid \u escape: want four hex digits: unexpected character '\''`, 1, 9},
+		{`{"a":"\u/abc"}`, 8, `invalid \u escape: want four hex digits: unexpected character '/'`, 1, 9},
 		{`{"a":1} x`, 8, "trailing data", 1, 9},
 		{`{"a":[1,2`, 9, "truncated", 1, 10},
 		// The bracket that opens level MaxDepth+1 is the one named, as

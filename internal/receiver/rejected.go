@@ -487,9 +487,17 @@ func (c *watchedConn) Write(p []byte) (int, error) {
 	// in the same read as the one before it (pipelined): its head is not
 	// known, the call still is.
 	pipelined := c.seen == 0
+	timedOut := c.timedOut
 	rj := c.rejection()
 	rj.Answer = bytes.Clone(p)
 	rj.Status, rj.Reason = parseAnswer(p)
+	if timedOut && !pipelined && bytes.IndexByte(rj.Head, '\n') < 0 {
+		// A request line still coming when ReadHeaderTimeout ran out:
+		// net/http's line reader hands over the bytes that came as a
+		// whole line, and the server answers 400 to a request line it
+		// calls malformed. The sender was slow, not malformed.
+		rj.Reason = "the request line did not arrive whole in time: net/http answered " + rj.Reason + " to the part that came"
+	}
 	if pipelined {
 		rj.Reason += " (sent right behind the request before it, and read with it: its head is not known)"
 	}
@@ -1095,6 +1103,11 @@ func rejectedFindings(rec *capture.Record) []validate.Finding {
 func diagnose(head []byte, cut bool) string {
 	if cut || len(head) == 0 {
 		return ""
+	}
+	if bytes.IndexByte(head, '\n') < 0 {
+		// net/http reads the part of a request line that came as the
+		// whole line, and calls it malformed.
+		return "the head ended inside its request line"
 	}
 	_, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(head)))
 	switch {

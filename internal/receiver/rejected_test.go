@@ -215,6 +215,38 @@ func TestUnfinishedHeadsAreCalls(t *testing.T) {
 	}
 }
 
+// A request line still coming when ReadHeaderTimeout runs out is answered
+// 400 by net/http, which reads the part that came as the whole line and
+// calls it malformed: the record says the line was late, not malformed.
+func TestLateRequestLineIsLateNotMalformed(t *testing.T) {
+	t.Parallel()
+	lim := DefaultLimits
+	lim.ReadHeaderTimeout = 200 * time.Millisecond
+	var conn net.Conn
+	_, _, mem, stop := serveRawAfter(t, lim, func(addr string) {
+		var err error
+		if conn, err = net.Dial("tcp", addr); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.Write([]byte("POST /slo")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	defer conn.Close()
+	answer, _ := io.ReadAll(conn) // the server closes it when the line is late
+	stop()
+	if !bytes.HasPrefix(answer, []byte("HTTP/1.1 400 ")) {
+		t.Errorf("answered %q, want net/http's 400", answer)
+	}
+	if len(mem.recs) != 1 || mem.recs[0].Rejected == nil {
+		t.Fatalf("recorded %d, want the late request line", len(mem.recs))
+	}
+	why := mem.recs[0].Rejected.Reason
+	if !strings.Contains(why, "the request line did not arrive whole in time") || strings.Contains(why, "malformed") {
+		t.Errorf("reason %q, want the request line late, and no malformed request", why)
+	}
+}
+
 // A connection's head buffer goes back to a pool when it ends; one that
 // ended holding its last head (an HTTP/1.0 call, closed after its answer;
 // an HTTP/2 one, whose preface the buffer kept) must not hand those bytes

@@ -41,6 +41,18 @@ func usccValue(c byte) int {
 	return -1
 }
 
+// outsideAlphabet says which character of s is the first outside the
+// GB 32100 alphabet, and where: validate shows the message to a person,
+// who looks for the character, not for USCCCheck's error.
+func outsideAlphabet(s string) string {
+	for i, r := range []rune(s) {
+		if r > 0x7f || usccValue(byte(r)) < 0 {
+			return fmt.Sprintf("character %d (%q) is outside the GB 32100 alphabet (digits, and capital letters but I, O, S, V and Z)", i+1, r)
+		}
+	}
+	return "a character is outside the GB 32100 alphabet"
+}
+
 // USCCCheck returns the GB 32100-2015 check character (position 18) for the
 // first 17 characters of a unified social credit code.
 func USCCCheck[T string | []byte](first17 T) (byte, error) {
@@ -165,14 +177,14 @@ func Check(s string) error {
 	n := utf8.RuneCountInString(s)
 	switch {
 	case n == 18 && len(s) != 18:
-		return fmt.Errorf("%q is 18 characters but not a unified social credit code: %v", s, errUSCCChar)
+		return fmt.Errorf("%q is 18 characters but not a unified social credit code: %s", s, outsideAlphabet(s))
 	case n == 18 && ValidResidentID(s):
 		// A sole trader's taxpayer id may be the owner's identity card
 		// number: 18 characters, and no USCC.
 	case n == 18:
 		want, err := USCCCheck(s[:17])
 		if err != nil {
-			return fmt.Errorf("%q is 18 characters but not a unified social credit code: %v", s, err)
+			return fmt.Errorf("%q is 18 characters but not a unified social credit code: %s", s, outsideAlphabet(s))
 		}
 		if want != s[17] {
 			return fmt.Errorf("%q: check character %c, want %c (GB 32100)%s", s, s[17], want, residentReading(s))

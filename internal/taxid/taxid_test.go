@@ -140,7 +140,7 @@ func TestCheck(t *testing.T) {
 		{"91310115MA1FL3XK9D", ""},
 		{"91310115MA1FL3XK9E", "check character E, want D (GB 32100)"},
 		{"91310115MA1FL3XK8A", "organisation-code check character 8 is wrong (GB 11714)"},
-		{"91310115MA1FL3XKOD", "not a unified social credit code"},
+		{"91310115MA1FL3XKOD", "not a unified social credit code: character 17 ('O') is outside the GB 32100 alphabet"},
 		{"310115756601279", ""},
 		{"310115756601278", "organisation-code check character 8, want 9 (GB 11714)"},
 		{"12345678901234567890", ""},
@@ -148,8 +148,10 @@ func TestCheck(t *testing.T) {
 		// Characters, not bytes: full-width digits and letters (as a
 		// Chinese input method types them) make 18 characters that are
 		// no code; six Chinese characters are 18 bytes but 6 characters.
-		{"９１３１０１１５MA1FL3XK9D", "not a unified social credit code"},
-		{"91310115MA1FL3XK9Ｄ", "not a unified social credit code"},
+		{"９１３１０１１５MA1FL3XK9D", "not a unified social credit code: character 1 ('９') is outside"},
+		{"91310115MA1FL3XK9Ｄ", "not a unified social credit code: character 18 ('Ｄ') is outside"},
+		// The character is named terminal-safe, as %q writes it.
+		{"91310115MA1FL3XK\x1bD", "character 17 ('\\x1b') is outside"},
 		// A length no taxpayer id has (domain notes §1: 15, 18 or 20
 		// characters): a code cut short or with one too many. An empty
 		// id is none given (a 普通发票 to a person has no buyer id).

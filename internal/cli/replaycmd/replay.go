@@ -45,8 +45,8 @@ func New(a *cmdutil.App) *cobra.Command {
 		Long: `Send the calls a capture file recorded (whsim listen --capture) to a receiver
 again: the same method, query (businessType and the rest, added to --url's
 own query), body byte for byte, content type and headers. Headers that belong
-to the connection (Host, Content-Length, Connection, Accept-Encoding, ...)
-are the client's own.
+to the connection (Host, Content-Length, Connection and the headers it
+names, Accept-Encoding, ...) are the client's own.
 
 Calls go in captured order unless --concurrency is above 1. --new-request-id
 gives each call a fresh requestId (and changes nothing else) to test a
