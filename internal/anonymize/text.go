@@ -82,6 +82,9 @@ func (p *pass) text(s string) string {
 			return e.new
 		}
 	}
+	if t, ok := p.base64Text(s); ok {
+		return t
+	}
 	// The identifiers found by their written form claim their spans first,
 	// and only the text between them is searched further: their digits,
 	// or their stand-ins', are never read as part of another identifier
