@@ -85,6 +85,9 @@ func (p *pass) text(s string) string {
 	if t, ok := p.base64Text(s); ok {
 		return t
 	}
+	if t, ok := p.charRefs(s, p.text); ok {
+		return t
+	}
 	// The identifiers found by their written form claim their spans first,
 	// and only the text between them is searched further: their digits,
 	// or their stand-ins', are never read as part of another identifier
@@ -514,6 +517,11 @@ func (p *pass) str(s string) string {
 func (p *pass) query(q string) string {
 	if q == "" {
 		return q
+	}
+	// Split at "&" first, a body of XML would lose its references: &#24352;
+	// read as the parameter #24352;.
+	if t, ok := p.charRefs(q, p.query); ok {
+		return t
 	}
 	parts := strings.Split(q, "&")
 	changed := false
