@@ -3,6 +3,7 @@ package anonymize
 import (
 	"context"
 	"encoding/json"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -61,6 +62,43 @@ func TestCharacterReferencesAreSearchedDecoded(t *testing.T) {
 		}
 		if string(out) != body {
 			t.Errorf("%s changed: %s", v, out)
+		}
+	}
+}
+
+// A value percent-encoded twice (or three times) is searched at each
+// level, and written back encoded as often; --check finds one planted so.
+// Before, a name encoded twice came out as it went in.
+func TestTwicePercentEncodedIsSearched(t *testing.T) {
+	t.Parallel()
+	const name = "王建国"
+	once := url.QueryEscape(name)
+	for _, v := range []string{url.QueryEscape(once), url.QueryEscape(url.QueryEscape(once)), "next=" + url.QueryEscape("/c?n="+once)} {
+		b, _ := json.Marshal(v)
+		body := `{"requestId":"7f1c2d3e-1111-4a5b-9c8d-0123456789ab","businessType":4010,"data":{"staffName":"` + name + `","note":` + string(b) + `}}`
+		a := newTestAnonymizer(t, testKey)
+		out, _, err := a.Payload([]byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p struct{ Data map[string]string }
+		mustUnmarshal(t, out, &p)
+		note := p.Data["note"]
+		d := note
+		for range 3 {
+			if u, err := url.QueryUnescape(d); err == nil {
+				d = u
+			}
+		}
+		if strings.Contains(d, name) || strings.Count(note, "%25") != strings.Count(v, "%25") {
+			t.Errorf("%s: came out %s (decoded %s)", v, note, d)
+		}
+		if leaks := a.check(context.Background(), out, 1); len(leaks) != 0 {
+			t.Errorf("--check finds %v in %s", leaks, out)
+		}
+		planted := `{"requestId":"7f1c2d3e-1111-4a5b-9c8d-0123456789ab","businessType":4010,"data":{"note":` + string(b) + `}}`
+		if leaks := a.check(context.Background(), []byte(planted), 1); len(leaks) == 0 {
+			t.Errorf("--check finds nothing in %s", planted)
 		}
 	}
 }

@@ -468,6 +468,17 @@ func (p *pass) escaped(s string, query bool) string {
 	if nd := p.gbText(d); nd != d {
 		return escape(nd)
 	}
+	// Encoded twice (a URL's parameter that was itself encoded, %25E7%258E
+	// for %E7%8E), the text decoded once is still encoded: it is searched
+	// so too, a few levels deep (each a pass over it).
+	if strings.Contains(d, "%") && p.depth < maxNested {
+		p.depth++
+		nd := p.escaped(d, query)
+		p.depth--
+		if nd != d {
+			return escape(nd)
+		}
+	}
 	return out
 }
 
