@@ -23,6 +23,7 @@ func TestCharacterReferencesAreSearchedDecoded(t *testing.T) {
 		{"hex, in a sentence", "signed by &#x738b;&#x5efa;&#x56fd; today", name, true},
 		{"an XML element named for a person", "<contactName>&#24352;&#20255;</contactName>", "张伟", false},
 		{"a mobile after its label", "&#30005;&#35805;13812345678", "13812345678", false},
+		{"JSON escapes in text", `log: name=\u738b\u5efa\u56fd rejected`, name, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,6 +100,25 @@ func TestTwicePercentEncodedIsSearched(t *testing.T) {
 		planted := `{"requestId":"7f1c2d3e-1111-4a5b-9c8d-0123456789ab","businessType":4010,"data":{"note":` + string(b) + `}}`
 		if leaks := a.check(context.Background(), []byte(planted), 1); len(leaks) == 0 {
 			t.Errorf("--check finds nothing in %s", planted)
+		}
+	}
+}
+
+func TestDecodeCharRefs(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want, form string }{
+		{"&#24352;&#x4F1F;", "张伟", "&#"},
+		{"&#x5f20;&#20255;", "张伟", "&#x"},
+		{`\u5f20\u4f1f`, "张伟", `\u`},
+		{`\ud840\udc00!`, "\U00020000!", `\u`},
+		{`\ud840x`, `\ud840x`, ""},                       // half a pair
+		{`\u0041&#65;&#;&#x;`, `\u0041&#65;&#;&#x;`, ""}, // ASCII, or no number
+		{`C:\users\u`, `C:\users\u`, ""},
+	}
+	for _, tt := range tests {
+		got, form, _ := decodeCharRefs(tt.in)
+		if got != tt.want || form != tt.form {
+			t.Errorf("decodeCharRefs(%q) = %q, %q; want %q, %q", tt.in, got, form, tt.want, tt.form)
 		}
 	}
 }
