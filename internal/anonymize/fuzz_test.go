@@ -22,6 +22,9 @@ func FuzzPayload(f *testing.F) {
 	f.Add([]byte(`{"data":{"收款单":{"客户名称":{"code":"02010001","name":"\u4e0a\u6d77"}}}}`))
 	f.Add([]byte("{\"data\":{\"comments\":\"\xff\"}}"))
 	f.Add([]byte(`{"data":{"taxCode":"91310115MA1FL3XK9D","x":"９１３１０１１５ＭＡ１ＦＬ３ＸＫ９Ｄ 138 1234-5678 9131 0115 MA1F L3XK 9D"}}`))
+	// Encoded spellings: base64 of text and of a document, character
+	// references, JSON escapes in text, percent-encoding twice.
+	f.Add([]byte(`{"data":{"staffName":"王建国","a":"546L5bu65Zu9","b":"eyJzdGFmZk5hbWUiOiLnjovlu7rlm70ifQ==","c":"&#29579;&#x5efa;\\u56fd","d":"%25E7%258E%258B"}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		// A fresh anonymizer each time: a shared one learns every input
 		// and each run depends on those before it.

@@ -217,6 +217,17 @@ func TestCheckFindsAnOriginalPlantedAnywhere(t *testing.T) {
 		{"body, number", func(r *capture.Record) { plantBody(t, r, `"n":`+code+`,`) }},
 		{"body, mobile number", func(r *capture.Record) { plantBody(t, r, `"tel":`+mobile+`,`) }},
 		{"body not JSON", func(r *capture.Record) { r.SetBody([]byte("customer=" + name)) }},
+		{"unanswered reason", func(r *capture.Record) {
+			r.Unanswered = &capture.Unanswered{Rule: "sender-gone", Reason: "sent to " + name}
+		}},
+		{"fault arg", func(r *capture.Record) { r.Fault = &capture.Fault{Kind: "delay", Arg: tax, Attempt: 1} }},
+		{"request header, base64", func(r *capture.Record) { r.Headers.Set("X-User", base64.StdEncoding.EncodeToString([]byte(name))) }},
+		{"query, base64", func(r *capture.Record) {
+			r.Query += "&u=" + base64.RawURLEncoding.EncodeToString([]byte("tel "+mobile))
+		}},
+		{"body, unknown field in base64", func(r *capture.Record) {
+			plantBody(t, r, `"b64":"`+base64.StdEncoding.EncodeToString([]byte("id "+idc))+`",`)
+		}},
 	}
 	for _, pl := range places {
 		t.Run(pl.name, func(t *testing.T) {

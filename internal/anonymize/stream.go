@@ -634,9 +634,15 @@ func (a *anonymizer) parts(p *pass, rec *capture.Record) {
 		}
 		j.Reason = p.message(j.Reason) // it may quote the request line
 	}
+	if u := rec.Unanswered; u != nil {
+		// listen's words too; a record made by hand may put anything
+		// there, and --check reads every part of a record.
+		u.Reason = p.message(u.Reason)
+	}
 	if f := rec.Fault; f != nil {
 		// listen's words, quoting the forward's errors and their URLs.
 		f.Sender, f.Receiver = p.message(f.Sender), p.message(f.Receiver)
+		f.Arg = p.message(f.Arg)
 		for i := range f.Deliveries {
 			f.Deliveries[i].Error = p.message(f.Deliveries[i].Error)
 		}

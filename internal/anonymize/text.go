@@ -82,6 +82,12 @@ func (p *pass) text(s string) string {
 			return e.new
 		}
 	}
+	if t, ok := p.base64Text(s); ok {
+		return t
+	}
+	if t, ok := p.charRefs(s, p.text); ok {
+		return t
+	}
 	// The identifiers found by their written form claim their spans first,
 	// and only the text between them is searched further: their digits,
 	// or their stand-ins', are never read as part of another identifier
@@ -462,6 +468,17 @@ func (p *pass) escaped(s string, query bool) string {
 	if nd := p.gbText(d); nd != d {
 		return escape(nd)
 	}
+	// Encoded twice (a URL's parameter that was itself encoded, %25E7%258E
+	// for %E7%8E), the text decoded once is still encoded: it is searched
+	// so too, a few levels deep (each a pass over it).
+	if strings.Contains(d, "%") && p.depth < maxNested {
+		p.depth++
+		nd := p.escaped(d, query)
+		p.depth--
+		if nd != d {
+			return escape(nd)
+		}
+	}
 	return out
 }
 
@@ -511,6 +528,11 @@ func (p *pass) str(s string) string {
 func (p *pass) query(q string) string {
 	if q == "" {
 		return q
+	}
+	// Split at "&" first, a body of XML would lose its references: &#24352;
+	// read as the parameter #24352;.
+	if t, ok := p.charRefs(q, p.query); ok {
+		return t
 	}
 	parts := strings.Split(q, "&")
 	changed := false

@@ -254,6 +254,11 @@ func (r *Record) ShareBody(b []byte) {
 	r.Body, r.BodyEncoding = base64.StdEncoding.EncodeToString(b), Base64
 }
 
+// DropBody empties the record's body, and lets go of the bytes ShareBody
+// shared: a copy of a record whose Body alone was set to "" still held
+// them through the note of the check, and so the whole body.
+func (r *Record) DropBody() { r.Body, r.checkedBody = "", "" }
+
 // bodyChecked reports whether Body is the string ShareBody found valid
 // UTF-8: the same bytes at the same address.
 func (r *Record) bodyChecked() bool {

@@ -333,6 +333,10 @@ func TestReplay(t *testing.T) {
 		{"text/plain", `{"url":"http://x/"}`, 415},
 		{"application/json", `{"url":"ftp://x/"}`, 400},
 		{"application/json", `{"url":`, 400},
+		// whsim replay refuses such a URL: the call's own businessType is
+		// added, and the receiver got two, most reading the URL's first.
+		{"application/json", `{"url":"http://127.0.0.1:9/x?businessType=CREATE_RECEIVABLE_DOC"}`, 400},
+		{"application/json", `{"url":"http://127.0.0.1:9/x?a=1&business%54ype=X"}`, 400},
 	} {
 		if code, out := post(tt.ct, tt.body); code != tt.want || out["error"] == nil {
 			t.Errorf("replay %s %s: %d %v, want %d with an error", tt.ct, tt.body, code, out, tt.want)

@@ -185,7 +185,7 @@ func callBytes(c *call) int64 {
 func (c *call) light() *call {
 	l := *c
 	rec := *c.Record
-	rec.Body = ""
+	rec.DropBody() // not Body = "": a body listen shared is held by the record's copy too
 	if rec.Response != nil {
 		r := *rec.Response
 		r.Body = ""

@@ -9,8 +9,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"weak"
 
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/receiver"
@@ -91,6 +93,40 @@ func TestListenWindowIsBoundedByBytes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A call shed from the window holds none of its body's memory, as listen
+// adds it: its record shares the body's bytes (capture.Record.ShareBody).
+// The light copy cleared Body but kept the record's note of the shared
+// string, and with it every body: listen --ui grew by each call's size,
+// 120 bodies of 4 MiB 511 MiB against its bound of 64 MiB. Whether a body
+// is still reachable is asked of the garbage collector (a weak pointer
+// after a collection), not measured.
+func TestAShedCallHoldsNoneOfItsBody(t *testing.T) {
+	const size = 512 << 10
+	s := NewListenStore("", func(*capture.Record) []validate.Finding { return nil }).LimitBytes(1 << 20)
+	f := s.NewFeed()
+	var bodies []weak.Pointer[byte]
+	for i := 1; i <= 8; i++ {
+		body := bytes.Repeat([]byte{'x'}, size)
+		copy(body, fmt.Sprintf(`{"requestId":"r-%d","x":"`, i))
+		body[size-2], body[size-1] = '"', '}'
+		rec := record(i, "CREATE_RECEIVABLE_DOC", nil, 200)
+		rec.ShareBody(body)
+		bodies = append(bodies, weak.Make(&body[0]))
+		f.Offer(rec, -1, body, fmt.Sprintf("r-%d", i), nil)
+	}
+	f.Close()
+	runtime.GC()
+	for i, b := range bodies[:4] {
+		if b.Value() != nil {
+			t.Errorf("call %d, shed from the window, still holds its body", i+1)
+		}
+	}
+	if c, err := s.Get(8); err != nil || len(c.Body()) != size {
+		t.Errorf("the newest call is kept whole: %v", err)
+	}
+	runtime.KeepAlive(s)
 }
 
 // A feed's queue holds no more than FeedQueueBytes of bodies, however long

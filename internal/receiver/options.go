@@ -91,7 +91,10 @@ func (o Options) Config() (Config, error) {
 		return cfg, &optionError{Option: "max-body", Err: err}
 	}
 	if o.ForwardTo != "" {
-		u, err := endpoint.ParseTarget(o.ForwardTo)
+		// Each call goes on with its own query after the URL's, so a
+		// businessType there went out twice, the URL's first, which most
+		// receivers read for every event (as send's --url refuses it).
+		u, err := endpoint.ParseHookTarget(o.ForwardTo)
 		if te, ok := errors.AsType[*endpoint.TargetError](err); ok {
 			// Credentials masked, as send's --url error masks them.
 			return cfg, &optionError{Option: "forward-to", Value: strconv.Quote(termsafe.URLString(te.URL)), Err: errors.New(te.Why)}

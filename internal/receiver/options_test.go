@@ -35,6 +35,9 @@ func TestOptionsConfig(t *testing.T) {
 		{name: "forward-to", opts: with(func(o *Options) { o.ForwardTo = "ftp://x" }), err: `forward-to "ftp://x": want an http:// or https:// URL`},
 		{name: "forward-to without a scheme", opts: with(func(o *Options) { o.ForwardTo = "localhost:3000" }), err: `forward-to "localhost:3000": no scheme (did you mean http://localhost:3000?)`},
 		// Credentials masked as send's --url error masks them.
+		// Each call's own businessType goes after the URL's query: two, the
+		// URL's first, which most receivers read for every event.
+		{name: "forward-to with a businessType", opts: with(func(o *Options) { o.ForwardTo = "http://127.0.0.1:9/x?businessType=CREATE_RECEIVABLE_DOC" }), err: `forward-to "http://127.0.0.1:9/x?businessType=CREATE_RECEIVABLE_DOC": the query has businessType already; whsim adds each call's own (drop it from the URL)`},
 		{name: "forward-to with credentials", opts: with(func(o *Options) { o.ForwardTo = "ftp://u:pw@x/?token=s3cret" }), err: `forward-to "ftp://u:xxxxx@x/?token=****": want an http:// or https:// URL`},
 	}
 	for _, tt := range tests {

@@ -56,7 +56,10 @@ without the key the mapping cannot be recovered (HMAC-SHA256). Keep the key
 secret and use a random one of at least 16 bytes.
 
 Everything else in a payload or record is searched too, decoded (JSON
-escapes, percent-encoding): every other string, object key and number, the
+escapes, JSON's \u escapes written into text, percent-encoding, twice too,
+a value in base64 that decodes to text, XML's and HTML's character
+references, &#24352;, each written back as it came):
+every other string, object key and number, the
 path and query, every header of the request, the response and the forward
 (its name too), the forward URL, the receivers' answers, and a request body
 that is not JSON (kept, and anonymized as text; in XML an element labels its
