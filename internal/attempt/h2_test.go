@@ -364,13 +364,28 @@ func TestHTTP2ConnectMeasured(t *testing.T) {
 	}
 	d := &Deliverer{Client: cl, Target: srv.url(), Trace: true}
 	first := d.Deliver(context.Background(), &Request{Body: []byte(`{}`)}).Last()
-	second := d.Deliver(context.Background(), &Request{Body: []byte(`{}`)}).Last()
 	if first.Status != 200 || first.Connect <= 0 || first.Connect > first.Latency {
 		t.Errorf("the first call: status %d, connect %v of %v, want a set-up within the call", first.Status, first.Connect, first.Latency)
 	}
-	if second.Status != 200 || second.Connect != 0 {
-		t.Errorf("the call on the kept-alive connection: status %d, connect %v, want 0", second.Status, second.Connect)
+	// A call made a moment after an answer, before net/http lets the
+	// answered stream go, may be given a new connection (a loaded CI
+	// machine did so once): each later call is judged by whether the
+	// receiver accepted a connection meanwhile, and one that it did not
+	// must show no set-up.
+	for range 20 {
+		before := srv.accepted.Load()
+		a := d.Deliver(context.Background(), &Request{Body: []byte(`{}`)}).Last()
+		if a.Status != 200 {
+			t.Fatalf("a later call: status %d, %v", a.Status, a.Err)
+		}
+		if srv.accepted.Load() == before {
+			if a.Connect != 0 {
+				t.Errorf("the call on the kept-alive connection: connect %v, want 0", a.Connect)
+			}
+			return
+		}
 	}
+	t.Fatal("no call of 20 went on a kept-alive connection")
 }
 
 // A receiver that shuts every new HTTP/2 connection down (GOAWAY, last
