@@ -31,17 +31,11 @@ func TestBase64TextIsSearchedDecoded(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := tt.enc.EncodeToString([]byte(tt.plain))
-			body := `{"requestId":"7f1c2d3e-1111-4a5b-9c8d-0123456789ab","businessType":4010,"data":{"staffName":"` + name + `","taxCode":"` + tax + `","ext":"` + v + `"}}`
 			a := newTestAnonymizer(t, testKey)
-			out, _, err := a.Payload([]byte(body))
+			out, data := anonymizedData(t, a, `"staffName":"`+name+`","taxCode":"`+tax+`","ext":"`+v+`"`)
+			got, err := tt.enc.DecodeString(data["ext"])
 			if err != nil {
-				t.Fatal(err)
-			}
-			var p struct{ Data map[string]string }
-			mustUnmarshal(t, out, &p)
-			got, err := tt.enc.DecodeString(p.Data["ext"])
-			if err != nil {
-				t.Fatalf("ext %q is no longer in its encoding: %v", p.Data["ext"], err)
+				t.Fatalf("ext %q is no longer in its encoding: %v", data["ext"], err)
 			}
 			for _, orig := range []string{name, tax, mobile} {
 				if strings.Contains(string(got), orig) {
@@ -53,10 +47,7 @@ func TestBase64TextIsSearchedDecoded(t *testing.T) {
 			}
 			// --check on the input, as on an output an original was
 			// planted back into: the base64 one is found.
-			ext := `{"requestId":"7f1c2d3e-1111-4a5b-9c8d-0123456789ab","businessType":4010,"data":{"ext":"` + v + `"}}`
-			if leaks := a.check(context.Background(), []byte(ext), 1); len(leaks) == 0 {
-				t.Errorf("--check finds nothing in %s", ext)
-			}
+			plantedFound(t, a, `"ext":"`+v+`"`)
 		})
 	}
 	kept := []string{

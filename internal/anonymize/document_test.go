@@ -402,13 +402,41 @@ func notesKept(t *testing.T, values ...string) {
 	t.Helper()
 	for _, v := range values {
 		b, _ := json.Marshal(v)
-		body := `{"requestId":"7f1c2d3e-1111-4a5b-9c8d-0123456789ab","businessType":4010,"data":{"note":` + string(b) + `}}`
-		out, _, err := newTestAnonymizer(t, testKey).Payload([]byte(body))
+		body := invoiceWith(`"note":` + string(b))
+		out, _, err := newTestAnonymizer(t, testKey).Payload(body)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if string(out) != body {
+		if string(out) != string(body) {
 			t.Errorf("%s changed: %s", v, out)
 		}
+	}
+}
+
+// invoiceWith is an invoice payload whose data holds members (JSON
+// object members, without the braces).
+func invoiceWith(members string) []byte {
+	return []byte(`{"requestId":"7f1c2d3e-1111-4a5b-9c8d-0123456789ab","businessType":4010,"data":{` + members + `}}`)
+}
+
+// anonymizedData is a's output for invoiceWith(members), and its data's
+// members as strings.
+func anonymizedData(t *testing.T, a *anonymizer, members string) (out []byte, data map[string]string) {
+	t.Helper()
+	out, _, err := a.Payload(invoiceWith(members))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p struct{ Data map[string]string }
+	mustUnmarshal(t, out, &p)
+	return out, p.Data
+}
+
+// plantedFound fails t unless --check finds an original in
+// invoiceWith(members): an output an original was planted back into.
+func plantedFound(t *testing.T, a *anonymizer, members string) {
+	t.Helper()
+	if planted := invoiceWith(members); len(a.check(context.Background(), planted, 1)) == 0 {
+		t.Errorf("--check finds nothing in %s", planted)
 	}
 }
