@@ -13,6 +13,7 @@ import (
 	"github.com/whsim/whsim/internal/check"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/sign"
+	"github.com/whsim/whsim/internal/spec"
 )
 
 // Option changes one setting of Check and CheckURL. The defaults are
@@ -192,7 +193,7 @@ func pathProblem(path, adds string) string {
 	switch {
 	case err != nil:
 		return "bad query: " + err.Error()
-	case q.Has("businessType"):
+	case q.Has(spec.QueryParam):
 		// The handler would get two values, the path's first.
 		return "the query has businessType already; " + adds + " (drop it from the path)"
 	}

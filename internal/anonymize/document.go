@@ -533,7 +533,7 @@ func (a *anonymizer) nested(p *pass, path []byte, v string, out *string) bool {
 	}
 	b := []byte(v)
 	prefix := append([]byte(nil), path...)
-	if bytes.Contains(b, []byte(`"businessType"`)) || bytes.Contains(b, []byte(`"requestId"`)) {
+	if bytes.Contains(b, []byte(`"`+spec.FieldBusinessType+`"`)) || bytes.Contains(b, []byte(`"`+spec.FieldRequestID+`"`)) {
 		prefix = nil
 	}
 	outer := p.prefix

@@ -851,7 +851,7 @@ func unseenDocument(check, name, query string) (spec.Kind, bool) {
 	if err != nil {
 		return "", false
 	}
-	e, ok := spec.Lookup(q.Get("businessType"))
+	e, ok := spec.Lookup(q.Get(spec.QueryParam))
 	if !ok {
 		return "", false
 	}

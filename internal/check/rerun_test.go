@@ -425,6 +425,30 @@ func TestSavedCases(t *testing.T) {
 	}
 }
 
+// A signed case too large to print inline names CASE_FILE for its
+// records; the run's -H credentials come from their variables, as in the
+// inline command and the curl of a large unsigned body, and as the header
+// over the commands tells the user to set them. It used to leave -H out,
+// so a CASE_FILE written from the report's masked request sent "Bearer
+// ****" and met a 401 rather than the failure.
+func TestLargeReplayCommandGivesCredentials(t *testing.T) {
+	t.Parallel()
+	target, _ := url.Parse("http://127.0.0.1:9/hook")
+	rep := &Reporter{Target: target, Header: http.Header{"Authorization": {"Bearer s3cret"}}, Signer: testSigner(t)}
+	big := []byte(`{"requestId":"r","pad":"` + strings.Repeat("x", maxInlineBody) + `"}`)
+	c := &Case{Check: "accepts-valid", Name: "CREATE_PURCHASE_ORDER_INVOICE/large-300-lines", Query: "businessType=CREATE_PURCHASE_ORDER_INVOICE", Body: big}
+	cc := &CaseReport{Result: Result{Case: c}}
+	cc.sent = rep.sentRequest(c)
+	cmd := rep.reproduce(cc)
+	want := `whsim replay CASE_FILE --url 'http://127.0.0.1:9/hook' -H "Authorization: $AUTHORIZATION" --sign standard --secret "$WHSIM_REPLAY_SECRET"  # CASE_FILE: the `
+	if !strings.HasPrefix(cmd, want) {
+		t.Errorf("command %s\nwant it to start %s", cmd, want)
+	}
+	if strings.Contains(cmd, "s3cret") {
+		t.Errorf("command %s holds a credential", cmd)
+	}
+}
+
 // TestInlineReplayCommand: without a saved file, a signed case's command
 // pipes its record, credentials masked, into replay, concurrently for a
 // burst; -H and --url give them back from their variables.

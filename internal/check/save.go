@@ -307,10 +307,11 @@ func (r *Reporter) replayCommand(cc *CaseReport) string {
 	case want2xxOr4xx:
 		cmd.Flags = append(cmd.Flags, "--expect-status", "2xx,4xx")
 	}
-	if src == "-" {
-		// The inline record holds the user's credentials masked: -H
-		// gives them to replay (which replaces a captured header) from
-		// their variables.
+	if src == "-" || src == caseFileHolder {
+		// The inline record holds the user's credentials masked, as does
+		// a CASE_FILE written from the report's request: -H gives them to
+		// replay (which replaces a captured header) from their variables,
+		// as the curl of a large unsigned body does.
 		cmd.Header = secretHeaders(r.Header)
 	}
 	if cc.sent.resign {

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -140,7 +141,7 @@ func ParseHookTarget(s string) (*url.URL, error) {
 	if err != nil {
 		return nil, err
 	}
-	if u.Query().Has("businessType") {
+	if u.Query().Has(spec.QueryParam) {
 		return nil, &TargetError{s, "the query has businessType already; whsim adds each call's own (drop it from the URL)"}
 	}
 	return u, nil

@@ -699,7 +699,7 @@ func withoutBusinessType(query string) string {
 	var kept []string
 	for _, p := range strings.Split(query, "&") {
 		k, _, _ := strings.Cut(p, "=")
-		if name, err := url.QueryUnescape(k); p == "" || (err == nil && name == "businessType") {
+		if name, err := url.QueryUnescape(k); p == "" || (err == nil && name == spec.QueryParam) {
 			continue
 		}
 		kept = append(kept, p)

@@ -556,9 +556,9 @@ func fmtMS(d time.Duration) string {
 // sends an empty Authorization, whose 401 is the 4xx a malformed case
 // wants, so it looks like a mended receiver.
 func SetFirst(cmds []string) string {
-	names, _ := shellcmd.VarsNamed(cmds)
+	names, n := shellcmd.VarsNamed(cmds)
 	if names == "" {
 		return ""
 	}
-	return "set " + names + " first: the commands read the run's credentials from them"
+	return "set " + names + " first: the commands read the run's credentials from " + term.Plural(n, "it", "them")
 }

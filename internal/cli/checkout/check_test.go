@@ -390,3 +390,23 @@ func TestCheckCaseJUnitTime(t *testing.T) {
 		t.Errorf("time %s, end %s; want 4s, %s", tc.Time, tc.End, end)
 	}
 }
+
+// The line over check's commands names the variables to set, and says
+// "it" of one: "set TOKEN first: ... from them" read as a second
+// variable left unnamed.
+func TestSetFirst(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		cmds []string
+		want string
+	}{
+		{"none", []string{`curl -sS 'http://127.0.0.1:9/hook'`}, ""},
+		{"one", []string{`whsim replay x.ndjson --url 'http://127.0.0.1:9/hook?token='"$TOKEN"`}, "set TOKEN first: the commands read the run's credentials from it"},
+		{"two", []string{`curl -sS 'http://127.0.0.1:9/hook?token='"$TOKEN" -H "Authorization: $AUTHORIZATION"`}, "set TOKEN and AUTHORIZATION first: the commands read the run's credentials from them"},
+	} {
+		if got := SetFirst(tc.cmds); got != tc.want {
+			t.Errorf("%s: SetFirst = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
