@@ -350,7 +350,18 @@ type malformedAnswer struct {
 }
 
 func (e malformedAnswer) Error() string {
-	return fmt.Sprintf("malformed answer: the receiver answered %d %s", e.status, e.how)
+	return fmt.Sprintf("%s the receiver answered %d %s", malformedLead, e.status, e.how)
+}
+
+// malformedLead starts a malformedAnswer's words, as send's kind of such
+// an answer is named.
+const malformedLead = "malformed answer:"
+
+// IsMalformedAnswer says f, a call's forward as recorded, failed on an
+// answer framed as no HTTP/1.1 answer may be (malformedAnswer): its
+// words are all a record keeps of it.
+func IsMalformedAnswer(f *capture.Forward) bool {
+	return f != nil && strings.HasPrefix(f.Error, malformedLead)
 }
 
 // maxStaleTries bounds how often a forward is made again for a kept-alive
