@@ -308,10 +308,10 @@ func framingFault(f framing, resp *http.Response, method string) string {
 	var body int64
 	switch {
 	case method == http.MethodHead || resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusNotModified:
-	case len(resp.TransferEncoding) > 0 || resp.ContentLength < 0:
+	case len(resp.TransferEncoding) > 0 || resp.ContentLength < 0 || resp.StatusCode == http.StatusSwitchingProtocols:
 		// Chunked, or until the close: no bytes can come after it
 		// that its framing would not take (a chunked one's are not
-		// counted here).
+		// counted here); what follows a 101 is another protocol's.
 		return ""
 	default:
 		body = resp.ContentLength

@@ -165,3 +165,26 @@ func TestParseHeads(t *testing.T) {
 		})
 	}
 }
+
+// parseHeads reads a receiver's bytes, untrusted: it never panics, and a
+// head it reads whole lies within them, ending at an empty line.
+func FuzzParseHeads(f *testing.F) {
+	for _, s := range []string{
+		"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+		"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 204 No Content\r\nTransfer-Encoding: chunked\r\n\r\n",
+		"HTTP/1.0 200 OK\nContent-Length: 2\n\nok",
+		"HTTP/1.1 2",
+		"",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		h, ok := parseHeads(b)
+		if !ok {
+			return
+		}
+		if h.headLen < 2 || h.headLen > int64(len(b)) || b[h.headLen-1] != '\n' {
+			t.Fatalf("head of %d bytes in %q", h.headLen, b)
+		}
+	})
+}
