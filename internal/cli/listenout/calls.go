@@ -453,22 +453,28 @@ func (p *CallPrinter) Summary(w io.Writer, st term.Style, title, capturePath str
 		fmt.Fprintf(w, "  faults:     %s\n", strings.Join(fs, ", "))
 	}
 	if p.Faults != nil || p.Forwarding {
-		fmt.Fprintf(w, "  receiver:   sent %d %s for the sender's %d (%d answered)\n", p.forwarded, term.Plural(p.forwarded, "call", "calls"), p.calls, p.answered)
-		if ss := statusCounts(p.failed); len(ss) > 0 {
-			n := 0
-			for _, k := range p.failed {
-				n += k
-			}
-			fmt.Fprintf(w, "  failed:     %d %s (%s listen's own %s, not the receiver's answer; see their lines)\n",
-				n, term.Plural(n, "forward", "forwards"), term.Plural(n, "its sender got", "their senders got"), strings.Join(ss, ", "))
-		}
-		if n := p.malformed; n > 0 {
-			fmt.Fprintf(w, "  malformed:  %d %s framed as no HTTP/1.1 answer may be (a Content-Length short of its body, a 204 or 304 with a body, both Content-Length and Transfer-Encoding; see their lines)\n",
-				n, term.Plural(n, "answer of the receiver's", "answers of the receiver's"))
-		}
+		p.receiverSummary(w)
 	}
 	if capturePath != "" {
 		fmt.Fprintf(w, "  capture:    %s\n", capturePath)
+	}
+}
+
+// receiverSummary writes the summary's lines of what listen sent the
+// receiver (--forward-to, --fault).
+func (p *CallPrinter) receiverSummary(w io.Writer) {
+	fmt.Fprintf(w, "  receiver:   sent %d %s for the sender's %d (%d answered)\n", p.forwarded, term.Plural(p.forwarded, "call", "calls"), p.calls, p.answered)
+	if ss := statusCounts(p.failed); len(ss) > 0 {
+		n := 0
+		for _, k := range p.failed {
+			n += k
+		}
+		fmt.Fprintf(w, "  failed:     %d %s (%s listen's own %s, not the receiver's answer; see their lines)\n",
+			n, term.Plural(n, "forward", "forwards"), term.Plural(n, "its sender got", "their senders got"), strings.Join(ss, ", "))
+	}
+	if n := p.malformed; n > 0 {
+		fmt.Fprintf(w, "  malformed:  %d %s framed as no HTTP/1.1 answer may be (a Content-Length short of its body, a 204 or 304 with a body, both Content-Length and Transfer-Encoding; see their lines)\n",
+			n, term.Plural(n, "answer of the receiver's", "answers of the receiver's"))
 	}
 }
 
