@@ -288,8 +288,26 @@ func parseHeads(b []byte) (f framing, ok bool) {
 	}
 }
 
+// asciiFold says b is the field name s in any case, ASCII's only, as
+// net/http's canonical form is made: Unicode's folding would take
+// "Tranſfer-Encoding" (a long s) for one net/http never reads as such.
 func asciiFold(b []byte, s string) bool {
-	return len(b) == len(s) && strings.EqualFold(string(b), s)
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range len(b) {
+		x, y := b[i], s[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
 }
 
 // framingFault says how the receiver's answer, read whole, was framed in

@@ -156,6 +156,7 @@ func TestParseHeads(t *testing.T) {
 		{"no HTTP", "HELLO\r\n\r\n", false, 0, false, false},
 		{"no code", "HTTP/1.1 2x0 OK\r\n\r\n", false, 0, false, false},
 		{"empty", "", false, 0, false, false},
+		{"a long s is no s", "HTTP/1.1 200 OK\r\nTran\u017ffer-Encoding: chunked\r\nContent-Length: 2\r\n\r\n", true, 67, true, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f, ok := parseHeads([]byte(tt.in))
