@@ -11,18 +11,27 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// earlyRecv is a receiver that answers every call 413 from its head alone
-// and closes the connection with the body unread, as nginx does past
-// client_max_body_size: a body larger than the sockets' buffers has the
-// sender's write of it reset, after the answer came.
+// earlyRecv is a receiver that answers every call 413 (or status) from
+// its head alone and closes the connection with the body unread, as nginx
+// does past client_max_body_size: a body larger than the sockets' buffers
+// has the sender's write of it reset, after the answer came.
 //
-//	exec earlyrecv <readyfile> &
+//	exec earlyrecv <readyfile> [<status>] &
 //
 // It writes its URL to readyfile.
 func earlyRecv() int {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: earlyrecv <readyfile>")
+	if len(os.Args) != 2 && len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: earlyrecv <readyfile> [<status>]")
 		return 2
+	}
+	head := "HTTP/1.1 413 Payload Too Large\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+	if len(os.Args) == 3 {
+		code, err := strconv.Atoi(os.Args[2])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "earlyrecv: status:", err)
+			return 2
+		}
+		head = fmt.Sprintf("HTTP/1.1 %d %s\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", code, http.StatusText(code))
 	}
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Taken over before a byte of the body is read: net/http's
@@ -32,7 +41,7 @@ func earlyRecv() int {
 			return
 		}
 		defer conn.Close()
-		_, _ = io.WriteString(bw, "HTTP/1.1 413 Payload Too Large\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+		_, _ = io.WriteString(bw, head)
 		_ = bw.Flush()
 	})
 	return serveUntilSignal("earlyrecv", os.Args[1], "/hook", h, nil)

@@ -142,3 +142,73 @@ func TestIncompleteStreamSendReportInBrowser(t *testing.T) {
 	}
 	p.clean(t)
 }
+
+// The thresholds of a send Ctrl-C stopped read as not judged in its HTML
+// report, and why: the table said "ok" for a failed share of the calls
+// answered so far, and the headline counted it held. The receiver answers
+// 2 calls and holds the rest; the signal comes once it holds 2 more.
+func TestInterruptedSendThresholdsInBrowser(t *testing.T) {
+	skipWithoutChromium(t)
+	if testing.Short() {
+		t.Skip("-short: the browser tests start Chromium")
+	}
+	var mu sync.Mutex
+	calls := 0
+	held := make(chan struct{}, 16)
+	stop := make(chan struct{})
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		calls++
+		n := calls
+		mu.Unlock()
+		if n <= 2 {
+			io.WriteString(w, "ok")
+			return
+		}
+		held <- struct{}{}
+		select {
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}))
+	defer recv.Close()
+	defer close(stop)
+	file := filepath.Join(t.TempDir(), "run.html")
+	cmd := exec.Command("whsim", "send", "--url", recv.URL+"/hook", "--event", "CREATE_RECEIVABLE_DOC", "--seed", "1",
+		"--count", "20", "--concurrency", "2", "--threshold", "failed<1%", "--report", file)
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	var stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	for range 2 {
+		select {
+		case <-held:
+		case err := <-exited:
+			t.Fatalf("send ended (%v) before the receiver held 2 calls:\n%s", err, stderr.String())
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-exited; err == nil || cmd.ProcessState.ExitCode() != 130 {
+		t.Fatalf("send exited %v, want 130:\n%s", err, stderr.String())
+	}
+	const why = "interrupted after 4 of 20 calls"
+	p := openReport(t, file)
+	var head, row string
+	p.run(t, "read the thresholds",
+		chromedp.Text(`#headline`, &head, chromedp.ByQuery),
+		chromedp.Text(`#thresholds tbody tr`, &row, chromedp.ByQuery))
+	if !strings.Contains(head, "; 0 of 1 thresholds held, 1 not judged ("+why+")") {
+		t.Errorf("headline %q, want it to say the threshold was not judged, and why", head)
+	}
+	if !strings.Contains(row, "failed 0% so far") || !strings.Contains(row, "not judged "+why) || strings.Contains(row, "ok") {
+		t.Errorf("threshold row %q, want failed 0%% so far, not judged %s", row, why)
+	}
+	p.clean(t)
+}

@@ -120,6 +120,13 @@ type Attempt struct {
 	// later holding bytes no call asked for, its answers cannot be matched
 	// to calls (Conn.Unasked).
 	Conn *Conn `json:"-"`
+	// BodyUnsent, when set, says the answer came (a status expected) but
+	// the call's body was not sent whole, and how ("its write of 16777300
+	// bytes cut: connection reset by peer"): the receiver answered before
+	// it read the body, then ended the connection, and never got the call
+	// whole. Such an answer fails its delivery (Unfinished), on every path
+	// alike.
+	BodyUnsent string `json:"-"`
 	// ConnCall says which of the calls answered on Conn this one was: the
 	// connection's writes as its answer began. Conn.Followed(ConnCall)
 	// says the bytes no call asked for came after this answer.
@@ -145,6 +152,8 @@ func (a Attempt) Unfinished() string {
 	switch {
 	case a.Status == 0:
 		return ""
+	case a.BodyUnsent != "":
+		return BodyUnsentWords + " (" + a.BodyUnsent + ")"
 	case a.Truncated:
 		return "answer cut short"
 	case a.BodyKind == KindTimeout:
@@ -155,6 +164,45 @@ func (a Attempt) Unfinished() string {
 		return "answer body cut off (" + a.BodyKind + ")"
 	}
 	return ""
+}
+
+// BodyUnsentWords say an answer came to a call whose body was not sent
+// whole (Attempt.BodyUnsent), without the counts: a summary's kind.
+const BodyUnsentWords = "answered before the body was sent whole"
+
+// bodyUnsent notes in a, an answer to a call whose write ended cut (why
+// says how), that its body was not sent whole: the receiver answered
+// before it read it all and ended the connection, so its expected status
+// says nothing of a call it never got whole. It is decided once both the
+// answer and the write's end are known. A status not expected (a 413 for
+// a body it will not take) fails the call already, in its own words; a
+// write Ctrl-C ended is interrupted.
+func (d *Deliverer) bodyUnsent(ctx context.Context, a *Attempt, why string) {
+	if ctx.Err() != nil || a.Status == 0 || !d.expect(a.Status) || a.Unfinished() != "" {
+		return
+	}
+	a.BodyUnsent = why
+}
+
+// writeCutWords is Attempt.BodyUnsent of a body of n bytes whose call's
+// write err ended: the same words on every path. How much of it went is
+// not said: net/http's writer buffers some of what it took from the body
+// and stops at the first write that fails, and a socket's buffers take
+// bytes the receiver then drops unread.
+func writeCutWords(n int, err error) string {
+	return "its write of " + strconv.Itoa(n) + " bytes cut: " + termsafe.Text(rootCause(err).Error())
+}
+
+// rootCause is err's innermost cause ("connection reset by peer" of a
+// net.OpError), without the addresses and operation around it.
+func rootCause(err error) error {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err
+		}
+		err = next
+	}
 }
 
 // MaxBodyPrefix is how much of an answer's body an Attempt keeps.
@@ -625,7 +673,10 @@ func newBodyBuf(ctx context.Context) *bodyBuf {
 	bb := &bodyBuf{plain: http.Header{"Content-Type": {"application/json"}}}
 	ctx = context.WithValue(ctx, callKey{}, &bb.call)
 	bb.ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		WroteRequest: func(httptrace.WroteRequestInfo) { bb.open.Add(-1) },
+		WroteRequest: func(i httptrace.WroteRequestInfo) {
+			bb.open.Add(-1)
+			bb.call.wroteRequest(i.Err)
+		},
 		GotConn: func(i httptrace.GotConnInfo) {
 			bb.reused = i.Reused
 			bb.unfit = !fitConn(bb.wait, i)
@@ -964,6 +1015,11 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 					call.putIdle(err)
 				}
 			},
+			WroteRequest: func(i httptrace.WroteRequestInfo) {
+				if buf == nil {
+					call.wroteRequest(i.Err)
+				}
+			},
 		})
 	}
 	start := time.Now()
@@ -1086,6 +1142,11 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 	a, wait := d.answered(ctx, t, resp, kept, err, start, res)
 	a.Connect = connect
 	a.Conn, a.ConnCall = call.answeredOn()
+	if len(body) > 0 {
+		if why := call.writeCut(actx, len(body)); why != "" {
+			d.bodyUnsent(ctx, &a, why)
+		}
+	}
 	return a, wait
 }
 

@@ -257,9 +257,15 @@ func (d *Deliverer) rawAnswer(ctx context.Context, method string, t *target, buf
 	if lean != nil {
 		err = lean
 	}
-	// A request not written whole (its answer came first, or its write
-	// failed) leaves the connection in the middle of it.
-	unwritten := rc.io.Pending() || rc.io.Written() != nil
+	// The call's outcome waits for its write's end: an answer read whole
+	// while the rest of the call was still being written (a receiver that
+	// answers before it reads the body) says nothing yet of whether the
+	// call went out whole. The receiver that reads on lets the write end;
+	// one that closed ends it with a reset; one that does neither, the
+	// time limit (or Ctrl-C). A call not written whole leaves the
+	// connection in the middle of it.
+	unsent := rc.io.Written()
+	unwritten := unsent != nil
 	left := rc.r.Buffered() > 0
 	if left && !buf.answerEnds(resp, err, false) {
 		// Bytes after an answer that ends its connection (Connection:
@@ -273,6 +279,9 @@ func (d *Deliverer) rawAnswer(ctx context.Context, method string, t *target, buf
 	}
 	a, wait := d.answered(ctx, t, resp, kept, err, start, res)
 	a.Connect = buf.dialed
+	if unsent != nil && res.Request != nil && len(res.Request.Body) > 0 {
+		d.bodyUnsent(ctx, &a, writeCutWords(len(res.Request.Body), unsent))
+	}
 	return a, wait
 }
 

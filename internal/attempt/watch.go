@@ -9,6 +9,7 @@ import (
 	"math"
 	"net"
 	"net/http/httptrace"
+	"sync"
 	"sync/atomic"
 	"syscall"
 )
@@ -122,6 +123,9 @@ type watchConn struct {
 	// call is taken as written, so that net/http reads that answer, and
 	// the connection carries no other call.
 	cut atomic.Bool
+	// cutBy is the error of the write the cut began with (a reset, a
+	// broken pipe): what callConn.writeCut says of the call.
+	cutBy atomic.Pointer[error]
 	// readable has a read of an empty socket wait for bytes before it
 	// takes them (nil where the socket cannot be looked at that way): a
 	// look before a call (ready, quiet) that finds waiting set, the socket
@@ -525,6 +529,7 @@ func (c *watchConn) writeCut(err error) bool {
 		}
 		<-c.kick
 	}
+	c.cutBy.CompareAndSwap(nil, &err)
 	c.cut.Store(true)
 	return true
 }
@@ -669,7 +674,71 @@ type callConn struct {
 	// refused before that were a proxy's answer to CONNECT, no answer of
 	// the receiver's.
 	had bool
+	// end is the end of the try's write, which WroteRequest tells of
+	// (for every HTTP/1 call, with the write's error): an answer may come
+	// before it, and the call's outcome waits for both (writeCut).
+	end atomic.Pointer[writeEnd]
 }
+
+// writeEnd is the end of a call's write: done closes once err is set.
+type writeEnd struct {
+	once sync.Once
+	done chan struct{}
+	err  error
+}
+
+// wroteRequest hears the try's write ended, with its error
+// (WroteRequest).
+func (s *callConn) wroteRequest(err error) {
+	if e := s.end.Load(); e != nil {
+		e.once.Do(func() {
+			e.err = err
+			close(e.done)
+		})
+	}
+}
+
+// writeCut waits for the end of the write of the call answered on its
+// HTTP/1 connection (its answer may have come first: a receiver that
+// answers before it reads the body) and says how the body, of n bytes,
+// was not sent whole, "" when it was (or the call's connection is none
+// of those watched, HTTP/2's, whose writes are not the call's alone).
+// net/http's transport ends a write the receiver neither reads nor
+// resets soon after the answer was read (it closes the connection), and
+// actx bounds the wait all the same.
+func (s *callConn) writeCut(actx context.Context, n int) string {
+	c, e := s.conn, s.end.Load()
+	if c == nil || e == nil {
+		return ""
+	}
+	select {
+	case <-e.done:
+	case <-actx.Done():
+		return ""
+	}
+	switch {
+	case c.cut.Load():
+		// The rest of the call went nowhere (writeCut took it as
+		// written, so that net/http reads the answer).
+		if p := c.cutBy.Load(); p != nil {
+			return writeCutWords(n, *p)
+		}
+		return writeCutWords(n, errWriting)
+	case e.err != nil && c.closed.Load():
+		// net/http closed the connection with the write under way: the
+		// answer said Connection: close, or the receiver read none of
+		// the rest soon after its answer came. (Its error, refused
+		// writes on a closed connection, may say less or another thing.)
+		return writeCutWords(n, errClosedAfterAnswer)
+	case e.err != nil:
+		return writeCutWords(n, e.err)
+	}
+	return ""
+}
+
+// errClosedAfterAnswer is a call's write that ended as its connection
+// was closed after the answer came, the write still under way.
+var errClosedAfterAnswer = errors.New("the connection was closed after the answer came")
 
 // callKey is the context key of a call's callConn, for the HTTP/2 side
 // (h2Conn) to bound the re-sends of streams the receiver did not process.
@@ -680,6 +749,7 @@ type callKey struct{}
 func (s *callConn) start() {
 	s.conn, s.sent, s.unprocessed, s.noStream, s.had = nil, nil, 0, nil, false
 	s.answered.Store(false)
+	s.end.Store(&writeEnd{done: make(chan struct{})})
 }
 
 // got notes the connection net/http gave the call (GotConn). Given one

@@ -27,6 +27,11 @@ func result(c *Case, a attempt.Attempt, v Verdict, reason string) Result {
 	res.Answer, res.quiet = replyOf(a), a.Status == 0 && a.Kind != attempt.KindInterrupted && a.Kind != attempt.KindMalformed
 	switch {
 	case v == Fail:
+	case a.BodyUnsent != "":
+		// Answered from the head, then the connection ended with the
+		// body unread: the receiver never got the call whole, whatever
+		// its status said.
+		res.Verdict, res.Reason = Fail, answer(a)+" but "+attempt.BodyUnsentWords+" ("+a.BodyUnsent+"): the receiver never got the call whole, and a sender counts it failed and retries it"
 	case a.BodyKind != "":
 		res.Verdict, res.Reason = Fail, answer(a)+" but "+bodyUnfinished(a)+": a sender counts the call failed and retries it"
 	case v == Pass && a.Truncated:
@@ -786,10 +791,16 @@ func (r *runner) load() error {
 		r.loadAnswered(res)
 		bad.Lock()
 		defer bad.Unlock()
-		if bad.failed == nil && a.Kind != attempt.KindInterrupted && (a.Status == 0 || a.BodyKind != "" || !is2xx(a.Status)) {
+		if bad.failed == nil && a.Kind != attempt.KindInterrupted && (a.Status == 0 || a.BodyKind != "" || a.BodyUnsent != "" || !is2xx(a.Status)) {
 			bad.failed = res.Request
 		}
 		switch {
+		case a.Status != 0 && a.BodyUnsent != "":
+			// Answered before its body went whole: a sender counts the
+			// call failed, as one whose answer did not come whole.
+			bad.answered++
+			bad.hist.Record(a.Latency)
+			bad.byError[fmt.Sprintf("got %d, %s", a.Status, attempt.BodyUnsentWords)]++
 		case a.Status != 0 && a.BodyKind != "":
 			// The status came but not the whole answer: a sender counts
 			// the call failed.

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/payload"
 	"github.com/whsim/whsim/internal/spec"
 )
@@ -1561,5 +1562,21 @@ func TestAcceptsValidRefusedSignatureIsUnjudged(t *testing.T) {
 		if tl := sum.Checks[acceptsValid]; tl.Fail != 0 || tl.Warn == 0 || tl.Inconclusive != tl.Warn {
 			t.Errorf("%d to every signed valid call: %+v, want every case inconclusive", status, *tl)
 		}
+	}
+}
+
+// An answer given before the call's body went whole, the receiver then
+// ending the connection with it unread (attempt.Attempt.BodyUnsent),
+// fails its case whatever its status said: check passed it on its 200.
+// The attempt code, shared with send and replay, finds it
+// (attempt.TestAnsweredBeforeTheBodyWasSentWhole).
+func TestAnsweredBeforeTheBodyWasSentWholeFails(t *testing.T) {
+	t.Parallel()
+	c := &Case{Check: acceptsValid, Name: "invoice/large-300-lines"}
+	a := attempt.Attempt{Status: http.StatusOK, BodyUnsent: "its write of 9000000 bytes cut: connection reset by peer"}
+	res := result(c, a, Pass, "")
+	want := attempt.BodyUnsentWords + " (its write of 9000000 bytes cut: connection reset by peer)"
+	if res.Verdict != Fail || !strings.Contains(res.Reason, want) {
+		t.Errorf("verdict %v, reason %q; want a failure saying %q", res.Verdict, res.Reason, want)
 	}
 }

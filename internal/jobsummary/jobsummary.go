@@ -531,6 +531,9 @@ func Send(summaryJSON []byte, target string, pass bool, failures []Failure, more
 				Threshold, Metric, Unit string
 				Got                     *float64 // null: not measured
 				Pass                    bool
+				// NotJudged says why the threshold was not judged:
+				// the run did not finish (pass is false).
+				NotJudged string
 			}
 		} `json:"summary"`
 	}
@@ -562,8 +565,14 @@ func Send(summaryJSON []byte, target string, pass bool, failures []Failure, more
 	if len(sum.Thresholds) > 0 {
 		t := table{Caption: "Thresholds", Head: []string{"threshold", "measured", "result"}}
 		for _, th := range sum.Thresholds {
+			// Skipped is no pass, nor a failure: said as what it is.
+			notJudged := "⏸️ not judged (" + th.NotJudged + ")"
 			if th.Got == nil { // not measured: no call was answered
-				t.Rows = append(t.Rows, []string{th.Threshold, th.Metric + " not measured (no call was answered)", "❌ FAILED"})
+				verdict := "❌ FAILED"
+				if th.NotJudged != "" {
+					verdict = notJudged
+				}
+				t.Rows = append(t.Rows, []string{th.Threshold, th.Metric + " not measured (no call was answered)", verdict})
 				continue
 			}
 			got := num(*th.Got)
@@ -576,7 +585,10 @@ func Send(summaryJSON []byte, target string, pass bool, failures []Failure, more
 				got += "/s"
 			}
 			verdict := "✅ ok"
-			if !th.Pass {
+			switch {
+			case th.NotJudged != "":
+				verdict, got = notJudged, got+" so far"
+			case !th.Pass:
 				verdict = "❌ FAILED"
 			}
 			t.Rows = append(t.Rows, []string{th.Threshold, th.Metric + " " + got, verdict})

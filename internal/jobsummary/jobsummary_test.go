@@ -764,6 +764,25 @@ func TestSendThresholdVerdicts(t *testing.T) {
 	}
 }
 
+// A threshold of a run that did not finish reads as not judged, and why,
+// never "ok" for a value measured on part of the run.
+func TestSendThresholdNotJudged(t *testing.T) {
+	t.Parallel()
+	js := []byte(`{"summary":{"sent":16,"succeeded":8,"failed":0,"interrupted":8,"notStarted":184,"documents":16,"requestsPerSecond":5,"latencyMs":{"p50":1,"p90":2,"p99":3,"p99.9":4,"max":5},` +
+		`"thresholds":[{"threshold":"p99<500ms","metric":"p99","got":3,"unit":"ms","pass":false,"notJudged":"interrupted after 16 of 200 calls"},` +
+		`{"threshold":"p50<1ms","metric":"p50","got":null,"unit":"ms","pass":false,"notJudged":"interrupted after 16 of 200 calls"}]}}`)
+	md := string(Send(js, "http://x", false, nil, 0).Markdown())
+	for _, want := range []string{"| p99&lt;500ms | p99 3 ms so far | ⏸️ not judged (interrupted after 16 of 200 calls) |",
+		"| p50&lt;1ms | p50 not measured (no call was answered) | ⏸️ not judged (interrupted after 16 of 200 calls) |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("send summary lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "✅") {
+		t.Errorf("send summary says a threshold held:\n%s", md)
+	}
+}
+
 // Counts of one are said as counts, in the singular: one call
 // interrupted, one not started, one connection holding bytes no call
 // asked for.

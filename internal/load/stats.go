@@ -188,7 +188,11 @@ func (s *Stats) Add(r *attempt.Result) {
 	case last.Unfinished() != "":
 		// Not the status's fault: counted by what cut the answer.
 		s.Failed++
-		s.ByError[last.Unfinished()]++
+		why := last.Unfinished()
+		if last.BodyUnsent != "" {
+			why = attempt.BodyUnsentWords // one kind, whatever the counts
+		}
+		s.ByError[why]++
 	case last.Status != 0:
 		s.Failed++
 		s.ByStatus[last.Status]++

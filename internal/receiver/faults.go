@@ -383,8 +383,12 @@ func statusWord(a answer, fwd *capture.Forward) string {
 }
 
 // notWhole is an answer that began with the receiver's status and did
-// not come whole (cut short, over the limit): it took the call.
+// not come whole (cut short, over the limit) or came malformed: it took
+// the call.
 func notWhole(a answer) string {
+	if a.malformed {
+		return "a " + strconv.Itoa(a.receiverStatus) + " malformed"
+	}
 	return "a " + strconv.Itoa(a.receiverStatus) + " not read whole"
 }
 

@@ -75,6 +75,16 @@ type countedConn struct {
 	net.Conn
 	written atomic.Int64
 	readErr atomic.Pointer[error]
+	// read counts the bytes read from the connection and given the calls
+	// it was given (onceOnly's trace); head keeps the first bytes read
+	// for the call last given it, up to maxHeadKept, while heading is set:
+	// together they say whether the receiver sent more than its answer
+	// framed (framingFault).
+	read    atomic.Int64
+	given   atomic.Int64
+	heading atomic.Bool
+	headMu  sync.Mutex
+	head    []byte
 	// refuse, when set, is the error every write fails with: the
 	// connection was given a copy of a call that went out already
 	// (onceOnly's trace), which must not go out again.
@@ -97,7 +107,41 @@ func (c *countedConn) Read(p []byte) (int, error) {
 	if err != nil {
 		c.readErr.CompareAndSwap(nil, &err)
 	}
+	if n > 0 {
+		c.read.Add(int64(n))
+		if c.heading.Load() {
+			c.headMu.Lock()
+			if c.heading.Load() {
+				c.head = append(c.head, p[:min(n, maxHeadKept-len(c.head))]...)
+			}
+			c.headMu.Unlock()
+		}
+	}
 	return n, err
+}
+
+// maxHeadKept bounds the bytes of an answer's head kept to judge its
+// framing: a head longer than that is not judged.
+const maxHeadKept = 64 << 10
+
+// startHead begins keeping the bytes read for a call just given the
+// connection: the reading goroutine's buffer is empty then (it reads an
+// idle connection, and closes one that sent bytes nobody asked for).
+func (c *countedConn) startHead() {
+	c.headMu.Lock()
+	c.head = c.head[:0]
+	c.heading.Store(true)
+	c.headMu.Unlock()
+}
+
+// stopHead stops keeping the bytes read and returns those kept.
+func (c *countedConn) stopHead() []byte {
+	c.headMu.Lock()
+	defer c.headMu.Unlock()
+	c.heading.Store(false)
+	h := c.head
+	c.head = nil
+	return h
 }
 
 // onceOnly keeps net/http from sending a forwarded call a second time.
@@ -121,6 +165,8 @@ type onceOnly struct {
 	// newClient's: whether any of the call went out on it is not known.
 	uncounted bool
 	out       bool  // some of the call went out on a connection before conn
+	readAt    int64 // conn's bytes read when it was given the call
+	givenAt   int64 // conn's calls given, this one counted
 	cause     error // what failed that connection, when a read said it
 	reused    bool  // the connection it was last given was a kept-alive one
 }
@@ -156,6 +202,8 @@ func (o *onceOnly) trace() *httptrace.ClientTrace {
 			cc.refuse.Store(&e)
 		default:
 			o.conn, o.at = cc, cc.written.Load()
+			o.readAt, o.givenAt = cc.read.Load(), cc.given.Add(1)
+			cc.startHead()
 		}
 	}}
 }
@@ -172,6 +220,166 @@ func (o *onceOnly) wentOut() bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.out || o.wroteLocked()
+}
+
+// answerHead stops keeping the bytes read for the call and returns the
+// framing its answer's head declared; ok false when it cannot be judged
+// (a connection not counted, as under TLS, where the socket holds
+// records; a head longer than maxHeadKept).
+func (o *onceOnly) answerHead() (framing, bool) {
+	o.mu.Lock()
+	cc := o.conn
+	o.mu.Unlock()
+	if cc == nil {
+		return framing{}, false
+	}
+	f, ok := parseHeads(cc.stopHead())
+	f.conn, f.readAt, f.givenAt = cc, o.readAt, o.givenAt
+	return f, ok
+}
+
+// framing is what an answer's head (after any 1xx heads) says of its
+// body's framing, as it came on the wire: net/http's client drops a
+// Content-Length beside a Transfer-Encoding before anyone sees it.
+type framing struct {
+	headLen                    int64 // the bytes of the heads, 1xx ones too
+	contentLength, transferEnc bool
+	conn                       *countedConn
+	readAt, givenAt            int64
+}
+
+// parseHeads reads the heads at the start of b, an answer's first bytes:
+// any 1xx heads, then the answer's own. ok false when b holds no whole
+// head of an HTTP/1.x answer.
+func parseHeads(b []byte) (f framing, ok bool) {
+	for {
+		line, rest, found := bytes.Cut(b[f.headLen:], []byte("\n"))
+		if !found || !bytes.HasPrefix(line, []byte("HTTP/1.")) || len(line) < 12 {
+			return f, false
+		}
+		code, err := strconv.Atoi(string(line[9:12]))
+		if err != nil {
+			return f, false
+		}
+		n := int64(len(line) + 1)
+		f.contentLength, f.transferEnc = false, false
+		for {
+			line, rest, found = bytes.Cut(rest, []byte("\n"))
+			if !found {
+				return f, false
+			}
+			n += int64(len(line) + 1)
+			line = bytes.TrimSuffix(line, []byte("\r"))
+			if len(line) == 0 {
+				break
+			}
+			name, _, _ := bytes.Cut(line, []byte(":"))
+			switch {
+			case asciiFold(name, "Content-Length"):
+				f.contentLength = true
+			case asciiFold(name, "Transfer-Encoding"):
+				f.transferEnc = true
+			}
+		}
+		f.headLen += n
+		if code >= 200 || code == http.StatusSwitchingProtocols {
+			return f, true
+		}
+	}
+}
+
+// asciiFold says b is the field name s in any case, ASCII's only, as
+// net/http's canonical form is made: Unicode's folding would take
+// "Tranſfer-Encoding" (a long s) for one net/http never reads as such.
+func asciiFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range len(b) {
+		x, y := b[i], s[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// framingFault says how the receiver's answer, read whole, was framed in
+// a way no HTTP/1.1 answer may be, "" when it was not or cannot be told:
+// a Content-Length beside a Transfer-Encoding (RFC 9112 6.2), or bytes
+// after the body its head framed (a Content-Length short of the body it
+// sent, a 204 or 304 with a body), which came with the answer or by the
+// time it was read. net/http's client reads the answer as framed and
+// drops the rest with the connection, so the sender would get an answer
+// that reads clean where send straight to the receiver counts bytes no
+// call asked for. method is the call's.
+func framingFault(f framing, resp *http.Response, method string) string {
+	if f.contentLength && f.transferEnc {
+		return "with both Content-Length and Transfer-Encoding, which no HTTP/1.1 answer may have (RFC 9112 6.2): a sender may read its body by either"
+	}
+	var body int64
+	switch {
+	case method == http.MethodHead || resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusNotModified:
+	case len(resp.TransferEncoding) > 0 || resp.ContentLength < 0 || resp.StatusCode == http.StatusSwitchingProtocols:
+		// Chunked, or until the close: no bytes can come after it
+		// that its framing would not take (a chunked one's are not
+		// counted here); what follows a 101 is another protocol's.
+		return ""
+	default:
+		body = resp.ContentLength
+	}
+	cc := f.conn
+	// The bytes read past the answer, then those waiting in the socket,
+	// then the count again: the reading goroutine may take bytes from
+	// the socket between the looks.
+	before := cc.read.Load()
+	queued := int64(bufferedBytes(cc.Conn))
+	after := cc.read.Load()
+	past := after - f.readAt - f.headLen - body
+	if after == before {
+		past += queued
+	}
+	if past <= 0 || cc.given.Load() != f.givenAt {
+		// Another call was given the connection since: what came may
+		// be its answer.
+		return ""
+	}
+	switch {
+	case method == http.MethodHead:
+		return "to HEAD and sent bytes after its head, which frames no body: bytes no call asked for after an answer (an answer to HEAD with a body)"
+	case resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusNotModified:
+		return fmt.Sprintf("and sent bytes after its head, which a %d has no body after: bytes no call asked for after an answer (a %d with a body)", resp.StatusCode, resp.StatusCode)
+	}
+	return fmt.Sprintf("with Content-Length %d and sent bytes after that body: bytes no call asked for after an answer (a Content-Length short of its body)", resp.ContentLength)
+}
+
+// malformedAnswer is the forward's error when the receiver's answer came
+// whole as its head framed it and was no HTTP/1.1 answer (framingFault):
+// listen could not pass it on as the receiver sent it.
+type malformedAnswer struct {
+	status int
+	how    string
+}
+
+func (e malformedAnswer) Error() string {
+	return fmt.Sprintf("%s the receiver answered %d %s", malformedLead, e.status, e.how)
+}
+
+// malformedLead starts a malformedAnswer's words, as send's kind of such
+// an answer is named.
+const malformedLead = "malformed answer:"
+
+// IsMalformedAnswer says f, a call's forward as recorded, failed on an
+// answer framed as no HTTP/1.1 answer may be (malformedAnswer): its
+// words are all a record keeps of it.
+func IsMalformedAnswer(f *capture.Forward) bool {
+	return f != nil && strings.HasPrefix(f.Error, malformedLead)
 }
 
 // maxStaleTries bounds how often a forward is made again for a kept-alive
@@ -441,6 +649,7 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		// idle connections were closed by the same receiver.
 		r.cfg.Client.CloseIdleConnections()
 	}
+	head, headOK := once.answerHead()
 	if err == nil && resp.StatusCode < 100 {
 		// net/http's client takes a status line's 000 to 099 as a code,
 		// which its server cannot write (WriteHeader panics: the sender's
@@ -469,6 +678,10 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		case errors.Is(err, errBusy):
 		case err != nil:
 			err = answerCutShort{status: resp.StatusCode, got: n, length: resp.ContentLength, err: err}
+		case headOK:
+			if how := framingFault(head, resp, req.Method); how != "" {
+				err = malformedAnswer{status: resp.StatusCode, how: how}
+			}
 		}
 		if err == nil {
 			fwd.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
@@ -499,6 +712,7 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 	ans := plain(http.StatusBadGateway)
 	if resp != nil {
 		ans.receiverStatus = resp.StatusCode
+		ans.malformed = errors.As(err, new(malformedAnswer))
 	} else if ctx.Err() == nil && sent && timedOut(err) {
 		// The receiver took the call and gave no answer in time: a
 		// gateway timeout, not a receiver never reached (net/http's

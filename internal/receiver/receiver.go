@@ -958,6 +958,9 @@ type answer struct {
 	// receiverStatus is, on listen's 502 for a forward whose answer
 	// began and did not come whole, the status the receiver answered.
 	receiverStatus int
+	// malformed says that answer came whole and was framed as no HTTP/1.1
+	// answer may be (malformedAnswer).
+	malformed bool
 }
 
 // plainBodies are listen's own answers, built once, when the first

@@ -187,6 +187,12 @@ type Result struct {
 	// when no call was answered), so the threshold does not hold: a
 	// skipped measure is no pass.
 	Unmeasured bool
+	// NotJudged, when set, says why the threshold was not judged: the run
+	// did not finish ("interrupted after 16 of 200 calls"), and a value
+	// measured on the calls answered so far says nothing of the run it
+	// was set for. Such a result does not pass (skipped is no pass), nor
+	// did it fail; Got is the value so far.
+	NotJudged string
 }
 
 // Check compares the run's value of t's metric with t's value. A latency
@@ -234,7 +240,18 @@ func CheckAll(ts []Threshold, m Measured) []Result {
 	return out
 }
 
-// Failed lists the results that did not pass.
+// NotJudged is rs with every result marked not judged, why saying why
+// (Result.NotJudged): the run they were checked against did not finish.
+func NotJudged(rs []Result, why string) []Result {
+	out := make([]Result, len(rs))
+	for i, r := range rs {
+		r.Pass, r.NotJudged = false, why
+		out[i] = r
+	}
+	return out
+}
+
+// Failed lists the results that did not pass, those not judged too.
 func Failed(rs []Result) []Result {
 	var out []Result
 	for _, r := range rs {
@@ -251,6 +268,10 @@ func (r Result) GotText() string {
 	switch {
 	case r.Unmeasured:
 		return "not measured (no call was answered)"
+	case r.NotJudged != "":
+		judged := r
+		judged.NotJudged, judged.Pass = "", r.holds(r.Got)
+		return judged.GotText() + " so far"
 	case r.Percent:
 		return strconv.FormatFloat(math.Round(r.Got*100)/100, 'f', -1, 64) + "%"
 	case r.Metric.Kind == latency:
@@ -284,8 +305,13 @@ func (r Result) latencyText() string {
 	}
 }
 
-// String is "p99<500ms (p99 812.3ms)", as the failure message names it.
+// String is "p99<500ms (p99 812.3ms)", as the failure message names it;
+// "p99<500ms not judged: interrupted after 16 of 200 calls (p99 812.3ms
+// so far)" for one not judged.
 func (r Result) String() string {
+	if r.NotJudged != "" {
+		return fmt.Sprintf("%s not judged: %s (%s %s)", r.Text, r.NotJudged, r.Metric.Name, r.GotText())
+	}
 	return fmt.Sprintf("%s (%s %s)", r.Text, r.Metric.Name, r.GotText())
 }
 
@@ -296,6 +322,9 @@ type JSON struct {
 	Got       *float64 `json:"got"` // null when not measured
 	Unit      string   `json:"unit"`
 	Pass      bool     `json:"pass"`
+	// NotJudged says why the threshold was not judged (pass is false):
+	// the run did not finish.
+	NotJudged string `json:"notJudged,omitempty"`
 }
 
 // JSON is r's JSON form.
@@ -304,7 +333,7 @@ func (r Result) JSON() JSON {
 	if r.Percent {
 		unit = "percent"
 	}
-	j := JSON{Threshold: r.Text, Metric: r.Metric.Name, Unit: unit, Pass: r.Pass}
+	j := JSON{Threshold: r.Text, Metric: r.Metric.Name, Unit: unit, Pass: r.Pass, NotJudged: r.NotJudged}
 	if !r.Unmeasured {
 		j.Got = &r.Got
 	}

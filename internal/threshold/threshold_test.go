@@ -186,3 +186,37 @@ func FuzzParse(f *testing.F) {
 		_ = th.Check(Measured{Sent: 1, th.Metric.Name: 1}).GotText()
 	})
 }
+
+// A threshold of a run that did not finish is not judged: it does not
+// pass, Failed lists it, and its words and JSON say why, the value
+// measured so far written as a judged one would be (digits as its own
+// verdict needs).
+func TestNotJudged(t *testing.T) {
+	t.Parallel()
+	m := Measured{"sent": 16, "failed": 0, "max": 3735.551}
+	var ts []Threshold
+	for _, s := range []string{"failed<1%", "max<3.736s", "p99<1s"} {
+		th, err := Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts = append(ts, th)
+	}
+	const why = "interrupted after 16 of 200 calls"
+	rs := NotJudged(CheckAll(ts, m), why)
+	if n := len(Failed(rs)); n != 3 {
+		t.Errorf("%d of 3 not judged listed as not passed, want 3", n)
+	}
+	for i, want := range []string{
+		"failed<1% not judged: interrupted after 16 of 200 calls (failed 0% so far)",
+		"max<3.736s not judged: interrupted after 16 of 200 calls (max 3.7356s so far)",
+		"p99<1s not judged: interrupted after 16 of 200 calls (p99 not measured (no call was answered))",
+	} {
+		if rs[i].Pass || rs[i].String() != want {
+			t.Errorf("pass %v, %q; want no pass, %q", rs[i].Pass, rs[i].String(), want)
+		}
+		if j := rs[i].JSON(); j.Pass || j.NotJudged != why {
+			t.Errorf("JSON %+v: want pass false, notJudged %q", j, why)
+		}
+	}
+}

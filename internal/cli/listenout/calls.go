@@ -56,6 +56,11 @@ type CallPrinter struct {
 	// the calls whose forward failed (not reached, cut short, too slow)
 	// and whose sender was there for that answer.
 	failed map[int]int
+	// malformed counts the forwards whose answer came framed as no
+	// HTTP/1.1 answer may be (receiver.IsMalformedAnswer): failed ones,
+	// each answered listen's 502, said apart so that the summary says
+	// the receiver answered, wrongly, where "failed" alone reads as none.
+	malformed int
 
 	calls int
 	// rejected counts the calls the HTTP server refused before listen
@@ -448,18 +453,28 @@ func (p *CallPrinter) Summary(w io.Writer, st term.Style, title, capturePath str
 		fmt.Fprintf(w, "  faults:     %s\n", strings.Join(fs, ", "))
 	}
 	if p.Faults != nil || p.Forwarding {
-		fmt.Fprintf(w, "  receiver:   sent %d %s for the sender's %d (%d answered)\n", p.forwarded, term.Plural(p.forwarded, "call", "calls"), p.calls, p.answered)
-		if ss := statusCounts(p.failed); len(ss) > 0 {
-			n := 0
-			for _, k := range p.failed {
-				n += k
-			}
-			fmt.Fprintf(w, "  failed:     %d %s (%s listen's own %s, not the receiver's answer; see their lines)\n",
-				n, term.Plural(n, "forward", "forwards"), term.Plural(n, "its sender got", "their senders got"), strings.Join(ss, ", "))
-		}
+		p.receiverSummary(w)
 	}
 	if capturePath != "" {
 		fmt.Fprintf(w, "  capture:    %s\n", capturePath)
+	}
+}
+
+// receiverSummary writes the summary's lines of what listen sent the
+// receiver (--forward-to, --fault).
+func (p *CallPrinter) receiverSummary(w io.Writer) {
+	fmt.Fprintf(w, "  receiver:   sent %d %s for the sender's %d (%d answered)\n", p.forwarded, term.Plural(p.forwarded, "call", "calls"), p.calls, p.answered)
+	if ss := statusCounts(p.failed); len(ss) > 0 {
+		n := 0
+		for _, k := range p.failed {
+			n += k
+		}
+		fmt.Fprintf(w, "  failed:     %d %s (%s listen's own %s, not the receiver's answer; see their lines)\n",
+			n, term.Plural(n, "forward", "forwards"), term.Plural(n, "its sender got", "their senders got"), strings.Join(ss, ", "))
+	}
+	if n := p.malformed; n > 0 {
+		fmt.Fprintf(w, "  malformed:  %d %s framed as no HTTP/1.1 answer may be (a Content-Length short of its body, a 204 or 304 with a body, both Content-Length and Transfer-Encoding; see their lines)\n",
+			n, term.Plural(n, "answer of the receiver's", "answers of the receiver's"))
 	}
 }
 
@@ -506,6 +521,9 @@ func (p *CallPrinter) tallyForward(c *receiver.Call) {
 		p.forwarded++
 		if f.Error == "" {
 			p.answered++
+		}
+		if receiver.IsMalformedAnswer(f) {
+			p.malformed++
 		}
 	}
 }

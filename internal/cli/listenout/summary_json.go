@@ -41,6 +41,9 @@ type receiverJSON struct {
 	Sent           int            `json:"sent"`
 	Answered       int            `json:"answered"`
 	FailedByStatus map[string]int `json:"failedByStatus"`
+	// Malformed counts the answers of the receiver's framed as no
+	// HTTP/1.1 answer may be (their forwards failed: in FailedByStatus).
+	Malformed int `json:"malformed,omitempty"`
 }
 
 // SummaryJSON writes the summary line of --output json to w, once the
@@ -72,7 +75,7 @@ func (p *CallPrinter) SummaryJSON(w io.Writer, capturePath string) error {
 		}
 	}
 	if p.Faults != nil || p.Forwarding {
-		s.Receiver = &receiverJSON{Sent: p.forwarded, Answered: p.answered, FailedByStatus: byStatusJSON(p.failed)}
+		s.Receiver = &receiverJSON{Sent: p.forwarded, Answered: p.answered, FailedByStatus: byStatusJSON(p.failed), Malformed: p.malformed}
 	}
 	s.Capture = capturePath
 	b, err := json.Marshal(o)

@@ -97,7 +97,9 @@ latency, thresholds and first failures are appended to the job summary.
 --threshold makes the run a gate, as k6's thresholds do: each is a metric
 of the summary, a comparison (< <= > >= == !=) and a value (a duration for
 latencies, a count or a share of sent for counts, per second for rps),
-checked at the end; the summary lists each with its measured value.
+checked at the end; the summary lists each with its measured value. A run
+that did not finish (Ctrl-C) judges none: each reads "not judged
+(interrupted after 16 of 200 calls)", never ok.
 Metrics: `
 
 const helpAfterMetrics = `.

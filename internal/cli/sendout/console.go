@@ -152,19 +152,13 @@ func (c *Console) Run(ctx context.Context, d *attempt.Deliverer, next func() []*
 	if ctx.Err() == nil && runCtx.Err() != nil {
 		outErr = context.Cause(runCtx)
 	}
-	c.checked = threshold.CheckAll(c.thresholds, st.Measured())
-	sum := SendSummary{Stats: st, Name: c.title, Note: c.Note, Thresholds: c.checked}
-	// A JUnit report holds the thresholds as cases: a run that a
-	// threshold failed (exit 1) must not read as all passed in a CI's
-	// test view.
-	var cases []term.Case
-	for i := range c.checked {
-		cases = append(cases, (*thresholdCase)(&c.checked[i]))
-	}
-	// So does a run Ctrl-C ended: the deliveries it never started are no
-	// cases, and those that ran may all have passed (exit 130).
+	sum := SendSummary{Stats: st, Name: c.title, Note: c.Note}
+	// A JUnit report holds a run Ctrl-C ended as a case: the deliveries
+	// it never started are no cases, and those that ran may all have
+	// passed (exit 130).
 	// And a run that did not test all it was given is said so in the
 	// summary, which alone would read as a pass.
+	var cases []term.Case
 	if ctx.Err() != nil {
 		cases = append(cases, interruptedCase{st})
 	} else if outErr != nil {
@@ -184,6 +178,15 @@ func (c *Console) Run(ctx context.Context, d *attempt.Deliverer, next func() []*
 			sum.Incomplete = err.Error()
 		}
 	}
+	sum.Thresholds = c.judge(ctx.Err() != nil, sum.Incomplete, st, total)
+	// A JUnit report holds the thresholds as cases, first: a run that a
+	// threshold failed (exit 1) must not read as all passed in a CI's
+	// test view.
+	judged := make([]term.Case, 0, len(c.checked)+len(cases))
+	for i := range c.checked {
+		judged = append(judged, (*thresholdCase)(&c.checked[i]))
+	}
+	cases = append(judged, cases...)
 	if ctx.Err() == nil && outErr == nil && sum.Incomplete == "" && st.NotStartedWords() != "" {
 		cases = append(cases, notStartedCase{st})
 	}
@@ -207,6 +210,31 @@ func (c *Console) Run(ctx context.Context, d *attempt.Deliverer, next func() []*
 		return st, err
 	}
 	return st, outErr
+}
+
+// judge checks the run's thresholds (Thresholds) and returns what came
+// of them. A threshold is judged on a run that finished: on one that did
+// not (interrupted, or incomplete, which says why), the calls answered
+// so far held a p99 or a failed share the run would not have, and "ok"
+// read as a pass of what was never measured.
+func (c *Console) judge(interrupted bool, incomplete string, st *load.Stats, total int) []threshold.Result {
+	c.checked = threshold.CheckAll(c.thresholds, st.Measured())
+	switch {
+	case interrupted:
+		c.checked = threshold.NotJudged(c.checked, "interrupted after "+callsOf(st.Sent, total))
+	case incomplete != "":
+		c.checked = threshold.NotJudged(c.checked, "the run did not complete: "+incomplete)
+	}
+	return c.checked
+}
+
+// callsOf is "16 of 200 calls", or "16 calls" when the run's number of
+// calls was not known (a --duration, a stream).
+func callsOf(sent, total int) string {
+	if total > 0 {
+		return fmt.Sprintf("%d of %d %s", sent, total, term.Plural(total, "call", "calls"))
+	}
+	return fmt.Sprintf("%d %s", sent, term.Plural(sent, "call", "calls"))
 }
 
 // Thresholds is what came of the run's thresholds, once load.Run returned.

@@ -310,9 +310,10 @@ func (s SendSummary) AppendText(b []byte, rst *term.Style) []byte {
 			fmtLatency(h.Quantile(.9)), fmtLatency(h.Quantile(.99)), fmtLatency(h.Quantile(.999)), fmtLatency(h.Max()))
 	}
 	if len(s.Thresholds) == 0 || rst == nil {
-		return appendThresholdsText(b, s.Thresholds, "FAILED", "ok")
+		return appendThresholdsText(b, s.Thresholds, "FAILED", "ok", "not judged")
 	}
-	return appendThresholdsText(b, s.Thresholds, string(rst.Fail.Append(nil, "FAILED")), string(rst.OK.Append(nil, "ok")))
+	return appendThresholdsText(b, s.Thresholds, string(rst.Fail.Append(nil, "FAILED")), string(rst.OK.Append(nil, "ok")),
+		string(rst.Warn.Append(nil, "not judged")))
 }
 
 // appendRate is the summary's rate line: answered calls per second, or

@@ -10,8 +10,9 @@ import (
 )
 
 // appendThresholdsText lists each threshold with its measured value and
-// whether it held.
-func appendThresholdsText(b []byte, rs []threshold.Result, fail, ok string) []byte {
+// whether it held, or why it was not judged (notJudged is the word for
+// that, styled).
+func appendThresholdsText(b []byte, rs []threshold.Result, fail, ok, notJudged string) []byte {
 	if len(rs) == 0 {
 		return b
 	}
@@ -22,7 +23,10 @@ func appendThresholdsText(b []byte, rs []threshold.Result, fail, ok string) []by
 	b = append(b, "thresholds:\n"...)
 	for _, r := range rs {
 		verdict := ok
-		if !r.Pass {
+		switch {
+		case r.NotJudged != "":
+			verdict = notJudged + " (" + r.NotJudged + ")"
+		case !r.Pass:
 			verdict = fail
 		}
 		b = fmt.Appendf(b, "  %-*s  %s %s  %s\n", w, r.Text, r.Metric.Name, r.GotText(), verdict)
@@ -54,7 +58,9 @@ func appendThresholdsJSON(line []byte, rs []threshold.Result) []byte {
 type thresholdCase threshold.Result
 
 func (c *thresholdCase) Verdict() term.Verdict {
-	if c.Pass {
+	// One not judged is a skipped case (JUnit), no failure of its own:
+	// the run's case (interrupted) fails the report, as notStartedCase.
+	if c.Pass || c.NotJudged != "" {
 		return term.Pass
 	}
 	return term.Fail
@@ -67,7 +73,12 @@ func (c *thresholdCase) AppendJSON(b []byte, _ *term.Style) []byte { return b }
 func (c *thresholdCase) JUnit() term.TestCase {
 	r := threshold.Result(*c)
 	tc := term.TestCase{Suite: "thresholds", Name: r.Text, Class: "whsim.threshold", Detail: r.String() + "\n"}
-	if !r.Pass {
+	switch {
+	case r.NotJudged != "":
+		// Skipped, not passed nor failed: the run's own case (interrupted)
+		// fails it.
+		tc.Skipped = r.String()
+	case !r.Pass:
 		tc.Failure, tc.FailureType = r.String(), "threshold"
 	}
 	return tc
