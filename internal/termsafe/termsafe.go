@@ -249,3 +249,19 @@ func jsonControls(b []byte) []byte {
 	}
 	return out
 }
+
+// Excerpt is the start of an answer's body as a failure's reason shows it
+// (send's line, its JUnit, HTML report and job summary): on one line, its
+// whitespace runs made one space, terminal-safe, "…" where it was cut
+// (cut: the body ran on past what was kept); "" for an empty one. One
+// helper, so that every output shows the same words for the same answer.
+func Excerpt(body []byte, cut bool) string {
+	text := strings.Join(strings.Fields(string(body)), " ")
+	if text == "" {
+		return ""
+	}
+	if cut {
+		return Text(text) + "…"
+	}
+	return Text(text)
+}

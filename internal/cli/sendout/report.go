@@ -191,18 +191,13 @@ func noAnswerText(a attempt.Attempt) string {
 }
 
 // excerpt is the start of an unexpected answer's body after ": ", as
-// check's reasons show it: on one line, its whitespace runs made one
-// space, terminal-safe, "…" where it was cut (-v shows it whole); "" for
+// check's reasons show it (termsafe.Excerpt: -v shows it whole); "" for
 // an empty one.
 func excerpt(body []byte, cut bool) string {
-	text := strings.Join(strings.Fields(string(body)), " ")
-	if text == "" {
-		return ""
+	if text := termsafe.Excerpt(body, cut); text != "" {
+		return ": " + text
 	}
-	if cut {
-		return ": " + termsafe.Text(text) + "…"
-	}
-	return ": " + termsafe.Text(text)
+	return ""
 }
 
 func appendHeaders(b []byte, prefix string, h http.Header) []byte {
