@@ -200,7 +200,7 @@ func TestFailedAnswerInSendReportInBrowser(t *testing.T) {
 	p.run(t, "read the failed delivery's status",
 		chromedp.Evaluate(`[...document.querySelectorAll("h3")].find(h => h.textContent.startsWith("First failed")).nextElementSibling.querySelector("tbody td:nth-child(4)").textContent`, &cell),
 		chromedp.Evaluate(`document.getElementById("injected") !== null`, &injected))
-	if want := "500: <img id=injected src=x> | `c`"; cell != want {
+	if want := "500: <img id=injected src=x> |\\n`c`"; cell != want {
 		t.Errorf("the failure's status cell %q, want %q", cell, want)
 	}
 	if injected {

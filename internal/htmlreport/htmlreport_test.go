@@ -145,7 +145,7 @@ func TestSendRecorderFailureAnswer(t *testing.T) {
 	}{
 		{"answer", attempt.Attempt{Status: 500, BodyPrefix: []byte(`{"error":"db down"}`)}, `{"error":"db down"}`},
 		{"cut", attempt.Attempt{Status: 500, BodyPrefix: []byte("abc"), BodyCut: true}, "abc…"},
-		{"hostile", attempt.Attempt{Status: 502, BodyPrefix: []byte("<b>x</b> |\n`c`\x1b[31m\u202e")}, "<b>x</b> | `c`\\x1b[31m\\u202e"},
+		{"hostile", attempt.Attempt{Status: 502, BodyPrefix: []byte("<b>x</b> |\n`c`\x1b[31m\u202e")}, "<b>x</b> |\\n`c`\\x1b[31m\\u202e"},
 		{"empty", attempt.Attempt{Status: 503}, ""},
 		{"no answer", attempt.Attempt{Kind: "refused", Err: "connection refused"}, ""},
 	} {
