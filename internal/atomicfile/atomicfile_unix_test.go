@@ -3,6 +3,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -140,5 +141,37 @@ func TestRemoveReplaced(t *testing.T) {
 	}
 	if _, err := os.Stat(target); err != nil {
 		t.Errorf("the link's target: %v", err)
+	}
+}
+
+// A path whose directory takes no new file says so, naming the path and
+// the directory, in Creatable and Write alike: /proc refuses one with
+// ENOENT, and "open /proc/version: no such file or directory" read as if
+// the file were missing. A missing directory keeps the system's words.
+func TestNotCreatedSaysWhere(t *testing.T) {
+	if _, err := os.Stat("/proc/version"); err != nil {
+		t.Skip("no /proc/version: not Linux")
+	}
+	write := func(w io.Writer) error { _, err := io.WriteString(w, "x"); return err }
+	for _, tt := range []struct {
+		name, path, want string
+		in               string // the directory NotCreatedError names, "" for none
+	}{
+		{"a file of /proc", "/proc/version", "create /proc/version: no new file can be created in /proc (the system said: no such file or directory)", "/proc"},
+		{"a new name in /proc", "/proc/run.xml", "create /proc/run.xml: no new file can be created in /proc (the system said: no such file or directory)", "/proc"},
+		{"a missing directory", "/proc/nonexistent-dir/run.xml", "open /proc/nonexistent-dir/run.xml: no such file or directory", ""},
+	} {
+		for what, err := range map[string]error{"Creatable": Creatable(tt.path), "Write": Write(tt.path, 0o644, write)} {
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("%s: %s = %v, want %q", tt.name, what, err, tt.want)
+			}
+			nc, ok := errors.AsType[*NotCreatedError](err)
+			if ok != (tt.in != "") || ok && nc.Dir != tt.in {
+				t.Errorf("%s: %s = %#v, want a NotCreatedError in %q", tt.name, what, err, tt.in)
+			}
+			if !errors.Is(err, syscall.ENOENT) {
+				t.Errorf("%s: %s = %v, want it to wrap the system's error", tt.name, what, err)
+			}
+		}
 	}
 }
