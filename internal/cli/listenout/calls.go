@@ -454,8 +454,10 @@ func (p *CallPrinter) Summary(w io.Writer, st term.Style, title, capturePath str
 			for _, k := range p.failed {
 				n += k
 			}
-			fmt.Fprintf(w, "  failed:     %d %s (%s listen's own %s, not the receiver's answer; see their lines)\n",
-				n, term.Plural(n, "forward", "forwards"), term.Plural(n, "its sender got", "their senders got"), strings.Join(ss, ", "))
+			// The statuses after a colon, as the unanswered line puts its
+			// own: "got listen's own 504 1" read as a status of 5041.
+			fmt.Fprintf(w, "  failed:     %d %s (%s listen's own status, not the receiver's answer: %s; see %s)\n",
+				n, term.Plural(n, "forward", "forwards"), term.Plural(n, "its sender got", "their senders got"), strings.Join(ss, ", "), term.Plural(n, "its line", "their lines"))
 		}
 	}
 	if capturePath != "" {
