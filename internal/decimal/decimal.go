@@ -2,7 +2,7 @@
 // a share or a threshold (--rate, --duplicate, --fail-rate, a --fault
 // rate, a --threshold value, and the same in a config file): plain
 // decimals, digits with an optional point (200, 0.5, .5, 1.), an optional
-// sign before them. strconv.ParseFloat, which read them before, also
+// sign before them; and the whole numbers of its integer flags (Whole). strconv.ParseFloat, which read them before, also
 // takes hex floats (0x1p-1), Inf, NaN, underscores (1_0) and exponents
 // (1e309, which is +Inf): none is what anyone means by a rate or a share,
 // and each reached the run as a value no message described (--fault
@@ -12,6 +12,7 @@ package decimal
 import (
 	"errors"
 	"strconv"
+	"strings"
 )
 
 // ErrNotDecimal is a value that is no plain decimal number.
@@ -55,4 +56,26 @@ func plain(s string) bool {
 		}
 	}
 	return digits > 0
+}
+
+// Whole reads s as a whole decimal number, an optional sign and digits,
+// and returns it as strconv reads it in any base: leading zeros taken off
+// ("010" is 10, where strconv.ParseInt(s, 0, 64), which pflag reads its
+// integer flags with, takes it for octal 8, 0x10 for 16 and 1_0 for 10).
+// ok is false for anything else.
+func Whole(s string) (canonical string, ok bool) {
+	sign := ""
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		sign, s = s[:1], s[1:]
+	}
+	if s == "" || strings.TrimLeft(s, "0123456789") != "" {
+		return "", false
+	}
+	if s = strings.TrimLeft(s, "0"); s == "" {
+		s = "0"
+	}
+	if sign == "+" {
+		sign = ""
+	}
+	return sign + s, true
 }

@@ -65,3 +65,33 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestWhole(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"10", "10", true},
+		{"010", "10", true},
+		{"0", "0", true},
+		{"000", "0", true},
+		{"-5", "-5", true},
+		{"+7", "7", true},
+		{"-007", "-7", true},
+		{"0x10", "", false},
+		{"0o17", "", false},
+		{"0b1", "", false},
+		{"1_000", "", false},
+		{"1.0", "", false},
+		{"1e3", "", false},
+		{"", "", false},
+		{"-", "", false},
+		{" 1", "", false},
+	} {
+		got, ok := Whole(tt.in)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("Whole(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
