@@ -142,7 +142,10 @@ func rename(tmp, path string) error {
 // Creatable says, before a long run, whether Write could later write
 // path: a temporary file is created in its directory and removed. A name
 // Write writes through (a device, a FIFO, /dev/stdout) is not opened
-// here: a FIFO would wait for its reader.
+// here: a FIFO would wait for its reader. A regular file no one may write
+// (chmod a-w) is refused: Write's rename would replace it all the same,
+// where a shell's > is refused, and a file made read-only was kept from
+// being overwritten on purpose.
 func Creatable(path string) error {
 	if writesThrough(path) {
 		return nil
@@ -152,7 +155,13 @@ func Creatable(path string) error {
 		return notCreated(err, path)
 	}
 	tmp.Close()
-	return os.Remove(tmp.Name())
+	if err := os.Remove(tmp.Name()); err != nil {
+		return err
+	}
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o222 == 0 {
+		return &fs.PathError{Op: "write", Path: path, Err: &ReadOnlyError{Mode: fi.Mode()}}
+	}
+	return nil
 }
 
 // RemoveReplaced removes what Write would have replaced at path (a regular
@@ -196,6 +205,16 @@ func notCreated(err error, path string) error {
 	}
 	return &fs.PathError{Op: "create", Path: path, Err: &NotCreatedError{Dir: dir, Err: pe.Err}}
 }
+
+// ReadOnlyError is a file Creatable refuses to have replaced: no one may
+// write it (its mode has no write bit).
+type ReadOnlyError struct{ Mode fs.FileMode }
+
+func (e *ReadOnlyError) Error() string {
+	return "the file is read-only (" + e.Mode.String() + "): make it writable (chmod u+w) or give another name"
+}
+
+func (e *ReadOnlyError) Unwrap() error { return fs.ErrPermission }
 
 // NotCreatedError is why Write cannot write a file: no new file can be
 // created in Dir, where it writes one before renaming it into place.

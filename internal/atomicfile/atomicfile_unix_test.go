@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -172,6 +174,43 @@ func TestNotCreatedSaysWhere(t *testing.T) {
 			if !errors.Is(err, syscall.ENOENT) {
 				t.Errorf("%s: %s = %v, want it to wrap the system's error", tt.name, what, err)
 			}
+		}
+	}
+}
+
+// A regular file no one may write is refused before the run: Write's
+// rename replaced it all the same (as root too), where a shell's > is
+// refused. Its mode bits decide, not the caller's rights, so the test
+// holds as root. A writable one, or a new name, may be written.
+func TestCreatableRefusesReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name     string
+		mode     os.FileMode // 0: no file there
+		readOnly bool
+	}{
+		{"read-only", 0o444, true},
+		{"no bits at all", 0o000, true},
+		{"writable by its owner only", 0o644, false},
+		{"writable by its group only", 0o464, false},
+		{"a new name", 0, false},
+	} {
+		path := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "-")+".xml")
+		if tt.mode != 0 || tt.readOnly {
+			if err := os.WriteFile(path, []byte("kept"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(path, tt.mode); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := Creatable(path)
+		ro, isRO := errors.AsType[*ReadOnlyError](err)
+		switch {
+		case tt.readOnly && (!isRO || ro.Mode.Perm() != tt.mode || !errors.Is(err, fs.ErrPermission) || !strings.Contains(err.Error(), path)):
+			t.Errorf("%s: Creatable = %v, want the file read-only, naming it", tt.name, err)
+		case !tt.readOnly && err != nil:
+			t.Errorf("%s: Creatable = %v", tt.name, err)
 		}
 	}
 }
