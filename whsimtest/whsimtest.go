@@ -729,11 +729,8 @@ func said(res check.Result) string {
 	r := termsafe.Text(optionWords.Replace(res.Reason))
 	if a := res.Answer; a != nil && res.Verdict != check.Pass {
 		t := "answered " + termsafe.Text(a.Status)
-		if body := strings.TrimSpace(string(a.Body)); body != "" {
-			t += ": " + termsafe.Text(body)
-			if a.Cut {
-				t += "…"
-			}
+		if body := termsafe.Excerpt(a.Body, a.Cut); body != "" {
+			t += ": " + body
 		}
 		r += " [" + t + "]"
 	}

@@ -181,6 +181,34 @@ func TestUnansweredSendReportInBrowser(t *testing.T) {
 	p.clean(t)
 }
 
+// A failed delivery's row shows the start of its answer, as send's line
+// and JUnit do, and as text: the receiver's markup is no element of the
+// page.
+func TestFailedAnswerInSendReportInBrowser(t *testing.T) {
+	skipWithoutChromium(t)
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.WriteHeader(http.StatusInternalServerError)
+		io.WriteString(w, "<img id=injected src=x> |\n`c`")
+	}))
+	t.Cleanup(recv.Close)
+	file := filepath.Join(t.TempDir(), "failed.html")
+	runReport(t, 1, "send", "--url", recv.URL+"/hook", "--event", "CREATE_RECEIVABLE_DOC", "--seed", "1", "--retries", "0", "--report", file)
+	p := openReport(t, file)
+	var cell string
+	var injected bool
+	p.run(t, "read the failed delivery's status",
+		chromedp.Evaluate(`[...document.querySelectorAll("h3")].find(h => h.textContent.startsWith("First failed")).nextElementSibling.querySelector("tbody td:nth-child(4)").textContent`, &cell),
+		chromedp.Evaluate(`document.getElementById("injected") !== null`, &injected))
+	if want := "500: <img id=injected src=x> |\\n`c`"; cell != want {
+		t.Errorf("the failure's status cell %q, want %q", cell, want)
+	}
+	if injected {
+		t.Errorf("the answer's markup became an element of the page")
+	}
+	p.clean(t)
+}
+
 // A check that was skipped reads as skipped, never as passed: its row, its
 // section and the counts under the table.
 func TestSkippedCheckInBrowser(t *testing.T) {

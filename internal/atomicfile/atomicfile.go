@@ -102,7 +102,7 @@ func writeTemp(path string, perm os.FileMode, write func(io.Writer) error) (name
 	// The same directory, so that the rename stays on one file system.
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".whsim-*.tmp")
 	if err != nil {
-		return "", named(err, path)
+		return "", notCreated(err, path)
 	}
 	defer func() {
 		if err != nil {
@@ -142,17 +142,26 @@ func rename(tmp, path string) error {
 // Creatable says, before a long run, whether Write could later write
 // path: a temporary file is created in its directory and removed. A name
 // Write writes through (a device, a FIFO, /dev/stdout) is not opened
-// here: a FIFO would wait for its reader.
+// here: a FIFO would wait for its reader. A regular file no one may write
+// (chmod a-w) is refused: Write's rename would replace it all the same,
+// where a shell's > is refused, and a file made read-only was kept from
+// being overwritten on purpose.
 func Creatable(path string) error {
 	if writesThrough(path) {
 		return nil
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".whsim-*.tmp")
 	if err != nil {
-		return named(err, path)
+		return notCreated(err, path)
 	}
 	tmp.Close()
-	return os.Remove(tmp.Name())
+	if err := os.Remove(tmp.Name()); err != nil {
+		return err
+	}
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o222 == 0 {
+		return &fs.PathError{Op: "write", Path: path, Err: &ReadOnlyError{Mode: fi.Mode()}}
+	}
+	return nil
 }
 
 // RemoveReplaced removes what Write would have replaced at path (a regular
@@ -178,6 +187,47 @@ func (w namedWriter) Write(p []byte) (int, error) {
 	n, err := w.f.Write(p)
 	return n, named(err, w.path)
 }
+
+// notCreated is err, the error of creating the temporary file beside
+// path, naming path and saying what failed: a new file in path's
+// directory, which Write renames to path. The system's words alone named
+// the wrong thing: /proc refuses a new file with "no such file or
+// directory", which read as if /proc/version were missing. A directory
+// that is itself missing is left to the system's words.
+func notCreated(err error, path string) error {
+	pe, ok := err.(*fs.PathError)
+	if !ok {
+		return err
+	}
+	dir := filepath.Dir(path)
+	if fi, serr := os.Stat(dir); serr != nil || !fi.IsDir() {
+		return &fs.PathError{Op: pe.Op, Path: path, Err: pe.Err}
+	}
+	return &fs.PathError{Op: "create", Path: path, Err: &NotCreatedError{Dir: dir, Err: pe.Err}}
+}
+
+// ReadOnlyError is a file Creatable refuses to have replaced: no one may
+// write it (its mode has no write bit).
+type ReadOnlyError struct{ Mode fs.FileMode }
+
+func (e *ReadOnlyError) Error() string {
+	return "the file is read-only (" + e.Mode.String() + "): make it writable (chmod u+w) or give another name"
+}
+
+func (e *ReadOnlyError) Unwrap() error { return fs.ErrPermission }
+
+// NotCreatedError is why Write cannot write a file: no new file can be
+// created in Dir, where it writes one before renaming it into place.
+type NotCreatedError struct {
+	Dir string
+	Err error
+}
+
+func (e *NotCreatedError) Error() string {
+	return "no new file can be created in " + e.Dir + " (the system said: " + e.Err.Error() + ")"
+}
+
+func (e *NotCreatedError) Unwrap() error { return e.Err }
 
 // named is err, an error of the temporary file, naming path instead.
 func named(err error, path string) error {

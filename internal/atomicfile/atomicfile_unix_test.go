@@ -3,10 +3,13 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -140,5 +143,74 @@ func TestRemoveReplaced(t *testing.T) {
 	}
 	if _, err := os.Stat(target); err != nil {
 		t.Errorf("the link's target: %v", err)
+	}
+}
+
+// A path whose directory takes no new file says so, naming the path and
+// the directory, in Creatable and Write alike: /proc refuses one with
+// ENOENT, and "open /proc/version: no such file or directory" read as if
+// the file were missing. A missing directory keeps the system's words.
+func TestNotCreatedSaysWhere(t *testing.T) {
+	if _, err := os.Stat("/proc/version"); err != nil {
+		t.Skip("no /proc/version: not Linux")
+	}
+	write := func(w io.Writer) error { _, err := io.WriteString(w, "x"); return err }
+	for _, tt := range []struct {
+		name, path, want string
+		in               string // the directory NotCreatedError names, "" for none
+	}{
+		{"a file of /proc", "/proc/version", "create /proc/version: no new file can be created in /proc (the system said: no such file or directory)", "/proc"},
+		{"a new name in /proc", "/proc/run.xml", "create /proc/run.xml: no new file can be created in /proc (the system said: no such file or directory)", "/proc"},
+		{"a missing directory", "/proc/nonexistent-dir/run.xml", "open /proc/nonexistent-dir/run.xml: no such file or directory", ""},
+	} {
+		for what, err := range map[string]error{"Creatable": Creatable(tt.path), "Write": Write(tt.path, 0o644, write)} {
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("%s: %s = %v, want %q", tt.name, what, err, tt.want)
+			}
+			nc, ok := errors.AsType[*NotCreatedError](err)
+			if ok != (tt.in != "") || ok && nc.Dir != tt.in {
+				t.Errorf("%s: %s = %#v, want a NotCreatedError in %q", tt.name, what, err, tt.in)
+			}
+			if !errors.Is(err, syscall.ENOENT) {
+				t.Errorf("%s: %s = %v, want it to wrap the system's error", tt.name, what, err)
+			}
+		}
+	}
+}
+
+// A regular file no one may write is refused before the run: Write's
+// rename replaced it all the same (as root too), where a shell's > is
+// refused. Its mode bits decide, not the caller's rights, so the test
+// holds as root. A writable one, or a new name, may be written.
+func TestCreatableRefusesReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name     string
+		mode     os.FileMode // 0: no file there
+		readOnly bool
+	}{
+		{"read-only", 0o444, true},
+		{"no bits at all", 0o000, true},
+		{"writable by its owner only", 0o644, false},
+		{"writable by its group only", 0o464, false},
+		{"a new name", 0, false},
+	} {
+		path := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "-")+".xml")
+		if tt.mode != 0 || tt.readOnly {
+			if err := os.WriteFile(path, []byte("kept"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(path, tt.mode); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := Creatable(path)
+		ro, isRO := errors.AsType[*ReadOnlyError](err)
+		switch {
+		case tt.readOnly && (!isRO || ro.Mode.Perm() != tt.mode || !errors.Is(err, fs.ErrPermission) || !strings.Contains(err.Error(), path)):
+			t.Errorf("%s: Creatable = %v, want the file read-only, naming it", tt.name, err)
+		case !tt.readOnly && err != nil:
+			t.Errorf("%s: Creatable = %v", tt.name, err)
+		}
 	}
 }

@@ -111,6 +111,11 @@ type Attempt struct {
 	// connection it had kept alive as the call arrived (an idle timeout
 	// shorter than the sender's), or on the call (its handler died).
 	ClosedAsSent bool `json:"-"`
+	// EndedAfterSent says the connection ended (closed or reset) without
+	// a byte of an answer after some of the call went out on it, a new
+	// connection as well as a kept-alive one (ClosedAsSent): the receiver
+	// may have read the call and taken it before it ended the connection.
+	EndedAfterSent bool `json:"-"`
 	// BodyErr is what stopped the reading of the body, in the reader's
 	// own words, when that was no network event (BodyKind KindOther): a
 	// malformed chunked encoding, say, which "error" alone would hide.
@@ -1117,12 +1122,16 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 			kind = KindTimeout // the client's own deadline
 		}
 		closedAsSent := *reused && staleErr(err)
+		// On a new connection too: a receiver that reads the call and
+		// resets may have taken it. Whether it could have is what went
+		// out, not whether the connection was kept alive.
+		endedAfterSent := closedAsSent || staleErr(err) && call.wentOut()
 		if !gotConn && !connStart.IsZero() {
 			// It failed still setting up its connection: all of its
 			// time went there (a full listen backlog, when long).
 			connect = time.Since(connStart)
 		}
-		return Attempt{Kind: kind, Err: d.maskedErr(kind, err, t, res), Latency: time.Since(start), Connect: connect, Connected: gotConn, ClosedAsSent: closedAsSent}, 0
+		return Attempt{Kind: kind, Err: d.maskedErr(kind, err, t, res), Latency: time.Since(start), Connect: connect, Connected: gotConn, ClosedAsSent: closedAsSent, EndedAfterSent: endedAfterSent}, 0
 	}
 	var kept []byte
 	if resp.StatusCode == http.StatusSwitchingProtocols {

@@ -228,6 +228,16 @@ func (e closedAsSent) Error() string {
 
 func (e closedAsSent) Unwrap() error { return e.cause }
 
+// endedAfterSent is a new connection that ended, without a byte of an
+// answer, after the call was written on it: the receiver may have read
+// the call and taken it before it closed or reset the connection, as on
+// a kept-alive one (closedAsSent). It says what the cause says.
+type endedAfterSent struct{ cause error }
+
+func (e endedAfterSent) Error() string { return e.cause.Error() }
+
+func (e endedAfterSent) Unwrap() error { return e.cause }
+
 func (d *Deliverer) rawAttempt(ctx context.Context, tr *http.Transport, method string, req *Request, res *Result, t *target, buf *bodyBuf, h http.Header, plain bool, host string) (Attempt, time.Duration) {
 	start := time.Now()
 	deadline := start.Add(d.Client.Timeout)
@@ -289,20 +299,21 @@ func (d *Deliverer) rawAnswer(ctx context.Context, method string, t *target, buf
 // answer came (its connection closed already): the error Client.Do would
 // give.
 func (d *Deliverer) rawFailed(ctx context.Context, method string, t *target, res *Result, err error, start time.Time, dialed time.Duration) Attempt {
-	kind, asSent := Classify(err), false
+	kind, asSent, afterSent := Classify(err), false, false
 	if ctx.Err() != nil {
 		// Ctrl-C cut the connection by its deadline: the error says
 		// "i/o timeout", which is not what happened.
 		kind, err = KindInterrupted, ctx.Err()
 	} else {
 		asSent = errors.As(err, new(closedAsSent))
+		afterSent = asSent || errors.As(err, new(endedAfterSent))
 	}
 	if kind == KindTimeout {
 		// What net/http says of the same.
 		err = timeoutError(context.DeadlineExceeded.Error() + " (Client.Timeout exceeded while awaiting headers)")
 	}
 	err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: err}
-	return Attempt{Kind: kind, Err: d.maskedErr(kind, err, t, res), Latency: time.Since(start), Connect: dialed, ClosedAsSent: asSent}
+	return Attempt{Kind: kind, Err: d.maskedErr(kind, err, t, res), Latency: time.Since(start), Connect: dialed, ClosedAsSent: asSent, EndedAfterSent: afterSent}
 }
 
 // answerEnds says whether the connection an answer to bb's request came
@@ -374,7 +385,9 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 			continue
 		}
 		if err == nil {
-			_, err = rc.r.Peek(1)
+			if _, err = rc.r.Peek(1); err != nil && !reused && staleErr(err) {
+				err = endedAfterSent{err}
+			}
 		}
 		if err != nil {
 			if reused && staleErr(err) {

@@ -860,6 +860,12 @@ func (s *callConn) resend() error {
 	return e
 }
 
+// wentOut says some of the call was begun on its connection before the
+// read that found the connection ended returned, and no answer came:
+// those bytes may have reached the receiver, which may have taken the
+// call (what resend judges, for an attempt that failed).
+func (s *callConn) wentOut() bool { return s.resend() != nil }
+
 // sentError stands in for the error of a connection that failed after
 // (some of) the call went out and before an answer, when net/http would
 // have sent the call again rather than return it: cause is the read's.

@@ -21,6 +21,10 @@ func TestFlagErrorsHelp(t *testing.T) {
 		{[]string{"generate", "--zzzzzz"}, []string{"unknown flag: --zzzzzz\n"}, "did you mean"},
 		{[]string{"generate", "--seed", "-3"}, []string{`invalid argument "-3" for "--seed": want a whole number, 0 or more`}, "strconv"},
 		{[]string{"generate", "-n", "x"}, []string{`invalid argument "x" for "--count": want a whole number`}, "strconv"},
+		// pflag reads integers in any base: 010 was 8, 0x10 16, 1_0 10.
+		{[]string{"generate", "-n", "0x10"}, []string{`invalid argument "0x10" for "--count": not a decimal number: want a whole number such as 10`}, "strconv"},
+		{[]string{"generate", "--seed", "1_0"}, []string{`invalid argument "1_0" for "--seed": not a decimal number`}, "strconv"},
+		{[]string{"send", "--rate", "0x1p4"}, []string{`invalid argument "0x1p4" for "--rate": not a decimal number: want digits with an optional point, such as 200 or 0.5`}, "strconv"},
 		{[]string{"send", "--timeout", "soon"}, []string{`for "--timeout": want a duration`}, "time:"},
 		{[]string{"generate", "--event", "create_recievable_doc"}, []string{`unknown event "create_recievable_doc" (did you mean "CREATE_RECEIVABLE_DOC"?)`}, ""},
 		{[]string{"validate", "--ignore", "line-taks"}, []string{`--ignore: unknown rule "line-taks" (did you mean "line-tax"?)`}, ""},

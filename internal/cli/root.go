@@ -238,7 +238,9 @@ func newRootCmd(a *cmdutil.App, only string) *cobra.Command {
 	root.Flags().Bool("version", false, "print the version (as whsim version does)")
 	commands := commandsFor(only)
 	for _, c := range commands {
-		root.AddCommand(c.build(a))
+		cmd := c.build(a)
+		cmdutil.PlainWholeNumbers(cmd)
+		root.AddCommand(cmd)
 	}
 	if len(commands) > 0 { // cobra adds no help command to a root without any
 		root.SetHelpCommand(newHelpCmd(a, root))

@@ -151,13 +151,13 @@ func parse(name string, b []byte, root Section) (map[string]*yaml.Node, error) {
 		if err != nil && strings.Contains(err.Error(), "did not find expected <document start>") {
 			if len(doc.Content) > 0 && doc.Content[0].Kind != yaml.MappingNode {
 				top := doc.Content[0]
-				return nil, fmt.Errorf("config file %s, line %d: want keys and values (seed: 42)", name, top.Line)
+				return nil, fmt.Errorf("config file %s%s: want keys and values (seed: 42)", name, onLine(b, top.Line))
 			}
 			return nil, fmt.Errorf("config file %s: more after the end of its first YAML value (a {...} mapping or a ... line ends it): write each key as key: value, on a line of its own", name)
 		}
 		where := ""
 		if err == nil {
-			where = fmt.Sprintf(", line %d", more.Content[0].Line)
+			where = onLine(b, more.Content[0].Line)
 		}
 		return nil, fmt.Errorf("config file %s%s: a second YAML document (after ---): whsim reads only the first; put its keys there", name, where)
 	}
@@ -167,7 +167,7 @@ func parse(name string, b []byte, root Section) (map[string]*yaml.Node, error) {
 	}
 	top := doc.Content[0]
 	if top.Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("config file %s, line %d: want keys and values (seed: 42)", name, top.Line)
+		return nil, fmt.Errorf("config file %s%s: want keys and values (seed: 42)", name, onLine(b, top.Line))
 	}
 	var every []string
 	unread := map[string]string{} // a flag of a command that reads no config: the command

@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -77,7 +79,7 @@ func TestLoad(t *testing.T) {
 			err: `key "generate" in F, line 4: given already on line 1; give it once`},
 		{name: "one key bare and in a section", body: "seed: 1\ngenerate:\n  seed: 2\n", keys: []string{"generate.seed", "seed"}},
 		{name: "not a mapping", body: "- seed\n", err: "config file F, line 1: want keys and values (seed: 42)"},
-		{name: "not YAML", body: "seed: [1\n", err: "config file F, line 2: did not find expected ',' or ']'"},
+		{name: "not YAML", body: "seed: [1\n", err: "config file F, at its end: did not find expected ',' or ']' (in the list that starts on line 1)"},
 		// the keys of a second document would set nothing
 		{name: "two documents", body: "seed: 1\n---\nsend:\n  url: x\n", err: "config file F, line 3: a second YAML document (after ---): whsim reads only the first; put its keys there"},
 		{name: "a broken second document", body: "seed: 1\n---\nseed: [x\n", err: "config file F: a second YAML document (after ---): whsim reads only the first; put its keys there"},
@@ -290,6 +292,13 @@ func FuzzLoad(f *testing.F) {
 			if !strings.Contains(err.Error(), "f.yaml") {
 				t.Errorf("error %q does not name the file", err)
 			}
+			// A line it names is one of the file's: yaml.v3 places the
+			// end of the file a line past the last.
+			for _, m := range regexp.MustCompile(`line (\d+)`).FindAllStringSubmatch(err.Error(), -1) {
+				if n, _ := strconv.Atoi(m[1]); n < 1 || pastTheEnd(b, n) {
+					t.Errorf("error %q names line %d, which the file does not have", err, n)
+				}
+			}
 			return
 		}
 		file := &File{Name: "f.yaml", keys: keys}
@@ -320,12 +329,15 @@ func TestSectionTreeUnchanged(t *testing.T) {
 // A YAML syntax error names the line an editor shows it on: yaml.v3
 // numbers its parser's errors from 0 and names none on the first line or
 // for bytes its reader refuses, and the message was read beside an editor.
+// Where yaml.v3 names only the start of the mapping or list around what
+// it could not take, that is what the message says; where it found the
+// problem at the end of the file, it names no line.
 func TestLoadSyntaxErrorLine(t *testing.T) {
 	for _, tc := range []struct{ name, body, want string }{
-		{"a flow mapping not closed", "seed: 42\n\n\ngenerate: {count: 1\n", "line 4: did not find expected ',' or '}'"},
+		{"a flow mapping not closed", "seed: 42\n\n\ngenerate: {count: 1\n", "in the mapping that starts on line 4: did not find expected ',' or '}'"},
 		{"JSON with two commas", "{\n \"seed\": 42,\n \"send\": {\"url\": \"x\",,}\n}\n", "line 3: did not find expected node content"},
 		{"a list item in a mapping", "seed: 1\n- a\n", "line 2: did not find expected key"},
-		{"a list item in a section", "send:\n  url: x\n  - a\n", "line 2: did not find expected key"},
+		{"a list item in a section", "send:\n  url: x\n  - a\n", "in the mapping that starts on line 2: did not find expected key"},
 		{"a directive twice", "%YAML 1.1\n%YAML 1.1\n---\nseed: 1\n", "line 2: found duplicate %YAML directive"},
 		{"an undefined tag handle on the first line", "seed: !foo!bar 1\n", "line 1: found undefined tag handle"},
 		{"the first line of JSON", "{seed: 1,,}", "line 1: did not find expected node content"},
@@ -335,6 +347,19 @@ func TestLoadSyntaxErrorLine(t *testing.T) {
 		{"not UTF-8", "seed: 1\nurl: \"\xff\"\n", "line 2: invalid leading UTF-8 octet"},
 		{"a NUL after CRLF", "seed: 1\r\nurl: \"a\x00b\"\r\n", "line 2: control characters are not allowed"},
 		{"an unknown alias", "seed: 1\nsend:\n  url: *u\n", "line 3: unknown anchor 'u' referenced"},
+		// Found at the end of the file, which yaml.v3 placed a line past
+		// the last: "url: [" was said to be wrong on line 2 of one.
+		{"a list left open", "url: [", "at its end: did not find expected node content"},
+		{"a list left open, a line break after it", "seed: 1\nurl: [\n", "at its end: did not find expected node content"},
+		{"a list left open before a key", "url: [\nseed: 1\n", "at its end: did not find expected ',' or ']' (in the list that starts on line 1)"},
+		{"a list left open later", "seed: 1\nurl: [a\ncount: 2\n", "in the list that starts on line 2: did not find expected ',' or ']'"},
+		{"a quote left open", "url: 'abc", "line 1: found unexpected end of stream"},
+		{"a quote left open before a key", "seed: 1\nurl: \"abc\ncount: 2\n", "line 2: found unexpected end of stream"},
+		{"a tab to indent", "send:\n\turl: x\n", "line 2: found character that cannot start any token"},
+		{"JSON without a comma", "{\n \"seed\": 1\n \"url\": \"x\"\n}\n", "line 3: did not find expected ',' or '}'"},
+		{"a value after a value", "seed: 1 2: 3\n", "line 1: mapping values are not allowed in this context"},
+		{"a value after a value later", "seed: 1\nurl: a: b\n", "line 2: mapping values are not allowed in this context"},
+		{"a key without a colon", "seed: 1\nurl\ncount: 2\n", "line 2: could not find expected ':'"},
 		{"an unknown alias after a longer one", "x-a: &uu 1\nseed: *uu\nurl: *u\n", "line 3: unknown anchor 'u' referenced"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -113,7 +113,9 @@ func set(f *pflag.Flag, val any) error {
 // typo. A value of whsim's own type says itself what it wants (Wanter).
 func wantValue(f *pflag.Flag, s string) string {
 	if w, ok := f.Value.(Wanter); ok {
-		return w.Want(s)
+		if want := w.Want(s); want != "" {
+			return want
+		}
 	}
 	switch t := f.Value.Type(); {
 	case strings.HasPrefix(t, "uint"):
@@ -147,7 +149,7 @@ func wantValue(f *pflag.Flag, s string) string {
 
 // Wanter is a flag value that says what it takes instead of a value it
 // refused ("want a file name, not blanks"), as wantValue says it for the
-// standard types.
+// standard types; "" leaves it to the words for its type.
 type Wanter interface{ Want(s string) string }
 
 // durationSyntax is what time.ParseDuration reads, whatever the numbers'

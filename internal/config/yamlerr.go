@@ -2,18 +2,27 @@ package config
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
 )
 
-// yaml.v3 numbers the line of a syntax error as its scanner finds it
-// (from 1), but its parser's errors (a flow collection never closed, a
-// block mapping that meets "- a") from 0, one line before the line an
-// editor shows; an error on the first line, and its reader's (bytes that
-// are not UTF-8, control characters), get no line at all. whsim's message
-// is read beside an editor, so yamlProblem says the editor's line.
+// yaml.v3 names one line in a syntax error, and not always the same
+// one: the line where the construct it was parsing began (its "context":
+// the [ of a flow list, the quote of a string, a block mapping's first
+// key) unless that began on its first line, and then the line of the
+// token it could not take, which at the end of the file is a line past
+// the last. It numbers its parser's lines from 0 and its scanner's from
+// 1, and names none on the first line. "url: [" was so said to be wrong
+// on line 2 of a file of one line. yamlProblem parses the file again
+// with a blank line before it, where no construct begins on the first
+// line, so that yaml.v3 names each construct's start, and says the
+// editor's line of it, or the end of the file, or, where the start of a
+// block mapping or list is all yaml.v3 gives, says which that is.
 
 // parserProblems are the problems yaml.v3's parser reports (parserc.go),
 // whose lines it numbers from 0. Its scanner has none of these words.
@@ -96,25 +105,115 @@ func lineLed(msg string) (int, string) {
 
 // yamlProblem is yaml.v3's error message msg ("yaml: " taken off) about
 // the document b, led by the line an editor shows it on (", line 3: ...")
-// where that can be known, else by ": ".
+// where that can be known, else by what can (", at its end: ...", ", in
+// the mapping that starts on line 2: ..."), else by ": ".
 func yamlProblem(msg string, b []byte) string {
 	line, problem := lineLed(msg)
+	at := 0
 	switch {
-	case slices.Contains(parserProblems, problem):
-		line++ // from 0, and absent on the first line
 	case slices.Contains(readerProblems, problem):
-		line = badByteLine(b)
-	case line == 0:
+		at = badByteLine(b)
+	default:
 		if name, ok := unknownAnchorName(problem); ok {
-			line = aliasLine(b, name)
-		} else if slices.Contains(scannerProblems, problem) || strings.HasPrefix(problem, "exceeded max depth of ") {
-			line = 1 // the scanner's, on the first line
+			at = aliasLine(b, name)
+			break
+		}
+		again, same := lineLed(strings.TrimPrefix(decodeError(blankLineBefore(b)), "yaml: "))
+		scanner := scannerProblem(problem)
+		switch {
+		case same != problem:
+			return ": " + problem // not the same error: no line known
+		case scanner:
+			at = again - 1 // numbered from 1, after the blank line
+		case slices.Contains(parserProblems, problem):
+			at = again // numbered from 0, after the blank line
+		}
+		what, ok := around[problem]
+		switch {
+		case !ok || at < 1:
+		case at > 1:
+			// The construct's start is all yaml.v3 names: the token it
+			// could not take may be on a later line.
+			return fmt.Sprintf(", in the %s that starts on line %d: %s", what, at, problem)
+		default:
+			// It starts on the first line: yaml.v3 named the token's own
+			// line (its parser's from 0), or none for the first line.
+			at = max(line, 1)
+			if !scanner {
+				at = line + 1
+			}
+			if pastTheEnd(b, at) {
+				return fmt.Sprintf(", at its end: %s (in the %s that starts on line 1)", problem, what)
+			}
 		}
 	}
-	if line <= 0 {
+	switch {
+	case at <= 0:
 		return ": " + problem
+	case pastTheEnd(b, at):
+		return ", at its end: " + problem
 	}
-	return ", line " + strconv.Itoa(line) + ": " + problem
+	return ", line " + strconv.Itoa(at) + ": " + problem
+}
+
+// around names, for the problems whose line yaml.v3 gives as the start
+// of the construct around the token it could not take (its context), what
+// that construct is. For the others the line is the token's own, or the
+// start of a token (a quoted string, a key, a directive) that is wrong
+// from there.
+var around = map[string]string{
+	"did not find expected key":                                    "mapping",
+	"did not find expected '-' indicator":                          "list",
+	"did not find expected ',' or ']'":                             "list",
+	"did not find expected ',' or '}'":                             "mapping",
+	"found a tab character that violates indentation":              "value",
+	"found a tab character where an indentation space is expected": "block scalar",
+}
+
+func scannerProblem(problem string) bool {
+	return slices.Contains(scannerProblems, problem) || strings.HasPrefix(problem, "exceeded max depth of ")
+}
+
+// decodeError is yaml.v3's error decoding b's first document, "" for none.
+func decodeError(b []byte) string {
+	var doc yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(b)).Decode(&doc); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// blankLineBefore is b with a line break before its first line (after a
+// byte order mark, which only the first bytes may be).
+func blankLineBefore(b []byte) []byte {
+	const bom = "\ufeff"
+	rest, hadBOM := bytes.CutPrefix(b, []byte(bom))
+	out := make([]byte, 0, len(b)+1)
+	if hadBOM {
+		out = append(out, bom...)
+	}
+	return append(append(out, '\n'), rest...)
+}
+
+// onLine is ", line N" for a node yaml.v3 places on line, "" when that is
+// past the end of b: an empty value at the end ("---" alone) is placed on
+// the line after the last.
+func onLine(b []byte, line int) string {
+	if line < 1 || pastTheEnd(b, line) {
+		return ""
+	}
+	return ", line " + strconv.Itoa(line)
+}
+
+// pastTheEnd says whether line is past b's last line (an empty line after
+// its last line break counted as none): where yaml.v3 places the end of
+// the file, which is no line to look at.
+func pastTheEnd(b []byte, line int) bool {
+	last := lineAt(b, len(b))
+	if n := len(b); n > 0 && (b[n-1] == '\n' || b[n-1] == '\r') {
+		last-- // the empty "line" after the last line break
+	}
+	return line > last
 }
 
 // unknownAnchorName is the name in yaml.v3's "unknown anchor 'NAME'

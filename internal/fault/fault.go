@@ -13,11 +13,11 @@ package fault
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/whsim/whsim/internal/decimal"
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/suggest"
 )
@@ -220,9 +220,13 @@ func argHint(k Kind) string {
 
 func parseRate(s string) (float64, error) {
 	pct := strings.HasSuffix(s, "%")
-	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, errors.New("want a share of calls above 0 and at most 1 (0.1) or a percentage (10%)")
+	const want = "want a share of calls above 0 and at most 1 (0.1) or a percentage (10%)"
+	if s == "" {
+		return 0, errors.New(want)
+	}
+	v, err := decimal.Parse(strings.TrimSuffix(s, "%"))
+	if err != nil {
+		return 0, fmt.Errorf("%w: %s", err, want)
 	}
 	if pct {
 		v /= 100

@@ -38,11 +38,17 @@ func TestParse(t *testing.T) {
 		{"duplicate", Fault{}, "want duplicate=RATE, the share of calls"},
 		{"delay", Fault{}, "want delay=RATE:DURATION"},
 		{"duplicate=", Fault{}, `rate "": want a share of calls above 0 and at most 1 (0.1) or a percentage (10%)`},
-		{"duplicate=x", Fault{}, `rate "x": want a share`},
+		{"duplicate=x", Fault{}, `rate "x": not a decimal number: want a share`},
 		{"duplicate=0", Fault{}, "above 0 and at most 1"},
 		{"duplicate=1.5", Fault{}, "above 0 and at most 1"},
 		{"duplicate=-0.1", Fault{}, "above 0 and at most 1"},
 		{"duplicate=NaN", Fault{}, "want a share"},
+		// ParseFloat's other numbers: a rate is a plain decimal.
+		{"drop=0x1p-1", Fault{}, `rate "0x1p-1": not a decimal number: want a share`},
+		{"drop=1_0%", Fault{}, `rate "1_0%": not a decimal number`},
+		{"drop=Inf", Fault{}, `rate "Inf": not a decimal number`},
+		{"drop=1e-1", Fault{}, `rate "1e-1": not a decimal number`},
+		{"drop=1e309%", Fault{}, `rate "1e309%": not a decimal number`},
 		{"duplicate=150%", Fault{}, "above 0 and at most 1"},
 		{"duplicate=0.1:2", Fault{}, `duplicate takes no argument (got "2")`},
 		{"drop=0.1:", Fault{}, "empty argument"},
@@ -76,7 +82,7 @@ func TestParse(t *testing.T) {
 		{"drop=0.1, delay=0.2:300ms", Fault{}, `one fault per --fault: --fault drop=0.1 --fault delay=0.2:300ms (`},
 		{"drop=0.1 status=0.1:429", Fault{}, `one fault per --fault: --fault drop=0.1 --fault status=0.1:429 (`},
 		{"status=0.1:429,drop=0.1", Fault{}, `one fault per --fault: --fault status=0.1:429 --fault drop=0.1 (`},
-		{"drop=0.1,dorp=0.2", Fault{}, `rate "0.1,dorp=0.2": want a share`},
+		{"drop=0.1,dorp=0.2", Fault{}, `rate "0.1,dorp=0.2": not a decimal number: want a share`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.spec, func(t *testing.T) {
@@ -159,11 +165,11 @@ func TestDescribePercent(t *testing.T) {
 		{"0.5", "drop 50%"},
 		{"0.001", "drop 0.1%"},
 		{"0.00001", "drop 0.001%"},
-		{"1e-7", "drop 0.00001%"},
+		{"0.0000001", "drop 0.00001%"},
 		{"0.123456", "drop 12.35%"},
 		{"0.07", "drop 7%"},
 		{"33.33333%", "drop 33.33%"},
-		{"1e-300", "drop 0." + strings.Repeat("0", 297) + "1%"},
+		{"0." + strings.Repeat("0", 299) + "1", "drop 0." + strings.Repeat("0", 297) + "1%"},
 	} {
 		p, err := ParsePlan([]string{"drop=" + tt.rate}, 1)
 		if err != nil {

@@ -133,6 +133,31 @@ func TestSendRecorderFailureIsTerminalSafe(t *testing.T) {
 	}
 }
 
+// A failed status's row carries the start of its answer, as send's line
+// and JUnit show it (termsafe.Excerpt): on one line, terminal-safe, "…"
+// where it was cut; a call with no answer has none.
+func TestSendRecorderFailureAnswer(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		a    attempt.Attempt
+		want string
+	}{
+		{"answer", attempt.Attempt{Status: 500, BodyPrefix: []byte(`{"error":"db down"}`)}, `{"error":"db down"}`},
+		{"cut", attempt.Attempt{Status: 500, BodyPrefix: []byte("abc"), BodyCut: true}, "abc…"},
+		{"hostile", attempt.Attempt{Status: 502, BodyPrefix: []byte("<b>x</b> |\n`c`\x1b[31m\u202e")}, "<b>x</b> |\\n`c`\\x1b[31m\\u202e"},
+		{"empty", attempt.Attempt{Status: 503}, ""},
+		{"no answer", attempt.Attempt{Kind: "refused", Err: "connection refused"}, ""},
+	} {
+		r := &SendRecorder{}
+		r.Observe(&attempt.Result{Request: &attempt.Request{Seq: 1, Event: "E"}, Attempts: []attempt.Attempt{tc.a}})
+		s := NewSend(r, []byte(`{"summary":{"sent":1}}`), "text")
+		if len(s.Failures) != 1 || s.Failures[0].Answer != tc.want {
+			t.Errorf("%s: failures %+v, want the answer %q", tc.name, s.Failures, tc.want)
+		}
+	}
+}
+
 // Past maxPoints the recorder keeps every other point, over the whole run.
 func TestSendRecorderSamples(t *testing.T) {
 	t.Parallel()

@@ -39,10 +39,14 @@ type send struct {
 
 // failure is one failed delivery.
 type failure struct {
-	Seq       int     `json:"seq"`
-	Event     string  `json:"event"`
-	RequestID string  `json:"requestId"`
-	Status    int     `json:"status,omitempty"`
+	Seq       int    `json:"seq"`
+	Event     string `json:"event"`
+	RequestID string `json:"requestId"`
+	Status    int    `json:"status,omitempty"`
+	// Answer is the start of the answer a failed status came with, as
+	// send's line and JUnit show it (termsafe.Excerpt): a status alone
+	// does not say which of the receiver's 500s it was.
+	Answer    string  `json:"answer,omitempty"`
 	Kind      string  `json:"kind,omitempty"`
 	Error     string  `json:"error,omitempty"`
 	LatencyMS float64 `json:"latencyMs"`
@@ -108,6 +112,9 @@ func (r *SendRecorder) Observe(res *attempt.Result) {
 		// requestId is a payload's (send --file reads captures), an
 		// error may quote what the receiver sent.
 		f := failure{Status: last.Status, Kind: last.Kind, Error: termsafe.Text(cmp.Or(last.Err, last.Unfinished())), LatencyMS: attempt.MS(lat), Attempts: len(res.Attempts)}
+		if last.Status != 0 {
+			f.Answer = termsafe.Excerpt(last.BodyPrefix, last.BodyCut)
+		}
 		if q := res.Request; q != nil {
 			f.Seq, f.Event, f.RequestID = q.Seq, termsafe.Text(q.Event), termsafe.Text(q.RequestID)
 		}

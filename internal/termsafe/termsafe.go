@@ -249,3 +249,22 @@ func jsonControls(b []byte) []byte {
 	}
 	return out
 }
+
+// Excerpt is the start of an answer's body as a failure's reason shows it
+// (check's reasons, send's line, JUnit, HTML report and job summary):
+// terminal-safe and so on one line, its line breaks and every other
+// control written as escapes (\n, \x0b), the layout blanks at its ends
+// trimmed, "…" where it was cut (cut: the body ran on past what was
+// kept); "" for an empty one. One helper, so that every output shows the
+// same words for the same answer: a \v or \f made a space would hide
+// what the receiver sent, and XML 1.0 has no character for either.
+func Excerpt(body []byte, cut bool) string {
+	text := strings.Trim(string(body), " \t\r\n")
+	if text == "" {
+		return ""
+	}
+	if cut {
+		return Text(text) + "…"
+	}
+	return Text(text)
+}

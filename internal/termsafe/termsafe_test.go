@@ -42,6 +42,30 @@ func TestText(t *testing.T) {
 	}
 }
 
+// An answer's start reads the same in every output (check's reasons,
+// send's line, JUnit, report, job summary): its layout blanks at the ends
+// trimmed, every control inside or at an end escaped, never made a space.
+func TestExcerpt(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		body string
+		cut  bool
+		want string
+	}{
+		{"", false, ""},
+		{" \r\n\t", false, ""},
+		{"oops\nline2\n", false, `oops\nline2`},
+		{"a\vb\fc", false, `a\x0bb\x0cc`},
+		{"\vx\f", false, `\x0bx\x0c`},
+		{"\x00\x1f\x7f\u0085", false, `\x00\x1f\x7f\u0085`},
+		{"{\"e\":1}  ", true, `{"e":1}…`},
+	} {
+		if got := Excerpt([]byte(tt.body), tt.cut); got != tt.want {
+			t.Errorf("Excerpt(%q, %v) = %q, want %q", tt.body, tt.cut, got, tt.want)
+		}
+	}
+}
+
 // A line of output from outside never reads as a GitHub Actions workflow
 // command: a receiver's answer, a body listen -v shows, an error quoting a
 // certificate's names printed "::add-mask::", "::error::" or

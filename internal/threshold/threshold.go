@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/whsim/whsim/internal/decimal"
 )
 
 // kind is what a metric measures, which says what its values are written
@@ -163,11 +165,11 @@ func Parse(s string) (Threshold, error) {
 }
 
 func number(s string) (float64, error) {
-	v, err := strconv.ParseFloat(s, 64)
+	v, err := decimal.Parse(s)
 	switch {
 	case err != nil:
 		return 0, err
-	case math.IsNaN(v) || math.IsInf(v, 0) || v < 0:
+	case v < 0:
 		return 0, errors.New("not a number of 0 or more")
 	}
 	return v, nil

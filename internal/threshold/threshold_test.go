@@ -57,6 +57,12 @@ func TestParseErrors(t *testing.T) {
 		{"sent<5%", "give a count"},
 		{"rps>fast", "deliveries per second"},
 		{"rps>NaN", "deliveries per second"},
+		// ParseFloat's other numbers: a value is a plain decimal.
+		{"rps>0x10", `want a number like 200, not "0x10"`},
+		{"rps>1_0", `want a number like 200, not "1_0"`},
+		{"rps>Inf", `want a number like 200, not "Inf"`},
+		{"failed<1e3", `failed is a count: want a number like 10`},
+		{"failed<0x1p-1%", `failed is a count: want a number like 10`},
 		{"failed<-1", "is a count"},
 		// k6 writes a rate as a fraction (rate<0.5): here that is a
 		// count of half a delivery, met only by none, so it is refused.

@@ -118,17 +118,15 @@ func (c CheckCase) Verdict() term.Verdict {
 }
 
 // replyText is the receiver's answer as reasons show it: its status line
-// and the start of its body, terminal-safe; "" when it did not answer.
+// and the start of its body (termsafe.Excerpt, as send shows it); "" when
+// it did not answer.
 func replyText(a *check.Reply) string {
 	if a == nil {
 		return ""
 	}
 	t := "answered " + termsafe.Text(a.Status)
-	if body := strings.TrimSpace(string(a.Body)); body != "" {
-		t += ": " + termsafe.Text(body)
-		if a.Cut {
-			t += "…"
-		}
+	if body := termsafe.Excerpt(a.Body, a.Cut); body != "" {
+		t += ": " + body
 	}
 	return t
 }

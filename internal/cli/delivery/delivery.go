@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,7 +63,7 @@ func (d *Flags) Register(cmd *cobra.Command) {
 	cmdutil.TLSFlags(cmd, &d.Insecure, &d.CACert)
 	f.BoolVar(&d.FollowRedirects, "follow-redirects", false, "follow 3xx (a 301/302/303 turns the POST into a GET without the body)")
 	f.IntVarP(&d.Concurrency, "concurrency", "c", 1, "deliveries in flight at once (with --rate: workers to start with)")
-	f.Float64Var(&d.Rate, "rate", 0, "start this many deliveries per second whatever the receiver does, latency from each scheduled start (0: each of --concurrency waits for its answer)")
+	cmdutil.DecimalFlag(f, &d.Rate, "rate", 0, "start this many deliveries per second whatever the receiver does, latency from each scheduled start (0: each of --concurrency waits for its answer)")
 	f.IntVar(&d.MaxConcurrency, "max-concurrency", load.DefaultMaxConcurrency, "with --rate: at most this many deliveries in flight (calls that wait for one are counted late)")
 	f.StringVar(&d.ExpectStatus, "expect-status", "2xx", "statuses that count as success: codes, classes and ranges (200,202 or 2xx or 200-204)")
 	f.BoolVarP(&d.Verbose, "verbose", "v", false, "show each request and the receiver's response (headers and body)")
@@ -78,7 +79,8 @@ func (d *Flags) Check() (func(int) bool, error) {
 		return nil, cmdutil.Usagef("--concurrency %d: want at least 1", d.Concurrency)
 	case d.Rate != 0 && !(d.Rate >= load.MinRate && d.Rate <= load.MaxRate):
 		// NaN fails every comparison: it is refused here too.
-		return nil, cmdutil.Usagef("--rate %g: want 0 (no rate) or from %g to %g calls a second", d.Rate, load.MinRate, load.MaxRate)
+		// Written as decimals, as the flag takes them: %g said 1e+06.
+		return nil, cmdutil.Usagef("--rate %s: want 0 (no rate) or from %s to %s calls a second", plainNumber(d.Rate), plainNumber(load.MinRate), plainNumber(load.MaxRate))
 	case d.Rate > 0 && d.MaxConcurrency < 1:
 		return nil, cmdutil.Usagef("--max-concurrency %d: want at least 1", d.MaxConcurrency)
 	case d.Retries < 0:
@@ -285,3 +287,6 @@ func (d *Flags) Elsewhere(command string, headers []string, signScheme, secretVa
 	}
 	return cmd, before
 }
+
+// plainNumber is v as a plain decimal, as DecimalFlag takes it.
+func plainNumber(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

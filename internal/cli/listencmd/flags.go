@@ -30,7 +30,7 @@ func (o *listenOptions) registerAnswerFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.IntVar(&o.Receiver.Status, "status", 200, "status code to answer with")
 	f.DurationVar(&o.Receiver.Delay, "delay", 0, fmt.Sprintf("wait this long before answering, at most %s (e.g. 500ms, 2s)", fault.MaxDelay))
-	f.Float64Var(&o.Receiver.FailRate, "fail-rate", 0, "answer 500 for this share of calls, 0 to 1")
+	cmdutil.DecimalFlag(f, &o.Receiver.FailRate, "fail-rate", 0, "answer 500 for this share of calls, 0 to 1")
 	// listen builds no payload: its seed draws --fail-rate's failures and
 	// --fault's faults.
 	cmdutil.SeedFlag(cmd, &o.Receiver.Seed, "seed for --fail-rate and --fault draws, to fail and fault the same calls every run (0: random)")

@@ -469,12 +469,14 @@ func (p *CallPrinter) receiverSummary(w io.Writer) {
 		for _, k := range p.failed {
 			n += k
 		}
-		fmt.Fprintf(w, "  failed:     %d %s (%s listen's own %s, not the receiver's answer; see their lines)\n",
-			n, term.Plural(n, "forward", "forwards"), term.Plural(n, "its sender got", "their senders got"), strings.Join(ss, ", "))
+		// The statuses after a colon, as the unanswered line puts its
+		// own: "got listen's own 504 1" read as a status of 5041.
+		fmt.Fprintf(w, "  failed:     %d %s (%s listen's own status, not the receiver's answer: %s; see %s)\n",
+			n, term.Plural(n, "forward", "forwards"), term.Plural(n, "its sender got", "their senders got"), strings.Join(ss, ", "), term.Plural(n, "its line", "their lines"))
 	}
 	if n := p.malformed; n > 0 {
-		fmt.Fprintf(w, "  malformed:  %d %s framed as no HTTP/1.1 answer may be (a Content-Length short of its body, a 204 or 304 with a body, both Content-Length and Transfer-Encoding; see their lines)\n",
-			n, term.Plural(n, "answer of the receiver's", "answers of the receiver's"))
+		fmt.Fprintf(w, "  malformed:  %d %s framed as no HTTP/1.1 answer may be (a Content-Length short of its body, a 204 or 304 with a body, both Content-Length and Transfer-Encoding; see %s)\n",
+			n, term.Plural(n, "answer of the receiver's", "answers of the receiver's"), term.Plural(n, "its line", "their lines"))
 	}
 }
 

@@ -303,6 +303,34 @@ func TestFaultReorderAlone(t *testing.T) {
 	}
 }
 
+// One forward that failed reads as English: "its sender got listen's own
+// 504 1" read as a status of 5041, or as a 504 that was number 1; the
+// statuses follow a colon, as the unanswered line's do.
+func TestForwardSummaryOneFailed(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		statuses []int
+		want     string
+	}{
+		{[]int{504}, "  failed:     1 forward (its sender got listen's own status, not the receiver's answer: 504 1; see its line)\n"},
+		{[]int{502, 502}, "  failed:     2 forwards (their senders got listen's own status, not the receiver's answer: 502 2; see their lines)\n"},
+	} {
+		var sum bytes.Buffer
+		p := NewCallPrinter(&bytes.Buffer{}, false, term.Style{})
+		p.Forwarding = true
+		for i, st := range tc.statuses {
+			c := call(`{"requestId":"r-`+strconv.Itoa(i)+`"}`, nil)
+			c.Record.Response.Status = st
+			c.Record.Forward = &capture.Forward{Error: "the receiver did not answer within 30s"}
+			p.Observe(c, nil)
+		}
+		p.Summary(&sum, term.Style{}, "listen stopped:", "")
+		if !strings.Contains(sum.String(), tc.want) {
+			t.Errorf("%v: summary lacks %q:\n%s", tc.statuses, tc.want, sum.String())
+		}
+	}
+}
+
 // listen --forward-to's summary counted by status what the senders got,
 // the receiver's answers and listen's own 502 for a forward that failed
 // alike, and said nothing of the forwards without --fault: a receiver
@@ -341,7 +369,7 @@ func TestForwardSummary(t *testing.T) {
 	for _, want := range []string{
 		"  by status:  200 1, 502 3, 504 1\n",
 		"  receiver:   sent 5 calls for the sender's 6 (2 answered)\n",
-		"  failed:     3 forwards (their senders got listen's own 502 2, 504 1, not the receiver's answer; see their lines)\n",
+		"  failed:     3 forwards (their senders got listen's own status, not the receiver's answer: 502 2, 504 1; see their lines)\n",
 	} {
 		if !strings.Contains(sum.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, sum.String())
@@ -430,7 +458,7 @@ func TestForwardFailedSummed(t *testing.T) {
 		p.Observe(c, nil)
 	}
 	p.Summary(&sum, term.Style{}, "listen stopped:", "")
-	if want := "  failed:     3 forwards (their senders got listen's own 502 2, 504 1, not the receiver's answer; see their lines)\n"; !strings.Contains(sum.String(), want) {
+	if want := "  failed:     3 forwards (their senders got listen's own status, not the receiver's answer: 502 2, 504 1; see their lines)\n"; !strings.Contains(sum.String(), want) {
 		t.Errorf("summary lacks %q:\n%s", want, sum.String())
 	}
 }

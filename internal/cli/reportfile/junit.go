@@ -66,6 +66,12 @@ func WriteJUnit(a *cmdutil.App, path string, buf *bytes.Buffer, err error, title
 		// no file to write it in.
 		return err
 	}
+	if buf.Len() == 0 && CheckJUnitPath(path) != nil {
+		// The run ended (a flag refused) before it checked the file, which
+		// it would have refused (read-only, a directory): left alone, as
+		// FinishReport leaves such a --report, not replaced by the error.
+		return err
+	}
 	why := ""
 	if err != nil {
 		why = err.Error()

@@ -22,7 +22,7 @@ func (o *sendOptions) registerWorkloadFlags(cmd *cobra.Command) {
 	_ = cmd.RegisterFlagCompletionFunc("scenario", cmdutil.CompleteWords(payload.ScenarioNames()...))
 	f.IntVarP(&o.Count, "count", "n", 1, "deliveries of each event: --event all -n 10 sends 40 (with --scenario: documents)")
 	f.DurationVar(&o.Duration, "duration", 0, "start no call after this long, those in flight finish (without --count: send until then)")
-	f.Float64Var(&o.Duplicate, "duplicate", 0, "re-deliver this share of calls (0-1) with the same requestId and body")
+	cmdutil.DecimalFlag(f, &o.Duplicate, "duplicate", 0, "re-deliver this share of calls (0-1) with the same requestId and body")
 	f.BoolVar(&o.Shuffle, "shuffle", false, "deliver out of order (mixed in windows of 64)")
 	cmdutil.FixedIDsFlag(cmd, &o.FixedIDs, "")
 }

@@ -31,7 +31,12 @@ func sendReports(a *cmdutil.App, opts *sendOptions, rec *htmlreport.SendRecorder
 	if reportfile.StepSummary() != "" {
 		var fails []jobsummary.Failure
 		for _, f := range data.Failures {
+			// The start of the answer, as send's line, its JUnit and the
+			// report show it; code in the summary, never markup.
 			why := fmt.Sprintf("status %d", f.Status)
+			if f.Answer != "" {
+				why += ": " + f.Answer
+			}
 			if f.Status == 0 {
 				why = f.Kind
 				if f.Error != "" {

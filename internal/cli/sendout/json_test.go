@@ -123,16 +123,27 @@ func TestStatsClosedAsSent(t *testing.T) {
 // A delivery that failed so says it on its line, in its JUnit case and on
 // the retry line: "connection closed" alone sends the user to look for a
 // receiver that refuses calls.
+// One whose new connection ended after the call went out may have had it
+// taken as well: the note is what went out, not the connection's reuse.
 func TestDeliveryClosedAsSent(t *testing.T) {
 	t.Parallel()
-	closed := attempt.Attempt{Kind: attempt.KindClosed, ClosedAsSent: true, Latency: time.Millisecond}
-	res := &attempt.Result{Request: &attempt.Request{Event: "E", RequestID: "id"}, Attempts: []attempt.Attempt{closed}}
-	const said = "connection closed on a kept-alive connection as the call went out (it may have been taken)"
-	if got := string((*delivery)(res).AppendText(nil, &term.Style{})); !strings.Contains(got, "--- "+said+"\n") {
-		t.Errorf("line %q, want %q in it", got, said)
-	}
-	tc := (*delivery)(res).JUnit()
-	if !strings.HasSuffix(tc.Failure, ": "+said) || !strings.HasPrefix(tc.Detail, "attempt 1: "+said+" in ") {
-		t.Errorf("JUnit failure %q, detail %q", tc.Failure, tc.Detail)
+	for _, tt := range []struct {
+		a    attempt.Attempt
+		said string
+	}{
+		{attempt.Attempt{Kind: attempt.KindClosed, ClosedAsSent: true, EndedAfterSent: true, Latency: time.Millisecond},
+			"connection closed on a kept-alive connection as the call went out (it may have been taken)"},
+		{attempt.Attempt{Kind: attempt.KindReset, EndedAfterSent: true, Latency: time.Millisecond},
+			"connection reset after the call went out (it may have been taken)"},
+		{attempt.Attempt{Kind: attempt.KindRefused, Latency: time.Millisecond}, "connection refused"},
+	} {
+		res := &attempt.Result{Request: &attempt.Request{Event: "E", RequestID: "id"}, Attempts: []attempt.Attempt{tt.a}}
+		if got := string((*delivery)(res).AppendText(nil, &term.Style{})); !strings.Contains(got, "--- "+tt.said+"\n") {
+			t.Errorf("line %q, want %q in it", got, tt.said)
+		}
+		tc := (*delivery)(res).JUnit()
+		if !strings.HasSuffix(tc.Failure, ": "+tt.said) || !strings.HasPrefix(tc.Detail, "attempt 1: "+tt.said+" in ") {
+			t.Errorf("JUnit failure %q, detail %q, want %q", tc.Failure, tc.Detail, tt.said)
+		}
 	}
 }

@@ -182,27 +182,27 @@ func attemptText(a attempt.Attempt) string {
 // noAnswerText is why an attempt got no answer; one that went out on a
 // kept-alive connection the receiver closed as it arrived says so: not a
 // receiver that refuses calls, and the call may have been taken (a handler
-// that died on it), or not (a race with an idle timeout).
+// that died on it), or not (a race with an idle timeout). One whose
+// connection, new or kept alive, ended after the call went out says the
+// call may have been taken: the receiver may have read it and reset.
 func noAnswerText(a attempt.Attempt) string {
-	if a.ClosedAsSent {
+	switch {
+	case a.ClosedAsSent:
 		return attempt.FailureText(a) + " on a kept-alive connection as the call went out (it may have been taken)"
+	case a.EndedAfterSent:
+		return attempt.FailureText(a) + " after the call went out (it may have been taken)"
 	}
 	return attempt.FailureText(a)
 }
 
 // excerpt is the start of an unexpected answer's body after ": ", as
-// check's reasons show it: on one line, its whitespace runs made one
-// space, terminal-safe, "…" where it was cut (-v shows it whole); "" for
+// check's reasons show it (termsafe.Excerpt: -v shows it whole); "" for
 // an empty one.
 func excerpt(body []byte, cut bool) string {
-	text := strings.Join(strings.Fields(string(body)), " ")
-	if text == "" {
-		return ""
+	if text := termsafe.Excerpt(body, cut); text != "" {
+		return ": " + text
 	}
-	if cut {
-		return ": " + termsafe.Text(text) + "…"
-	}
-	return ": " + termsafe.Text(text)
+	return ""
 }
 
 func appendHeaders(b []byte, prefix string, h http.Header) []byte {

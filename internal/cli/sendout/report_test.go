@@ -154,7 +154,8 @@ func TestSendSummaryRate(t *testing.T) {
 }
 
 // A delivery that got an unexpected answer shows the start of its body on
-// its line without -v, as check's reasons do: on one line, terminal-safe,
+// its line without -v, as check's reasons do (termsafe.Excerpt): on one
+// line, its line breaks escaped, terminal-safe,
 // "…" where it was cut (Attempt.BodyCut: a credential masked in it may
 // have made it shorter than the bytes it came with); an expected answer
 // shows none.
@@ -167,7 +168,7 @@ func TestDeliveryLineShowsUnexpectedBody(t *testing.T) {
 		cut    bool
 		want   string // the line's end
 	}{
-		{false, 422, "{\"error\":\n  \"duplicate\"}\x1b[2J", false, `unexpected status: {"error": "duplicate"}\x1b[2J`},
+		{false, 422, "{\"error\":\n  \"duplicate\"}\x1b[2J", false, `unexpected status: {"error":\n  "duplicate"}\x1b[2J`},
 		{false, 500, long, true, "unexpected status: " + long + "…"},
 		{false, 401, "token Bearer **** refused", true, "unexpected status: token Bearer **** refused…"},
 		{false, 500, " \n", false, "unexpected status"},

@@ -917,8 +917,10 @@ function actions(d) {
   }
 
   if (state.info && state.info.replay && !d.bodyGone && !d.notKept) {
-    // The box starts at --forward-to's URL, else the last target replayed
-    // to in this run of the inspector (the server keeps it), else empty.
+    // The box starts at the last target replayed to in this run of the
+    // inspector (the server keeps it, for every page of the run), else at
+    // --forward-to's URL, else empty. Nothing outlives the run: a listen
+    // started again, with another --forward-to, starts at that one.
     const url = el("input", { id: "replay-url", type: "url", size: "40", placeholder: "your receiver's URL" });
     url.value = state.info.replayTarget || "";
     const res = el("div", { id: "replay-result" });
