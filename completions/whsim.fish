@@ -153,8 +153,19 @@ function __whsim_prepare_completions
 
     set -l filefilter (math (math --scale 0 $directive / $shellCompDirectiveFilterFileExt) % 2)
     set -l dirfilter (math (math --scale 0 $directive / $shellCompDirectiveFilterDirs) % 2)
-    if test $filefilter -eq 1; or test $dirfilter -eq 1
-        __whsim_debug "File extension filtering or directory filtering not supported"
+    if test $filefilter -eq 1
+        # whsim: the directories, and the files with one of the extensions
+        # the command reads (cobra's script offered every file).
+        set -l files (complete -C "__whsim_no_completions "(commandline -ct) | string replace -r '\t.*' '')
+        set -l keep (string match -r -- '^.*/$' $files)
+        for ext in $__whsim_comp_results
+            set -a keep (string match -r -- '^.*\.'(string escape --style=regex -- $ext)'$' $files)
+        end
+        set --global __whsim_comp_results $keep
+        return 0
+    end
+    if test $dirfilter -eq 1
+        __whsim_debug "Directory filtering not supported"
         # Do full file completion instead
         return 1
     end

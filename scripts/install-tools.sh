@@ -2,11 +2,11 @@
 # Installs the peer and engine tools that the browser tests, the engine
 # integration tests and the bench/ scripts use, at pinned versions, each only
 # when it is missing. With no arguments: everything; else only the named ones
-# (chromium wrk hey vegeta k6 sqlite3 xmllint curl bash-completion npm-validators python-jsonschema java). Needs root for apt-get (CI and the
+# (chromium wrk hey vegeta k6 sqlite3 xmllint curl bash-completion fish npm-validators python-jsonschema java). Needs root for apt-get (CI and the
 # development machines run as root) and the Go toolchain for vegeta and k6.
 #
 #   scripts/install-tools.sh                 # all of them
-#   scripts/install-tools.sh chromium vegeta k6 sqlite3 xmllint curl bash-completion npm-validators python-jsonschema java # what CI needs
+#   scripts/install-tools.sh chromium vegeta k6 sqlite3 xmllint curl bash-completion fish npm-validators python-jsonschema java # what CI needs
 set -euo pipefail
 
 vegeta_version=v12.13.0
@@ -21,7 +21,7 @@ k6_version=v1.8.1
 npm_validators=$(cd "$(dirname "$0")" && pwd)/npm-validators
 
 tools=("$@")
-[ ${#tools[@]} -gt 0 ] || tools=(chromium wrk hey vegeta k6 sqlite3 xmllint curl bash-completion npm-validators python-jsonschema java)
+[ ${#tools[@]} -gt 0 ] || tools=(chromium wrk hey vegeta k6 sqlite3 xmllint curl bash-completion fish npm-validators python-jsonschema java)
 
 gobin=$(go env GOBIN)
 [ -n "$gobin" ] || gobin=$(go env GOPATH)/bin
@@ -60,6 +60,10 @@ for t in "${tools[@]}"; do
       # on it, and its end-to-end test (completion_bash.txtar) runs the script
       # in bash as a user's shell does; without it that test skips.
       [ -f /usr/share/bash-completion/bash_completion ] || { echo "installing bash-completion (Debian package)" >&2; apt_install bash-completion; } ;;
+    fish)
+      # Debian's fish: the end-to-end test of the committed fish script
+      # (completion_fish.txtar) runs it in fish; without it that test skips.
+      command -v fish >/dev/null || { echo "installing fish (Debian package)" >&2; apt_install fish; } ;;
     python-jsonschema)
       # Python's jsonschema, which the schema agreement test runs over its
       # corpus (its re.search lets $ match before a final newline): Debian's
@@ -99,6 +103,6 @@ for t in "${tools[@]}"; do
         npm ci --silent --no-audit --no-fund --prefix "$dir" >/dev/null
         echo "$want" >"$dir/installed"
       fi ;;
-    *) echo "install-tools: unknown tool $t (chromium wrk hey vegeta k6 sqlite3 xmllint curl bash-completion npm-validators python-jsonschema java)" >&2; exit 2 ;;
+    *) echo "install-tools: unknown tool $t (chromium wrk hey vegeta k6 sqlite3 xmllint curl bash-completion fish npm-validators python-jsonschema java)" >&2; exit 2 ;;
   esac
 done

@@ -21,8 +21,9 @@ type Document struct {
 	// Kind is "invoice" (a purchase invoice) or "receipt" (a receipt
 	// document).
 	Kind string
-	// Code is the document number: data.code of an invoice, 收款单编号 of
-	// a receipt; drawn from A-Z, 0-9 and '-'.
+	// Code is the document number: data.code of an invoice, the number
+	// in a receipt's data.收款单 header (as {code} of a probe URL); drawn
+	// from A-Z, 0-9 and '-'.
 	Code string
 	// InvoiceCode is the invoice's invoiceCode, "" for a receipt.
 	InvoiceCode string

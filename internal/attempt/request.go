@@ -20,7 +20,7 @@ type Template struct {
 	RequestID string // the id in Body, when IDOff is -1
 	// DocOffs are where the last DocDigits digits of each of the
 	// document's numbers (an invoice's code and invoiceCode, a receipt's
-	// 收款单编号) start in Body: each delivery writes its document's serial
+	// spec.FieldReceiptNumber) start in Body: each delivery writes its document's serial
 	// there, so that a run's documents are all distinct however many it
 	// sends from a few templates. Empty: the numbers are sent as they are.
 	DocOffs []int

@@ -426,6 +426,17 @@ func judgeDuplicates(c *Case, results []*attempt.Result) Result {
 		// copy on anything, so the duplicate-key advice below is not given.
 		return result(c, bad, Fail, fmt.Sprintf("delivery %d of %d got no answer (%s) after the first got %d: every delivery of a call must get 2xx",
 			badAt, len(results), answer(bad), first.Status))
+	case c.AtOnce && busy(bad):
+		// Copies turned away as too many at once say the receiver takes
+		// fewer calls at a time than they were, not that it raced on a key
+		// or keyed the document on requestId: that advice would send its
+		// author to the wrong place.
+		copies := "copies"
+		if c.NewRequestIDs {
+			copies = "copies of one document, each under a new requestId,"
+		}
+		return result(c, bad, Fail, fmt.Sprintf("%d of %d %s delivered at once %s while %d got 2xx: the receiver turned calls away as too many at once, but the copies of a call can arrive together (at-least-once delivery) and each must get 2xx: take at least %d calls at a time",
+			len(results)-ok, len(results), copies, answer(bad), ok, len(results)))
 	case c.NewRequestIDs && c.AtOnce:
 		return result(c, bad, Fail, fmt.Sprintf("%d of %d copies of one document delivered at once, each under a new requestId, %s while %d got 2xx: %s, so answer 2xx and keep the one document, keyed on the document, not on requestId",
 			len(results)-ok, len(results), answer(bad), ok, requestIDTrap))
@@ -443,6 +454,12 @@ func judgeDuplicates(c *Case, results []*attempt.Result) Result {
 	}
 	return result(c, bad, Fail, fmt.Sprintf("re-delivery %d of %d %s after the first got %d: a re-delivered call (same requestId, same bytes) must be accepted again, not refused as a duplicate key",
 		badAt, len(results), answer(bad), first.Status))
+}
+
+// busy says whether an answer turns a call away as one too many at once
+// (503 or 429), and not as one seen before.
+func busy(a attempt.Attempt) bool {
+	return (a.Status == http.StatusServiceUnavailable || a.Status == http.StatusTooManyRequests) && !duplicate(a)
 }
 
 func slowest(results []*attempt.Result) attempt.Attempt {

@@ -254,6 +254,9 @@ func TestJudgeDuplicates(t *testing.T) {
 		}
 		return rs
 	}
+	// uniqueKey is a 503 whose body names the key the copy broke.
+	uniqueKey := got(200, 503)
+	uniqueKey[1].Attempts[0].BodyPrefix = []byte(`{"error":"UNIQUE constraint failed: calls.request_id"}`)
 	for _, tt := range []struct {
 		name    string
 		c       Case
@@ -269,6 +272,11 @@ func TestJudgeDuplicates(t *testing.T) {
 		{"at once, one unanswered", Case{AtOnce: true}, got(200, 0, 200), Fail, "1 of 3 copies delivered at once got no answer"},
 		{"at once, none accepted", Case{AtOnce: true}, got(500, 500, 500), Warn, "inconclusive"},
 		{"at once, a duplicate key", Case{AtOnce: true}, got(200, 409, 409), Fail, "refused as a duplicate key"},
+		// A receiver that sheds calls past a few in flight did not race
+		// on a key: the reason says what its answer said.
+		{"at once, turned away as busy", Case{AtOnce: true}, got(200, 503, 503, 200), Fail, "2 of 4 copies delivered at once got 503 while 2 got 2xx: the receiver turned calls away as too many at once"},
+		{"at once, 429 to new requestIds", Case{AtOnce: true, NewRequestIDs: true}, got(200, 200, 429), Fail, "1 of 3 copies of one document, each under a new requestId, delivered at once got 429 while 2 got 2xx: the receiver turned calls away as too many at once"},
+		{"at once, a 503 naming a unique key", Case{AtOnce: true}, uniqueKey, Fail, "refused as a duplicate key"},
 	} {
 		c := tt.c
 		c.Check, c.Name = duplicates, "x"

@@ -67,6 +67,7 @@ no such directory yet):
 	whsim completion bash > ~/.local/share/bash-completion/completions/whsim
 `
 			case "fish":
+				sh.RunE = writeFishScript
 				// cobra's help writes into a directory a fresh account
 				// lacks, and the redirection does not make it.
 				sh.Long = strings.Replace(sh.Long, "\twhsim completion fish > ~/.config/fish/completions/whsim.fish",
@@ -98,6 +99,53 @@ func writeBashScript(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	_, err := io.WriteString(cmd.OutOrStdout(), strings.Replace(b.String(), bashMatchEscaped, bashMatchEither, 1))
+	return err
+}
+
+// The block of cobra's fish script (v1.10) that gives up on a filtered file
+// completion, and what it becomes: the directories and the files with one
+// of the extensions the command reads. Given up, fish offered every file,
+// so validate's, replay's and send --file's arguments listed files none of
+// them reads, where bash and zsh list .json, .ndjson and .jsonl only. The
+// files come from fish's own completion of the word for a command without
+// completions of its own, so paths, ~ and quoting work as they do there.
+const (
+	fishFilterGivenUp = `    if test $filefilter -eq 1; or test $dirfilter -eq 1
+        __whsim_debug "File extension filtering or directory filtering not supported"
+        # Do full file completion instead
+        return 1
+    end
+`
+	fishFilterByExt = `    if test $filefilter -eq 1
+        # whsim: the directories, and the files with one of the extensions
+        # the command reads (cobra's script offered every file).
+        set -l files (complete -C "__whsim_no_completions "(commandline -ct) | string replace -r '\t.*' '')
+        set -l keep (string match -r -- '^.*/$' $files)
+        for ext in $__whsim_comp_results
+            set -a keep (string match -r -- '^.*\.'(string escape --style=regex -- $ext)'$' $files)
+        end
+        set --global __whsim_comp_results $keep
+        return 0
+    end
+    if test $dirfilter -eq 1
+        __whsim_debug "Directory filtering not supported"
+        # Do full file completion instead
+        return 1
+    end
+`
+)
+
+// writeFishScript is completion fish's run: cobra's script, with file
+// completion filtered by extension (fishFilterByExt). A cobra whose script
+// lacks the block is written as it is (TestFishScriptFiltersByExtension
+// fails on it first).
+func writeFishScript(cmd *cobra.Command, _ []string) error {
+	noDesc, _ := cmd.Flags().GetBool("no-descriptions")
+	var b strings.Builder
+	if err := cmd.Root().GenFishCompletion(&b, !noDesc); err != nil {
+		return err
+	}
+	_, err := io.WriteString(cmd.OutOrStdout(), strings.Replace(b.String(), fishFilterGivenUp, fishFilterByExt, 1))
 	return err
 }
 

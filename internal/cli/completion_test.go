@@ -394,3 +394,20 @@ func TestBashScriptMatchesTyped(t *testing.T) {
 		}
 	}
 }
+
+// TestFishScriptFiltersByExtension: the fish script filters a file
+// argument by the extensions the command reads, in place of the block of
+// cobra's that gave up and offered every file. A cobra whose script no
+// longer holds that block fails here, before anyone ships it
+// (completion_fish.txtar runs the script itself in fish).
+func TestFishScriptFiltersByExtension(t *testing.T) {
+	for _, args := range [][]string{{"completion", "fish"}, {"completion", "fish", "--no-descriptions"}} {
+		code, script, stderr := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("%q: exit %d: %s", args, code, stderr)
+		}
+		if strings.Contains(script, fishFilterGivenUp) || strings.Count(script, fishFilterByExt) != 1 {
+			t.Errorf("%q: want the block %q once in place of %q", args, fishFilterByExt, fishFilterGivenUp)
+		}
+	}
+}

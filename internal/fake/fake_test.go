@@ -304,3 +304,54 @@ func TestNumbersAreNeverGivenTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnStepsOverGivenRuns: numbers drawn again and again in a range
+// that filled up come out as an ERP would number them (the next one not
+// given, then from the first, then one digit longer) for a few lookups
+// each: one lookup per number passed made a run cost the whole run so
+// far per document, and generate --count 160000 never finished.
+func TestOwnStepsOverGivenRuns(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name         string
+		width        int
+		least, drawn uint64
+		count        int
+		want         func(i int) uint64
+	}{
+		{"every draw the first number", 8, 1, 1, 5_000, func(i int) uint64 { return uint64(1 + i) }},
+		{"to width's end, from the first, then longer", 2, 1, 50, 150, func(i int) uint64 {
+			switch {
+			case i < 50:
+				return uint64(50 + i)
+			case i < 99:
+				return uint64(i - 49)
+			}
+			return uint64(100 + i - 99)
+		}},
+		{"from zero", 2, 0, 99, 102, func(i int) uint64 {
+			switch {
+			case i == 0:
+				return 99
+			case i < 100:
+				return uint64(i - 1)
+			}
+			return uint64(i)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := New(1)
+			for i := range tt.count {
+				want := "SKD" + string(appendPad(nil, tt.want(i), tt.width))
+				if got := f.own([]byte("SKD"), tt.drawn, tt.width, tt.least); got != want {
+					t.Fatalf("number %d: got %s, want %s", i+1, got, want)
+				}
+			}
+			if limit := 8 * uint64(tt.count); f.probes > limit {
+				t.Errorf("%d numbers took %d lookups, want at most %d", tt.count, f.probes, limit)
+			}
+		})
+	}
+}

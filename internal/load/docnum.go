@@ -12,7 +12,7 @@ import (
 
 // DocPaths are where a document's numbers are in each kind's body, from
 // the spec: its document-number and invoice-number fields outside arrays
-// (an invoice's code and invoiceCode, a receipt's 收款单编号), in either
+// (an invoice's code and invoiceCode, a receipt's spec.FieldReceiptNumber), in either
 // shape. A receiver keys a document on them; a run makes them distinct.
 type DocPaths map[spec.Kind][]docPath
 
@@ -138,7 +138,7 @@ func memberAt(b []byte, path []string) (jsonlex.Span, bool) {
 }
 
 // documentKey is what tells body's document apart, a body of e: its kind
-// and numbers (an invoice's code and invoiceCode, a receipt's 收款单编号);
+// and numbers (an invoice's code and invoiceCode, a receipt's spec.FieldReceiptNumber);
 // "" for a body without any, a document of its own.
 func (dp DocPaths) documentKey(body []byte, e spec.Event) string {
 	key := string(e.Kind)

@@ -31,8 +31,9 @@ import (
 // Question is what whsim asks a probe about one document.
 type Question struct {
 	Kind spec.Kind
-	// Code is the document number: data.code of an invoice, 收款单编号 of
-	// a receipt. whsim's are drawn from A-Z, 0-9 and '-'.
+	// Code is the document number: data.code of an invoice, the number
+	// in a receipt's header (spec.FieldReceiptNumber). whsim's are drawn
+	// from A-Z, 0-9 and '-'.
 	Code string
 	// InvoiceCode is the described invoice's invoiceCode, "" for others.
 	InvoiceCode string
@@ -52,7 +53,7 @@ func KindWord(k spec.Kind) string {
 // after settle, and what that likelier means than a receiver that lost
 // them all: check's effects line and listen's exactly-once verdict say it.
 func NoneFound(settle time.Duration) string {
-	return fmt.Sprintf("the probe found none of them (settle %s): if the receiver holds them, it stores them more than %s after answering (a longer --settle waits for them), or the probe asks about other numbers than it keeps ({code} is data.code of an invoice, 收款单编号 of a receipt) or another database", settle, settle)
+	return fmt.Sprintf("the probe found none of them (settle %s): if the receiver holds them, it stores them more than %s after answering (a longer --settle waits for them), or the probe asks about other numbers than it keeps ({code} is data.code of an invoice, %s of a receipt) or another database", settle, settle, spec.FieldReceiptNumber)
 }
 
 // NoneFoundOf is NoneFound for one kind (KindWord) while the probe found
@@ -60,7 +61,7 @@ func NoneFound(settle time.Duration) string {
 func NoneFoundOf(kind string, settle time.Duration) string {
 	code := "data.code of an invoice"
 	if kind == "receipt" {
-		code = "收款单编号 of a receipt"
+		code = spec.FieldReceiptNumber + " of a receipt"
 	}
 	return fmt.Sprintf("the probe found no %s of them, though others (settle %s): if the receiver holds them, the probe asks about other numbers than it keeps for %ss ({code} is %s) or another table", kind, settle, kind, code)
 }

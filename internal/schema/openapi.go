@@ -62,7 +62,7 @@ func shapeSummary(e spec.Event, s spec.Shape) string {
 	case e.Kind == spec.Invoice && s == spec.Described:
 		return fmt.Sprintf("the field description's shape (businessType %d)", e.NumberFor(s))
 	case e.Kind == spec.Invoice:
-		return fmt.Sprintf("the sample bodies' shape (businessType %d, enterpriseCode, records, numeric status)", e.NumberFor(s))
+		return fmt.Sprintf("the sample bodies' shape (businessType %d, %s, %s, numeric %s)", e.NumberFor(s), spec.FieldEnterpriseCode, spec.FieldRecords, spec.FieldStatus)
 	case s == spec.Described:
 		return "without the hidden fields"
 	}

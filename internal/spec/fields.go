@@ -96,6 +96,9 @@ const (
 	FieldCode     = "code"     // the document code, of data
 	FieldComments = "comments" // the invoice's and each item's remark
 
+	FieldEnterpriseCode = "enterpriseCode" // the sample shape's customerCode
+	FieldReceiptNumber  = "收款单编号"          // a receipt's document number, in its header
+
 	FieldSourceRemark = "备注" // a receipt source line's remark
 
 	ReceiptHeader  = "收款单"
@@ -233,7 +236,7 @@ func invoice() []Field {
 		describedOnly(who(str("invoiceCode", InvNumber, "Invoice number"), InvoiceNumber)),
 		who(str(FieldTaxID, InvTaxID, "Taxpayer identification number"), TaxID),
 		sampleAlias(marker(who(str("customerCode", InvSupplierCode, "Customer code"), CustomerCode)),
-			"enterpriseCode", "Enterprise code (where the description has customerCode)"),
+			FieldEnterpriseCode, "Enterprise code (where the description has customerCode)"),
 		sampleAlias(marker(who(str("customerName", InvSupplierName, "Customer name"), CompanyName)),
 			"enterpriseName", "Enterprise name (where the description has customerName)"),
 		who(str("staffCode", InvStaffCode, "Issuer's employee number"), EmployeeCode),
@@ -265,7 +268,7 @@ func invoice() []Field {
 func receipt() []Field {
 	return []Field{
 		object(ReceiptHeader, ReceiptDoc, "Receipt header",
-			who(str("收款单编号", RecNumber, "Receipt document number"), DocumentNumber),
+			who(str(FieldReceiptNumber, RecNumber, "Receipt document number"), DocumentNumber),
 			seen(str("单据类型", RecType, "Document type"), "销售收款"),
 			seen(str("单据状态", RecState, "Document status"), "未开始"),
 			seen(str("审核状态", RecAudit, "Audit status"), "待提交"),

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/whsim/whsim/internal/check"
+	"github.com/whsim/whsim/internal/spec"
 )
 
 // The help of whsim check, as New gives it to cobra: --help, whsim man
@@ -92,7 +93,7 @@ With --probe or --probe-cmd, the effects check asks the receiver what it
 stored, not only what it answered. The probe's contract (stable):
 
   --probe <url-template>  a GET per document. {kind} (invoice or receipt),
-      {code} (data.code of an invoice, data.收款单.收款单编号 of a receipt),
+      {code} (data.code of an invoice, data.` + spec.ReceiptHeader + `.` + spec.FieldReceiptNumber + ` of a receipt),
       {invoiceCode} (a described invoice's invoice number, else empty),
       {event} and {requestId} (of the call that created the document) are
       filled in, escaped for the path or the query. 404 means it holds

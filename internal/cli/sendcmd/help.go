@@ -3,6 +3,7 @@ package sendcmd
 import (
 	"strings"
 
+	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/threshold"
 )
 
@@ -42,7 +43,7 @@ rounds, a --file payload that is an earlier one's call again), requests per
 second, latency p50/p90/p99/p99.9/max, and which load model ran. Retry
 notices and warnings go to stderr. --count is documents per event: --event
 all --count 100 sends 400, each a document with numbers of its own (an
-invoice's code and invoiceCode, a receipt's 收款单编号).
+invoice's code and invoiceCode, a receipt's ` + spec.FieldReceiptNumber + `).
 
 --file sends a file's payloads byte for byte: each line of NDJSON as it
 stands (its line break aside), a document and each element of a JSON array
