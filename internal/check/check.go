@@ -493,6 +493,10 @@ type Config struct {
 	// SaveDir is where the reporter writes every case's body
 	// (--save-cases): an effects reproduction reads a large one from there.
 	SaveDir string
+	// SaveCommand, when set, is the command that runs a check again with
+	// its cases saved (Reporter's SaveCommand), for a caller with no
+	// --save-cases to point to.
+	SaveCommand string
 	// CurlTLS are the curl flags of the run's TLS settings (-k, --cacert
 	// FILE), for an effects reproduction to run word for word.
 	CurlTLS []string
