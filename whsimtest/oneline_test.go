@@ -65,3 +65,41 @@ func TestReproduceSurvivesGoTestIndentation(t *testing.T) {
 		t.Errorf("the command sent %q, want %q", bodies, want)
 	}
 }
+
+// A body too large to print stands as BODY_FILE in its command, whose
+// note said to "rerun with --save-cases DIR": an option whsimtest does
+// not have. The note names the whsim check command that writes it, with
+// this run's seed, ending the line so that it runs as printed.
+func TestLargeBodyNoteNamesACommandThatSavesIt(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if b, _ := io.ReadAll(r.Body); len(b) > 4<<10 {
+			w.WriteHeader(http.StatusRequestEntityTooLarge)
+		}
+	}))
+	defer srv.Close()
+	rec := record("TestShop", func(t tb) {
+		checkURL(t, srv.URL+"/hooks", []Option{WithChecks("accepts-valid"), WithSeed(7)})
+	})
+	var c *recorder
+	for _, name := range rec.failures() {
+		if strings.HasSuffix(name, "/large-300-lines") {
+			c = rec.find(strings.TrimPrefix(name, "TestShop/"))
+			break
+		}
+	}
+	if c == nil || len(c.errs) != 1 {
+		t.Fatalf("no failing large-300-lines case: %s", rec.said())
+	}
+	_, cmd, ok := strings.Cut(c.errs[0], "\nreproduce: ")
+	if !ok || !strings.Contains(cmd, "BODY_FILE") {
+		t.Fatalf("no reproduce line sending BODY_FILE in %q", c.errs[0])
+	}
+	if strings.Contains(cmd, "--save-cases DIR") {
+		t.Errorf("the note names a flag whsimtest does not have: %q", cmd)
+	}
+	want := ": whsim check --url '" + srv.URL + "/hooks' --seed 7 --save-cases whsim-cases --checks accepts-valid"
+	if !strings.HasSuffix(cmd, want) {
+		t.Errorf("the note does not end with the command that saves the body:\n%s\nwant it ending %q", cmd, want)
+	}
+}

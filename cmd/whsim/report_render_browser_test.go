@@ -425,3 +425,27 @@ func TestReportRequestAsSentInBrowser(t *testing.T) {
 	}
 	p.clean(t)
 }
+
+// A call whose connection the receiver ended after reading it may have
+// been taken: the report's failure row says so, as send's line does, and
+// as text: its words never become markup.
+func TestMayHaveBeenTakenInSendReportInBrowser(t *testing.T) {
+	skipWithoutChromium(t)
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			conn.Close()
+		}
+	}))
+	t.Cleanup(recv.Close)
+	file := filepath.Join(t.TempDir(), "taken.html")
+	runReport(t, 1, "send", "--url", recv.URL+"/hook", "--event", "CREATE_RECEIVABLE_DOC", "--seed", "1", "--retries", "0", "--report", file)
+	p := openReport(t, file)
+	var cell string
+	p.run(t, "read the failed delivery's error",
+		chromedp.Evaluate(`[...document.querySelectorAll("h3")].find(h => h.textContent.startsWith("First failed")).nextElementSibling.querySelector("tbody td:nth-child(4)").textContent`, &cell))
+	if !strings.HasSuffix(cell, " after the call went out (it may have been taken)") {
+		t.Errorf("the failure's cell %q, want it to say the call may have been taken", cell)
+	}
+	p.clean(t)
+}

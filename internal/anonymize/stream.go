@@ -64,10 +64,9 @@ type Stats struct {
 	// AsText counts the capture records whose body is not JSON: kept, and
 	// anonymized as text.
 	AsText int
-	// Torn are the lines of torn capture records that were skipped: the
-	// last line, or records cut short that a restarted listen appended
-	// after.
-	Torn  []int
+	// Torn are the torn capture records that were skipped: the last
+	// line, or records cut short that a restarted listen appended after.
+	Torn  []*capture.TornError
 	Leaks []Leak
 }
 
@@ -422,7 +421,7 @@ func (a *anonymizer) records(ctx context.Context, rd *capture.Reader, w io.Write
 		case errors.Is(err, io.EOF):
 			return bw.Flush()
 		case errors.As(err, &torn):
-			st.Torn = append(st.Torn, torn.Line)
+			st.Torn = append(st.Torn, torn)
 			continue
 		case errors.As(err, new(*capture.LineError)):
 			return &InputError{Line: rd.Line(), Err: unwrapLine(err)}

@@ -484,11 +484,11 @@ type TornError struct {
 	Restarted bool
 }
 
+// Error is input.TornLine's wording, at its line, with why the line does
+// not read; what a command did with it (skipped, not replayed) is the
+// command's to add.
 func (e *TornError) Error() string {
-	if e.Restarted {
-		return fmt.Sprintf("line %d: torn line skipped, a restarted listen's records follow (%v)", e.Line, e.Err)
-	}
-	return fmt.Sprintf("line %d: torn last line skipped (%v)", e.Line, e.Err)
+	return fmt.Sprintf("line %d: %s (%v)", e.Line, input.TornLine(e.Restarted), e.Err)
 }
 
 // tornCause is why a torn line does not read: that it ends early when it

@@ -165,3 +165,28 @@ func TestReproOfLargeBodyNamesNoMissingFile(t *testing.T) {
 		}
 	}
 }
+
+// Under whsimtest, which has no --save-cases, the note on a body too
+// large to print ends with the whsim check command that saves it (Config
+// and Reporter's SaveCommand), for the curl, the replay and the effects
+// commands alike: a command at the end of the line runs as printed.
+func TestReproOfLargeBodyNamesTheSaveCommand(t *testing.T) {
+	big := []byte(strings.Repeat("x", maxInlineBody+1))
+	const save = "whsim check --url 'http://127.0.0.1:9/hook' --seed 7 --save-cases whsim-cases --checks "
+	rep := &Reporter{Target: mustURL(t, "http://127.0.0.1:9/hook"), SaveCommand: save}
+	r := &runner{cfg: Config{Target: rep.Target, SaveCommand: save}}
+	bigReq := &attempt.Request{Body: big}
+	effects, _ := r.callCommand(sentCall{step: effStep{c: &Case{}}, req: bigReq, retried: bigReq, copies: 2}, "")
+	for name, tc := range map[string]struct{ cmd, check string }{
+		"curl":    {rep.reproduce(&CaseReport{Result: Result{Case: &Case{Check: acceptsValid, Body: big}}}), acceptsValid},
+		"replay":  {rep.reproduce(&CaseReport{Result: Result{Case: &Case{Check: duplicates, Body: big}}, sent: sent{resign: true}}), duplicates},
+		"effects": {effects, Effects},
+	} {
+		if strings.Contains(tc.cmd, "--save-cases DIR") {
+			t.Errorf("%s: %q names --save-cases DIR", name, tc.cmd)
+		}
+		if want := ", with --save-cases: " + save + tc.check; !strings.HasSuffix(tc.cmd, want) || strings.Count(tc.cmd, save) != 1 {
+			t.Errorf("%s: %q does not end with the command once: %q", name, tc.cmd, want)
+		}
+	}
+}

@@ -493,6 +493,10 @@ type Config struct {
 	// SaveDir is where the reporter writes every case's body
 	// (--save-cases): an effects reproduction reads a large one from there.
 	SaveDir string
+	// SaveCommand, when set, is the command that runs a check again with
+	// its cases saved (Reporter's SaveCommand), for a caller with no
+	// --save-cases to point to.
+	SaveCommand string
 	// CurlTLS are the curl flags of the run's TLS settings (-k, --cacert
 	// FILE), for an effects reproduction to run word for word.
 	CurlTLS []string
@@ -651,7 +655,7 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 			Credentials: credentialsOf(cfg.Header, cfg.Signer)},
 		sum: &Summary{Checks: map[string]*Tally{}},
 		out: report, byEvent: map[string]*load.Histogram{},
-		statuses: map[int]int{}, accepted: map[string]bool{}, tried: map[string]bool{},
+		statuses: map[int]int{}, accepted: map[string]bool{}, tried: map[string]bool{}, outsideBad: map[int]int{},
 	}
 	if cfg.Anchor.IsZero() {
 		cfg.Anchor = cfg.Now()
@@ -889,10 +893,14 @@ type runner struct {
 	// of them refused as duplicates.
 	firsts, firstDup int
 	quiet, quietTO   int // calls in a row without an answer, of them timeouts
-	// outside counts the valid calls outside load, outsideBad those of
-	// them answered 5xx or 429 or not at all: load's failure is no sign of
-	// load when the receiver fails alike without it.
-	outside, outsideBad int
+	// outside counts the valid calls sent alone outside load, outsideBad
+	// those of them answered 5xx or 429 or not at all, by status (0: no
+	// answer): load's failure is no sign of load when the receiver fails
+	// alike without it. Copies sent at once are not alone: a receiver that
+	// turns calls away past so many in flight fails them for the load they
+	// make (the duplicates check says so), not with or without load.
+	outside    int
+	outsideBad map[int]int
 	// silent counts them with those lost on a kept-alive connection the
 	// receiver closed as they went out, which do not count towards a stop
 	// but got no answer: the count a stop says.
@@ -1161,10 +1169,10 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 	if validCheck(c.Check) && c.Event != "" {
 		r.tried[c.Event] = true
 	}
-	if validCheck(c.Check) && c.Check != Load {
+	if validCheck(c.Check) && c.Check != Load && !(c.AtOnce && c.Copies > 1) {
 		r.outside++
 		if a.Status >= 500 || a.Status == http.StatusTooManyRequests || a.Status == 0 && !a.ClosedAsSent {
-			r.outsideBad++
+			r.outsideBad[a.Status]++
 		}
 	}
 	if a.Status != 0 {

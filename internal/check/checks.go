@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"sort"
@@ -938,14 +939,22 @@ func (r *runner) load() error {
 		res.Verdict = Fail
 		why := "the receiver buckles under load"
 		r.mu.Lock()
-		outside, outsideBad := r.outside, r.outsideBad
+		outside, outsideBad := r.outside, maps.Clone(r.outsideBad)
 		r.mu.Unlock()
 		switch {
 		case !buckles:
 			why = "valid calls refused, want 2xx for every one"
-		case outsideBad > 0:
+		case len(outsideBad) > 0:
 			// Not load as such: it fails valid calls sent one at a time too.
-			why = fmt.Sprintf("the receiver fails valid calls with or without load (%d of %d valid calls outside load got 5xx, 429 or no answer too)", outsideBad, outside)
+			var saw []string
+			for _, s := range sortedKeys(outsideBad) {
+				if s == 0 {
+					saw = append(saw, fmt.Sprintf("%d no answer", outsideBad[s]))
+				} else {
+					saw = append(saw, fmt.Sprintf("%d got %d", outsideBad[s], s))
+				}
+			}
+			why = fmt.Sprintf("the receiver fails valid calls with or without load (%d of %d valid calls sent alone outside load failed too: %s)", sumCounts(outsideBad), outside, strings.Join(saw, ", "))
 		}
 		if n := bad.closedAsSent; n > 0 {
 			// Not load as such: a sender that keeps connections alive

@@ -201,7 +201,9 @@ func (r *runner) callCommand(sc sentCall, file string) (string, *savedBody) {
 		cmd += "; " + curl(sc.retried, file)
 	}
 	if len(notes) > 0 {
-		cmd += "  # " + strings.Join(notes, "; ")
+		// Each note is a body not written; how to get them is said once,
+		// last, where a command it names runs to the end of the line.
+		cmd += "  # " + strings.Join(notes, "; ") + saveHint(r.cfg.SaveCommand, Effects)
 	}
 	return cmd, saved
 }
@@ -286,7 +288,7 @@ func (r *runner) curl(req *attempt.Request, file string) (cmd, note string) {
 	if file != "" {
 		c.BodyFile, c.MaxInline = file, -1
 	} else if !c.Inline() {
-		note = notWritten(bodyFile, len(req.Body))
+		note = bodyNotWritten(bodyFile, len(req.Body))
 	}
 	return c.String(), note
 }

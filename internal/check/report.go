@@ -38,7 +38,12 @@ type Reporter struct {
 	// SaveDir, when set, is where every case is written as capture
 	// records (whsim replay sends them again), with ResultsFile.
 	SaveDir string
-	Budget  time.Duration
+	// SaveCommand, when set, is the command that runs a check again with
+	// its cases saved, ending in "--checks " as Again does: the note on a
+	// body too large to print names it, for a caller with no --save-cases
+	// to point to (whsimtest). Unset, the note names --save-cases DIR.
+	SaveCommand string
+	Budget      time.Duration
 	// Verbose says every warning as it comes; otherwise the warnings of
 	// a check are one line in the summary.
 	Verbose bool
@@ -354,11 +359,11 @@ func (r *Reporter) curlCommand(cc *CaseReport) string {
 	cmd := shellcmd.Curl{Flags: append([]string{"-sS", "-i"}, r.CurlTLS...), Method: http.MethodPost, URL: attempt.URLFor(r.Target, c.Query),
 		Header: r.Header, Own: own, Vars: true, Body: c.Body, BodyFile: bodyFile, MaxInline: maxInlineBody,
 		Copies: c.Copies, AtOnce: c.AtOnce, OneLine: r.OneLine}
-	if !cmd.Inline() {
-		cmd.Note = notWritten(bodyFile, len(c.Body))
-	}
 	if c != cc.Case {
-		cmd.Note = strings.TrimPrefix(cmd.Note+"; "+renumberedNote, "; ")
+		cmd.Note = renumberedNote
+	}
+	if !cmd.Inline() {
+		cmd.Note = notWritten(cmd.Note, bodyFile, len(c.Body), r.SaveCommand, cc.Case.Check)
 	}
 	return termsafe.Lines(cmd.String())
 }

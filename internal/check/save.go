@@ -317,11 +317,11 @@ func (r *Reporter) replayCommand(cc *CaseReport) string {
 	if cc.sent.resign {
 		cmd.Tail = `--sign standard --secret "$WHSIM_REPLAY_SECRET"`
 	}
-	if src == caseFileHolder {
-		cmd.Note = notWritten(caseFileHolder, len(c.Body))
-	}
 	if c != cc.Case {
-		cmd.Note = strings.TrimPrefix(cmd.Note+"; "+renumberedNote, "; ")
+		cmd.Note = renumberedNote
+	}
+	if src == caseFileHolder {
+		cmd.Note = notWritten(cmd.Note, caseFileHolder, len(c.Body), r.SaveCommand, cc.Case.Check)
 	}
 	b.WriteString(cmd.String())
 	return termsafe.Lines(b.String())
@@ -336,7 +336,29 @@ const (
 )
 
 // notWritten is the comment on a reproduction naming holder: what it
-// stands for and how to get it.
-func notWritten(holder string, n int) string {
-	return fmt.Sprintf("%s: the %d-byte body, not written by this run: rerun with --save-cases DIR for a command that sends it", holder, n)
+// stands for and how to get it (saveHint), after note (the comment so
+// far, if any).
+func notWritten(note, holder string, n int, save, check string) string {
+	if note != "" {
+		note += "; "
+	}
+	return note + bodyNotWritten(holder, n) + saveHint(save, check)
+}
+
+// bodyNotWritten says what holder stands for: a body this run wrote
+// nowhere.
+func bodyNotWritten(holder string, n int) string {
+	return fmt.Sprintf("%s: the %d-byte body, not written by this run", holder, n)
+}
+
+// saveHint says how to get a body the run wrote nowhere. Without save,
+// the reader ran whsim check, whose --save-cases writes it. A caller with
+// no such option (whsimtest) gives save, the whsim check command that
+// saves the cases, ending in "--checks ": the hint ends with it and
+// check, so that it runs as printed.
+func saveHint(save, check string) string {
+	if save == "" {
+		return ": rerun with --save-cases DIR for a command that sends it"
+	}
+	return ": whsim check writes it, and a command that sends it, with --save-cases: " + save + check
 }

@@ -395,7 +395,7 @@ func TestLoadFailsAsOutsideLoad(t *testing.T) {
 	if len(l) != 1 || l[0].Verdict != Fail {
 		t.Fatalf("load %+v, want one failure", l)
 	}
-	if why := l[0].Reason; strings.Contains(why, "buckles under load") || !strings.Contains(why, "valid calls outside load got 5xx, 429 or no answer too") {
+	if why := l[0].Reason; strings.Contains(why, "buckles under load") || !strings.Contains(why, "with or without load (3 of 19 valid calls sent alone outside load failed too: 3 got 500)") {
 		t.Errorf("load: %s, want the calls outside load named, not load blamed", why)
 	}
 }
@@ -1436,7 +1436,7 @@ func TestLoadReasonSaysWhy(t *testing.T) {
 		because string
 	}{
 		{"429 under load", []string{Load}, 0, false, "the receiver buckles under load"},
-		{"one valid call alone failed too", []string{acceptsValid, Load}, made.Load(), false, "with or without load (1 of"},
+		{"one valid call alone failed too", []string{acceptsValid, Load}, made.Load(), false, fmt.Sprintf("with or without load (1 of %d valid calls sent alone outside load failed too: 1 got 500)", made.Load())},
 		// The rate is of the calls answered, and says so.
 		{"some load calls unanswered", []string{Load}, 0, true, " answered calls/s, p50 "},
 	} {

@@ -300,3 +300,41 @@ func TestNewCheckEndedRows(t *testing.T) {
 		t.Errorf("rows %q, want %q", got, want)
 	}
 }
+
+// A call whose connection ended after it went out may have been taken:
+// its row says so, in the words send's line and JUnit use after the
+// error (it said only "reset: connection reset"); a call refused before
+// it went out, or answered, says nothing of the kind.
+func TestSendRecorderFailureMayHaveBeenTaken(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		a    attempt.Attempt
+		want string
+	}{
+		{"closed as sent", attempt.Attempt{Kind: attempt.KindClosed, Err: "connection closed", ClosedAsSent: true, EndedAfterSent: true},
+			"on a kept-alive connection as the call went out (it may have been taken)"},
+		{"reset after sent", attempt.Attempt{Kind: attempt.KindReset, Err: "connection reset", EndedAfterSent: true},
+			"after the call went out (it may have been taken)"},
+		{"refused", attempt.Attempt{Kind: attempt.KindRefused, Err: "connection refused"}, ""},
+		{"answered", attempt.Attempt{Status: 503}, ""},
+	} {
+		r := &SendRecorder{}
+		r.Observe(&attempt.Result{Request: &attempt.Request{Seq: 1, Event: "E"}, Attempts: []attempt.Attempt{tc.a}})
+		s := NewSend(r, []byte(`{"summary":{"sent":1}}`), "text")
+		if len(s.Failures) != 1 {
+			t.Fatalf("%s: failures %+v", tc.name, s.Failures)
+		}
+		b, err := json.Marshal(s.Failures[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var row map[string]any
+		if err := json.Unmarshal(b, &row); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := row["taken"].(string); got != tc.want {
+			t.Errorf("%s: the row's taken is %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -46,9 +46,13 @@ type failure struct {
 	// Answer is the start of the answer a failed status came with, as
 	// send's line and JUnit show it (termsafe.Excerpt): a status alone
 	// does not say which of the receiver's 500s it was.
-	Answer    string  `json:"answer,omitempty"`
-	Kind      string  `json:"kind,omitempty"`
-	Error     string  `json:"error,omitempty"`
+	Answer string `json:"answer,omitempty"`
+	Kind   string `json:"kind,omitempty"`
+	Error  string `json:"error,omitempty"`
+	// Taken, for a call whose connection ended after it went out, says
+	// the call may have been taken (attempt.TakenNote), as send's line
+	// and JUnit say after the error.
+	Taken     string  `json:"taken,omitempty"`
 	LatencyMS float64 `json:"latencyMs"`
 	Attempts  int     `json:"attempts"`
 }
@@ -114,6 +118,8 @@ func (r *SendRecorder) Observe(res *attempt.Result) {
 		f := failure{Status: last.Status, Kind: last.Kind, Error: termsafe.Text(cmp.Or(last.Err, last.Unfinished())), LatencyMS: attempt.MS(lat), Attempts: len(res.Attempts)}
 		if last.Status != 0 {
 			f.Answer = termsafe.Excerpt(last.BodyPrefix, last.BodyCut)
+		} else {
+			f.Taken = attempt.TakenNote(last)
 		}
 		if q := res.Request; q != nil {
 			f.Seq, f.Event, f.RequestID = q.Seq, termsafe.Text(q.Event), termsafe.Text(q.RequestID)

@@ -121,6 +121,19 @@ func topLevelCapture(t []byte) bool {
 	return found
 }
 
+// TornLine is what every reader of captures (validate, replay, anonymize,
+// inspect) says of a torn line, each adding what it did with the line
+// (skipped, not replayed): one wording, so that a reader of one
+// command's warnings reads another's. restarted says a restarted listen
+// ended the line and appended its records after it (CutShort); else it
+// is the last line (Item.Torn).
+func TornLine(restarted bool) string {
+	if restarted {
+		return "a capture record cut short, as a crash or a full disk while listen wrote it leaves it, then a restarted listen's records"
+	}
+	return "the last line is a capture record cut short, as a crash or a full disk while listen wrote it leaves it"
+}
+
 // CutShort says line is a capture record cut short: a record's start
 // whose JSON is valid as far as it goes and ends before the record closes,
 // as a crash or a full disk leaves the line listen was writing. A listen

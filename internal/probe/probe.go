@@ -608,9 +608,11 @@ const VarPrefix = "PROBE_"
 // Command is a curl command that asks the probe's question, as printed:
 // a credential among the user's probe headers or in the URL given as a
 // variable, PROBE_ before its name (check's commands read the probe's
-// credentials from the same variables).
+// credentials from the same variables). -w '\n' ends the answer's line:
+// a probe's JSON seldom ends in a line break, and pasted in a terminal
+// the prompt landed on the answer's line.
 func (p *httpProbe) Command(q Question) string {
-	c := shellcmd.Curl{Flags: append([]string{"-sS"}, p.CurlTLS...), URL: p.url(q), Header: p.Header, NoBody: true,
+	c := shellcmd.Curl{Flags: append([]string{"-sS", "-w", `\n`}, p.CurlTLS...), URL: p.url(q), Header: p.Header, NoBody: true,
 		Vars: true, VarPrefix: VarPrefix, Plain: p.filledParams()}
 	return c.String()
 }

@@ -310,7 +310,7 @@ func TestHTTPProbe(t *testing.T) {
 	if _, err := tp.Ask(context.Background(), Question{Code: "X"}); err == nil || strings.Contains(err.Error(), "t0k") {
 		t.Errorf("Ask of a closed port: %v, want an error without the token", err)
 	}
-	if cmd := tp.Command(Question{Code: "X"}); cmd != `curl -sS 'http://127.0.0.1:1/X?token='"$PROBE_TOKEN"` {
+	if cmd := tp.Command(Question{Code: "X"}); cmd != `curl -sS -w '\n' 'http://127.0.0.1:1/X?token='"$PROBE_TOKEN"` {
 		t.Errorf("Command = %s", cmd)
 	}
 }
@@ -324,11 +324,11 @@ func TestHTTPProbeCommandKeepsTheDocument(t *testing.T) {
 	t.Parallel()
 	q := Question{Kind: spec.Receipt, Code: "SKD-X-0001", InvoiceCode: "", Event: "CREATE_RECEIVABLE_DOC", RequestID: "r-1"}
 	for _, tt := range []struct{ tmpl, want string }{
-		{"http://h:1/probe?kind={kind}&code={code}", `curl -sS 'http://h:1/probe?kind=receipt&code=SKD-X-0001'`},
-		{"http://h:1/probe?kind={kind}&code={code}&token=t0k", `curl -sS 'http://h:1/probe?kind=receipt&code=SKD-X-0001&token='"$PROBE_TOKEN"`},
-		{"http://h:1/probe?key={requestId}&sig=s1g", `curl -sS 'http://h:1/probe?key=r-1&sig='"$PROBE_SIG"`},
-		{"http://h:1/probe?code=c0de&doc={code}", `curl -sS 'http://h:1/probe?code='"$PROBE_CODE"'&doc=SKD-X-0001'`},
-		{"http://h:1/{kind}s/{code}?code=abc", `curl -sS 'http://h:1/receipts/SKD-X-0001?code='"$PROBE_CODE"`},
+		{"http://h:1/probe?kind={kind}&code={code}", `curl -sS -w '\n' 'http://h:1/probe?kind=receipt&code=SKD-X-0001'`},
+		{"http://h:1/probe?kind={kind}&code={code}&token=t0k", `curl -sS -w '\n' 'http://h:1/probe?kind=receipt&code=SKD-X-0001&token='"$PROBE_TOKEN"`},
+		{"http://h:1/probe?key={requestId}&sig=s1g", `curl -sS -w '\n' 'http://h:1/probe?key=r-1&sig='"$PROBE_SIG"`},
+		{"http://h:1/probe?code=c0de&doc={code}", `curl -sS -w '\n' 'http://h:1/probe?code='"$PROBE_CODE"'&doc=SKD-X-0001'`},
+		{"http://h:1/{kind}s/{code}?code=abc", `curl -sS -w '\n' 'http://h:1/receipts/SKD-X-0001?code='"$PROBE_CODE"`},
 	} {
 		p, err := ParseURL(tt.tmpl, http.DefaultClient, nil)
 		if err != nil {
@@ -720,5 +720,44 @@ func TestAskNeverSent(t *testing.T) {
 		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
 			t.Errorf("%s: %v, want an error saying %q", tt.name, err, tt.want)
 		}
+	}
+}
+
+// The probe's command, pasted into a terminal, printed the answer without
+// a line break after it (a probe's JSON seldom ends in one), and the
+// prompt landed on the answer's line. Run as printed in each shell a user
+// pastes into, it prints the answer, then a line break.
+func TestHTTPProbeCommandEndsItsLine(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl: the command's shape is checked in TestHTTPProbeCommandKeepsTheDocument")
+	}
+	const answer = `{"count":1,"state":"created"}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(answer))
+	}))
+	defer srv.Close()
+	p, err := ParseURL(srv.URL+"/probe?kind={kind}&code={code}", srv.Client(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := p.Command(Question{Kind: spec.Receipt, Code: "SKD-X-0001"})
+	ran := 0
+	for _, shell := range []string{"sh", "bash", "zsh"} {
+		path, err := exec.LookPath(shell)
+		if err != nil {
+			continue
+		}
+		ran++
+		out, err := exec.Command(path, "-c", cmd).Output()
+		if err != nil {
+			t.Fatalf("%s -c %s: %v", shell, cmd, err)
+		}
+		if string(out) != answer+"\n" {
+			t.Errorf("%s -c %s printed %q, want the answer and a line break", shell, cmd, out)
+		}
+	}
+	if ran == 0 {
+		t.Skip("no sh, bash or zsh to run the command in")
 	}
 }

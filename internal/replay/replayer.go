@@ -98,7 +98,7 @@ func (s *Replayer) Next() []*attempt.Request {
 			continue
 		case errors.As(err, &torn):
 			s.skipped++
-			s.Warn("%s: %v", in.Name, err)
+			s.Warn("%s: %v; skipped, not replayed", in.Name, err)
 			continue
 		case errors.As(err, &bad):
 			s.skipped++

@@ -220,13 +220,13 @@ func (v *Validator) judge(kind input.Kind, it *input.Item, event string, r *resu
 		}
 	case it.Torn:
 		r.skipped = true
-		r.Findings = v.single(ruleTorn, "the last line is a capture record cut short (as a crash while writing leaves it); skipped")
+		r.Findings = v.single(ruleTorn, input.TornLine(false)+"; skipped")
 	default:
 		var torn bool
 		if r.Findings, r.notChecked, torn = v.check(it.Body, event); torn {
 			// A restarted listen ended the torn line and wrote on.
 			r.skipped = true
-			r.Findings = v.single(ruleTorn, "a capture record cut short (as a crash or a full disk while writing leaves it), then a restarted listen's records; skipped")
+			r.Findings = v.single(ruleTorn, input.TornLine(true)+"; skipped")
 		}
 	}
 	r.Failed = !r.skipped && v.Failed(r.Findings)

@@ -209,9 +209,9 @@ func runAnonymize(ctx context.Context, a *cmdutil.App, opts *anonymizeOptions) e
 			written = append(written, dest)
 		}
 		total.Add(st)
-		for _, line := range st.Torn {
-			fmt.Fprintf(a.Streams.Err, "%s %s:%d: torn record skipped (a crash or a full disk while listen wrote it)\n",
-				a.ErrColor.Warn.Sprint("warning:"), name, line)
+		for _, torn := range st.Torn {
+			fmt.Fprintf(a.Streams.Err, "%s %s: %v; skipped\n",
+				a.ErrColor.Warn.Sprint("warning:"), ctxio.InputName(name), torn)
 		}
 		for _, l := range st.Leaks {
 			fmt.Fprintf(a.Streams.Err, "%s %s:%d: still looks like a %s: %s\n",

@@ -42,6 +42,9 @@ func sendReports(a *cmdutil.App, opts *sendOptions, rec *htmlreport.SendRecorder
 				if f.Error != "" {
 					why += ": " + f.Error
 				}
+				if f.Taken != "" {
+					why += " " + f.Taken
+				}
 			}
 			if len(fails) < jobsummary.MaxFailures {
 				fails = append(fails, jobsummary.Failure{Title: fmt.Sprintf("#%d %s", f.Seq, f.Event), ID: f.RequestID, Reason: termsafe.Text(why)})

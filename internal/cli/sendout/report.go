@@ -184,13 +184,12 @@ func attemptText(a attempt.Attempt) string {
 // receiver that refuses calls, and the call may have been taken (a handler
 // that died on it), or not (a race with an idle timeout). One whose
 // connection, new or kept alive, ended after the call went out says the
-// call may have been taken: the receiver may have read it and reset.
+// call may have been taken: the receiver may have read it and reset. The
+// words are attempt.TakenNote's, which the HTML report and the job
+// summary say too.
 func noAnswerText(a attempt.Attempt) string {
-	switch {
-	case a.ClosedAsSent:
-		return attempt.FailureText(a) + " on a kept-alive connection as the call went out (it may have been taken)"
-	case a.EndedAfterSent:
-		return attempt.FailureText(a) + " after the call went out (it may have been taken)"
+	if note := attempt.TakenNote(a); note != "" {
+		return attempt.FailureText(a) + " " + note
 	}
 	return attempt.FailureText(a)
 }
