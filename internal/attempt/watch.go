@@ -126,6 +126,10 @@ type watchConn struct {
 	// cutBy is the error of the write the cut began with (a reset, a
 	// broken pipe): what callConn.writeCut says of the call.
 	cutBy atomic.Pointer[error]
+	// callWrite is the end of the write of the call last given the
+	// connection (callConn.got): an answer read before it ends is held
+	// from net/http until it does (holdAnswer).
+	callWrite atomic.Pointer[writeEnd]
 	// readable has a read of an empty socket wait for bytes before it
 	// takes them (nil where the socket cannot be looked at that way): a
 	// look before a call (ready, quiet) that finds waiting set, the socket
@@ -369,6 +373,47 @@ func (c *watchConn) signal() {
 func (c *watchConn) Read(p []byte) (int, error) {
 	c.reading.Add(1)
 	defer c.readEnd()
+	n, err := c.readAnswer(p)
+	c.holdAnswer(p[:n])
+	return n, err
+}
+
+// holdAnswer holds the start of an answer, b, read while its call is
+// still being written, until the write ends. net/http's transport, given
+// an answer before the call's write ended, waits 50ms for the write and
+// then closes the connection, cutting the body: a receiver that answers
+// 200 from a call's head and reads the body on (its half-closed side
+// too, or after a 100 Continue) had its call cut by whsim, on net/http's
+// path and over TLS, and failed as "answered before the body was sent
+// whole", while the fast path, which waits for its write's end, sent it
+// whole and passed it. Held, the answer is read after the write's end,
+// as the fast path reads it: the receiver that reads on lets the write
+// end, one that closed ends it with a reset (writeCut, which the held
+// read has noted the answer for), one that does neither the time limit
+// (net/http closes the connection) or Ctrl-C. An answer that says 4xx or
+// 5xx is not held: it fails on its status whatever became of the body,
+// and a receiver that will not take a body (nginx's 413) may keep the
+// connection without reading it.
+func (c *watchConn) holdAnswer(b []byte) {
+	e := c.callWrite.Load()
+	if e == nil || len(b) == 0 || c.answerAt.Load() <= c.callAt.Load() || refusing(b) {
+		return
+	}
+	// The write may have met the receiver's reset first, and waits
+	// (writeCut) for the answer this read noted.
+	c.signal()
+	<-e.done
+}
+
+// refusing says b starts an HTTP/1 answer whose status says 4xx or 5xx.
+func refusing(b []byte) bool {
+	const prefix = len("HTTP/1.x ")
+	return len(b) > prefix && isAnswerStart(b) && (b[prefix] == '4' || b[prefix] == '5')
+}
+
+// readAnswer reads the connection: over TLS above its records, else the
+// socket, waiting while it is empty.
+func (c *watchConn) readAnswer(p []byte) (int, error) {
 	if c.sock != nil {
 		return c.readTLS(p)
 	}
@@ -789,6 +834,7 @@ func (s *callConn) got(i httptrace.GotConnInfo) {
 	s.conn, s.at, s.given = wc, wc.wire().begun.Load(), wc.gen.Load()
 	s.callAt = wc.begun.Load()
 	wc.callAt.Store(s.callAt)
+	wc.callWrite.Store(s.end.Load())
 	s.gen.Store(-2) // not written yet: no PutIdleConn makes it idle
 }
 
