@@ -9,6 +9,7 @@ import (
 	"math"
 	"net"
 	"net/http/httptrace"
+	"os"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -723,6 +724,11 @@ type callConn struct {
 	// (for every HTTP/1 call, with the write's error): an answer may come
 	// before it, and the call's outcome waits for both (writeCut).
 	end atomic.Pointer[writeEnd]
+	// stream is the end of the write of the try's last HTTP/2 stream
+	// (h2Conn.RoundTrip), nil for none: a stream's own, since a stream
+	// the receiver refused unprocessed is made again within the try, and
+	// its WroteRequest, with the refusal, may come after the next began.
+	stream atomic.Pointer[writeEnd]
 }
 
 // writeEnd is the end of a call's write: done closes once err is set.
@@ -734,13 +740,24 @@ type writeEnd struct {
 
 // wroteRequest hears the try's write ended, with its error
 // (WroteRequest).
-func (s *callConn) wroteRequest(err error) {
-	if e := s.end.Load(); e != nil {
+func (s *callConn) wroteRequest(err error) { s.end.Load().ended(err) }
+
+// ended says the write ended with err; nil e is none.
+func (e *writeEnd) ended(err error) {
+	if e != nil {
 		e.once.Do(func() {
 			e.err = err
 			close(e.done)
 		})
 	}
+}
+
+// newStream begins the write of an HTTP/2 stream of the try, whose end
+// its own WroteRequest tells (h2Conn.RoundTrip).
+func (s *callConn) newStream() *writeEnd {
+	e := &writeEnd{done: make(chan struct{})}
+	s.stream.Store(e)
+	return e
 }
 
 // writeCut waits for the end of the write of the call answered on its
@@ -753,7 +770,10 @@ func (s *callConn) wroteRequest(err error) {
 // actx bounds the wait all the same.
 func (s *callConn) writeCut(actx context.Context, n int) string {
 	c, e := s.conn, s.end.Load()
-	if c == nil || e == nil {
+	if c == nil {
+		return s.streamCut(actx, n)
+	}
+	if e == nil {
 		return ""
 	}
 	select {
@@ -781,6 +801,30 @@ func (s *callConn) writeCut(actx context.Context, n int) string {
 	return ""
 }
 
+// streamCut is writeCut for a call answered on an HTTP/2 stream: x/net
+// stops the body's write when the receiver resets the stream after its
+// answer (RST_STREAM NO_ERROR, which a server that answers without
+// reading the body sends: RFC 9113 8.1 lets it), and the answer reads
+// clean. Such a call was passed on HTTP/2 while the same receiver over
+// HTTP/1.1 failed it (the connection's reset): the receiver never got the
+// call whole on either. A write that does not end within the time limit
+// (a receiver that answered and reads nothing more) is cut by it.
+func (s *callConn) streamCut(actx context.Context, n int) string {
+	e := s.stream.Load()
+	if e == nil {
+		return ""
+	}
+	select {
+	case <-e.done:
+	case <-actx.Done():
+		return writeCutWords(n, os.ErrDeadlineExceeded)
+	}
+	if e.err != nil {
+		return writeCutWords(n, e.err)
+	}
+	return ""
+}
+
 // errClosedAfterAnswer is a call's write that ended as its connection
 // was closed after the answer came, the write still under way.
 var errClosedAfterAnswer = errors.New("the connection was closed after the answer came")
@@ -795,6 +839,7 @@ func (s *callConn) start() {
 	s.conn, s.sent, s.unprocessed, s.noStream, s.had = nil, nil, 0, nil, false
 	s.answered.Store(false)
 	s.end.Store(&writeEnd{done: make(chan struct{})})
+	s.stream.Store(nil)
 }
 
 // got notes the connection net/http gave the call (GotConn). Given one
