@@ -181,9 +181,18 @@ const BodyUnsentWords = "answered before the body was sent whole"
 // says nothing of a call it never got whole. It is decided once both the
 // answer and the write's end are known. A status not expected (a 413 for
 // a body it will not take) fails the call already, in its own words; a
-// write Ctrl-C ended is interrupted.
+// write Ctrl-C ended is interrupted, as a body's read Ctrl-C cut is
+// (answered): left as its status said, a receiver that answered 200 and
+// never read the body had the call counted succeeded when Ctrl-C ended
+// the wait for its write.
 func (d *Deliverer) bodyUnsent(ctx context.Context, a *Attempt, why string) {
-	if ctx.Err() != nil || a.Status == 0 || !d.expect(a.Status) || a.Unfinished() != "" {
+	if a.Status == 0 || !d.expect(a.Status) || a.Unfinished() != "" {
+		return
+	}
+	if ctx.Err() != nil {
+		// The write met the deadline Ctrl-C moved to now, which is no
+		// "i/o timeout" of the receiver's.
+		a.Kind, a.Err, a.BodyUnsent = KindInterrupted, ctx.Err().Error(), "its write interrupted"
 		return
 	}
 	a.BodyUnsent = why

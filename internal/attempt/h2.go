@@ -258,8 +258,10 @@ func (h *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 			// call, when the receiver lowered its limit below the slots
 			// given: the first call on a connection is given before the
 			// receiver's SETTINGS said it.
+			stream := s.newStream()
 			sent = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
 				WroteHeaders: func() { wrote.Store(true) },
+				WroteRequest: func(i httptrace.WroteRequestInfo) { stream.ended(i.Err) },
 			}))
 		}
 		resp, err := c.cc.RoundTrip(sent)

@@ -9,6 +9,7 @@ import (
 	"math"
 	"net"
 	"net/http/httptrace"
+	"os"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -126,6 +127,10 @@ type watchConn struct {
 	// cutBy is the error of the write the cut began with (a reset, a
 	// broken pipe): what callConn.writeCut says of the call.
 	cutBy atomic.Pointer[error]
+	// callWrite is the end of the write of the call last given the
+	// connection (callConn.got): an answer read before it ends is held
+	// from net/http until it does (holdAnswer).
+	callWrite atomic.Pointer[writeEnd]
 	// readable has a read of an empty socket wait for bytes before it
 	// takes them (nil where the socket cannot be looked at that way): a
 	// look before a call (ready, quiet) that finds waiting set, the socket
@@ -369,6 +374,47 @@ func (c *watchConn) signal() {
 func (c *watchConn) Read(p []byte) (int, error) {
 	c.reading.Add(1)
 	defer c.readEnd()
+	n, err := c.readAnswer(p)
+	c.holdAnswer(p[:n])
+	return n, err
+}
+
+// holdAnswer holds the start of an answer, b, read while its call is
+// still being written, until the write ends. net/http's transport, given
+// an answer before the call's write ended, waits 50ms for the write and
+// then closes the connection, cutting the body: a receiver that answers
+// 200 from a call's head and reads the body on (its half-closed side
+// too, or after a 100 Continue) had its call cut by whsim, on net/http's
+// path and over TLS, and failed as "answered before the body was sent
+// whole", while the fast path, which waits for its write's end, sent it
+// whole and passed it. Held, the answer is read after the write's end,
+// as the fast path reads it: the receiver that reads on lets the write
+// end, one that closed ends it with a reset (writeCut, which the held
+// read has noted the answer for), one that does neither the time limit
+// (net/http closes the connection) or Ctrl-C. An answer that says 4xx or
+// 5xx is not held: it fails on its status whatever became of the body,
+// and a receiver that will not take a body (nginx's 413) may keep the
+// connection without reading it.
+func (c *watchConn) holdAnswer(b []byte) {
+	e := c.callWrite.Load()
+	if e == nil || len(b) == 0 || c.answerAt.Load() <= c.callAt.Load() || refusing(b) {
+		return
+	}
+	// The write may have met the receiver's reset first, and waits
+	// (writeCut) for the answer this read noted.
+	c.signal()
+	<-e.done
+}
+
+// refusing says b starts an HTTP/1 answer whose status says 4xx or 5xx.
+func refusing(b []byte) bool {
+	const prefix = len("HTTP/1.x ")
+	return len(b) > prefix && isAnswerStart(b) && (b[prefix] == '4' || b[prefix] == '5')
+}
+
+// readAnswer reads the connection: over TLS above its records, else the
+// socket, waiting while it is empty.
+func (c *watchConn) readAnswer(p []byte) (int, error) {
 	if c.sock != nil {
 		return c.readTLS(p)
 	}
@@ -678,6 +724,11 @@ type callConn struct {
 	// (for every HTTP/1 call, with the write's error): an answer may come
 	// before it, and the call's outcome waits for both (writeCut).
 	end atomic.Pointer[writeEnd]
+	// stream is the end of the write of the try's last HTTP/2 stream
+	// (h2Conn.RoundTrip), nil for none: a stream's own, since a stream
+	// the receiver refused unprocessed is made again within the try, and
+	// its WroteRequest, with the refusal, may come after the next began.
+	stream atomic.Pointer[writeEnd]
 }
 
 // writeEnd is the end of a call's write: done closes once err is set.
@@ -689,13 +740,24 @@ type writeEnd struct {
 
 // wroteRequest hears the try's write ended, with its error
 // (WroteRequest).
-func (s *callConn) wroteRequest(err error) {
-	if e := s.end.Load(); e != nil {
+func (s *callConn) wroteRequest(err error) { s.end.Load().ended(err) }
+
+// ended says the write ended with err; nil e is none.
+func (e *writeEnd) ended(err error) {
+	if e != nil {
 		e.once.Do(func() {
 			e.err = err
 			close(e.done)
 		})
 	}
+}
+
+// newStream begins the write of an HTTP/2 stream of the try, whose end
+// its own WroteRequest tells (h2Conn.RoundTrip).
+func (s *callConn) newStream() *writeEnd {
+	e := &writeEnd{done: make(chan struct{})}
+	s.stream.Store(e)
+	return e
 }
 
 // writeCut waits for the end of the write of the call answered on its
@@ -708,7 +770,10 @@ func (s *callConn) wroteRequest(err error) {
 // actx bounds the wait all the same.
 func (s *callConn) writeCut(actx context.Context, n int) string {
 	c, e := s.conn, s.end.Load()
-	if c == nil || e == nil {
+	if c == nil {
+		return s.streamCut(actx, n)
+	}
+	if e == nil {
 		return ""
 	}
 	select {
@@ -736,6 +801,30 @@ func (s *callConn) writeCut(actx context.Context, n int) string {
 	return ""
 }
 
+// streamCut is writeCut for a call answered on an HTTP/2 stream: x/net
+// stops the body's write when the receiver resets the stream after its
+// answer (RST_STREAM NO_ERROR, which a server that answers without
+// reading the body sends: RFC 9113 8.1 lets it), and the answer reads
+// clean. Such a call was passed on HTTP/2 while the same receiver over
+// HTTP/1.1 failed it (the connection's reset): the receiver never got the
+// call whole on either. A write that does not end within the time limit
+// (a receiver that answered and reads nothing more) is cut by it.
+func (s *callConn) streamCut(actx context.Context, n int) string {
+	e := s.stream.Load()
+	if e == nil {
+		return ""
+	}
+	select {
+	case <-e.done:
+	case <-actx.Done():
+		return writeCutWords(n, os.ErrDeadlineExceeded)
+	}
+	if e.err != nil {
+		return writeCutWords(n, e.err)
+	}
+	return ""
+}
+
 // errClosedAfterAnswer is a call's write that ended as its connection
 // was closed after the answer came, the write still under way.
 var errClosedAfterAnswer = errors.New("the connection was closed after the answer came")
@@ -750,6 +839,7 @@ func (s *callConn) start() {
 	s.conn, s.sent, s.unprocessed, s.noStream, s.had = nil, nil, 0, nil, false
 	s.answered.Store(false)
 	s.end.Store(&writeEnd{done: make(chan struct{})})
+	s.stream.Store(nil)
 }
 
 // got notes the connection net/http gave the call (GotConn). Given one
@@ -789,6 +879,7 @@ func (s *callConn) got(i httptrace.GotConnInfo) {
 	s.conn, s.at, s.given = wc, wc.wire().begun.Load(), wc.gen.Load()
 	s.callAt = wc.begun.Load()
 	wc.callAt.Store(s.callAt)
+	wc.callWrite.Store(s.end.Load())
 	s.gen.Store(-2) // not written yet: no PutIdleConn makes it idle
 }
 

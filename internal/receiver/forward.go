@@ -89,6 +89,29 @@ type countedConn struct {
 	// connection was given a copy of a call that went out already
 	// (onceOnly's trace), which must not go out again.
 	refuse atomic.Pointer[error]
+	// callWrite is the end of the write of the call last given the
+	// connection, a plain one (onceOnly's trace): an answer read before
+	// it ends is held from net/http until it does (Read).
+	callWrite atomic.Pointer[forwardWrite]
+	// refused says the answer of the call last given the connection
+	// began with a status of 4xx or 5xx (refusal): none of it is held.
+	refused atomic.Bool
+}
+
+// forwardWrite is the end of the write of a try of a forwarded call, which
+// WroteRequest tells of, with the write's error: done closes once err is
+// set.
+type forwardWrite struct {
+	once sync.Once
+	done chan struct{}
+	err  error
+}
+
+func (w *forwardWrite) end(err error) {
+	w.once.Do(func() {
+		w.err = err
+		close(w.done)
+	})
 }
 
 func (c *countedConn) Write(p []byte) (int, error) {
@@ -114,10 +137,35 @@ func (c *countedConn) Read(p []byte) (int, error) {
 			if c.heading.Load() {
 				c.head = append(c.head, p[:min(n, maxHeadKept-len(c.head))]...)
 			}
+			if refusal(c.head) {
+				c.refused.Store(true)
+			}
 			c.headMu.Unlock()
 		}
 	}
+	if w := c.callWrite.Load(); n > 0 && w != nil && !c.refused.Load() {
+		// The receiver answered before the call was written whole (a
+		// 200 from its head, the body read after): net/http's client,
+		// given the answer with the write under way, waits 50ms for it
+		// and then closes the connection, cutting the body, and listen
+		// passed the 200 on for a call the receiver never got whole
+		// (a receiver reading 16 MiB on got 4 MiB of it). Held, the
+		// answer is read once the write ended: the receiver that reads
+		// on gets the call whole; one that reset the connection ends
+		// the write, and the forward fails (forwardAnswer); one that
+		// does neither, the client's time limit.
+		<-w.done
+	}
 	return n, err
+}
+
+// refusal says head, an answer's first bytes, starts a status line that
+// says 4xx or 5xx: a refusal, which fails whatever became of the call's
+// body, and is not held (a receiver that will not take a body may keep
+// the connection without reading it).
+func refusal(head []byte) bool {
+	const prefix = len("HTTP/1.x ")
+	return len(head) > prefix && bytes.HasPrefix(head, []byte("HTTP/1.")) && (head[prefix] == '4' || head[prefix] == '5')
 }
 
 // maxHeadKept bounds the bytes of an answer's head kept to judge its
@@ -130,6 +178,7 @@ const maxHeadKept = 64 << 10
 func (c *countedConn) startHead() {
 	c.headMu.Lock()
 	c.head = c.head[:0]
+	c.refused.Store(false)
 	c.heading.Store(true)
 	c.headMu.Unlock()
 }
@@ -169,17 +218,28 @@ type onceOnly struct {
 	givenAt   int64 // conn's calls given, this one counted
 	cause     error // what failed that connection, when a read said it
 	reused    bool  // the connection it was last given was a kept-alive one
+	// write is the end of the write of the try last given a plain counted
+	// connection, nil for none: its answer was held until then
+	// (countedConn.Read), and a 2xx to a call not written whole fails.
+	write *forwardWrite
 }
 
 // trace notes the connection each try of the call is given.
 func (o *onceOnly) trace() *httptrace.ClientTrace {
-	return &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
+	// The try's own: net/http's WroteRequest of a try that failed may
+	// come after the next try began.
+	write := &forwardWrite{done: make(chan struct{})}
+	return &httptrace.ClientTrace{WroteRequest: func(info httptrace.WroteRequestInfo) {
+		write.end(info.Err)
+	}, GotConn: func(info httptrace.GotConnInfo) {
 		c := info.Conn
-		if t, ok := c.(interface{ NetConn() net.Conn }); ok {
+		t, underTLS := c.(interface{ NetConn() net.Conn })
+		if underTLS {
 			c = t.NetConn() // a TLS connection over the counted one
 		}
 		o.mu.Lock()
 		defer o.mu.Unlock()
+		o.write = nil
 		o.reused = info.Reused
 		if !o.out && o.wroteLocked() {
 			o.out = true
@@ -204,8 +264,36 @@ func (o *onceOnly) trace() *httptrace.ClientTrace {
 			o.conn, o.at = cc, cc.written.Load()
 			o.readAt, o.givenAt = cc.read.Load(), cc.given.Add(1)
 			cc.startHead()
+			if !underTLS {
+				// Under TLS the socket holds records, whose answer's
+				// status cannot be told there: its answers are not held.
+				o.write = write
+				cc.callWrite.Store(write)
+			}
 		}
 	}}
+}
+
+// bodyUnsent waits for the end of the write of the call whose answer was
+// read, status, and says how the call was not sent whole, "" when it was
+// (or cannot be told: a connection under TLS, an answer of 4xx or 5xx,
+// which fails as it is). ctx bounds the wait.
+func (o *onceOnly) bodyUnsent(ctx context.Context, status int) string {
+	o.mu.Lock()
+	w := o.write
+	o.mu.Unlock()
+	if w == nil || status >= 400 {
+		return ""
+	}
+	select {
+	case <-w.done:
+	case <-ctx.Done():
+		return ""
+	}
+	if w.err == nil {
+		return ""
+	}
+	return fmt.Sprintf("the receiver answered %d before the call was sent whole (its write ended: %s): it never got the call whole", status, lineSafe(w.err.Error()))
 }
 
 // wroteLocked says some of the call may have gone out on the connection
@@ -681,6 +769,11 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		case headOK:
 			if how := framingFault(head, resp, req.Method); how != "" {
 				err = malformedAnswer{status: resp.StatusCode, how: how}
+			}
+		}
+		if err == nil {
+			if why := once.bodyUnsent(ctx, resp.StatusCode); why != "" {
+				err = forwardError(why)
 			}
 		}
 		if err == nil {
