@@ -421,7 +421,7 @@ func TestLanesAnswerBeforeTheCallIsWritten(t *testing.T) {
 	for _, tt := range earlyAnswers {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c, err := newTestClient(ClientOptions{Timeout: time.Minute, Concurrency: 1})
+			c, err := newTestClient(ClientOptions{Timeout: earlyLimit(tt.status, tt.hold), Concurrency: 1})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -272,9 +272,19 @@ func (d *Deliverer) rawAnswer(ctx context.Context, method string, t *target, buf
 	// answers before it reads the body) says nothing yet of whether the
 	// call went out whole. The receiver that reads on lets the write end;
 	// one that closed ends it with a reset; one that does neither, the
-	// time limit (or Ctrl-C). A call not written whole leaves the
-	// connection in the middle of it.
-	unsent := rc.io.Written()
+	// time limit (or Ctrl-C). An answer that fails the call whatever the
+	// write's end (a 413 for a body it will not read) does not wait for it:
+	// the connection, in the middle of the call, is closed at once. A call
+	// not written whole leaves the connection in the middle of it.
+	var unsent error
+	switch {
+	case err == nil && d.expect(resp.StatusCode):
+		unsent = rc.io.Written()
+	case rc.io.Pending():
+		unsent = errWriting
+	default:
+		unsent = rc.io.Written() // ended already: no wait
+	}
 	unwritten := unsent != nil
 	left := rc.r.Buffered() > 0
 	if left && !buf.answerEnds(resp, err, false) {
