@@ -25,28 +25,7 @@ func TestInterruptedSendReportInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the browser tests start Chromium")
 	}
-	var mu sync.Mutex
-	calls := 0
-	held := make(chan struct{}, 16)
-	stop := make(chan struct{})
-	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		mu.Lock()
-		calls++
-		n := calls
-		mu.Unlock()
-		if n <= 2 {
-			io.WriteString(w, "ok")
-			return
-		}
-		held <- struct{}{}
-		select {
-		case <-r.Context().Done():
-		case <-stop:
-		}
-	}))
-	defer recv.Close()
-	defer close(stop)
+	recv, held := answersTwoThenHolds(t)
 	dir := t.TempDir()
 	file, summary := filepath.Join(dir, "run.html"), filepath.Join(dir, "summary.md")
 	cmd := exec.Command("whsim", "send", "--url", recv.URL+"/hook", "--event", "CREATE_RECEIVABLE_DOC", "--seed", "1",
@@ -152,28 +131,7 @@ func TestInterruptedSendThresholdsInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the browser tests start Chromium")
 	}
-	var mu sync.Mutex
-	calls := 0
-	held := make(chan struct{}, 16)
-	stop := make(chan struct{})
-	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		mu.Lock()
-		calls++
-		n := calls
-		mu.Unlock()
-		if n <= 2 {
-			io.WriteString(w, "ok")
-			return
-		}
-		held <- struct{}{}
-		select {
-		case <-r.Context().Done():
-		case <-stop:
-		}
-	}))
-	defer recv.Close()
-	defer close(stop)
+	recv, held := answersTwoThenHolds(t)
 	file := filepath.Join(t.TempDir(), "run.html")
 	cmd := exec.Command("whsim", "send", "--url", recv.URL+"/hook", "--event", "CREATE_RECEIVABLE_DOC", "--seed", "1",
 		"--count", "20", "--concurrency", "2", "--threshold", "failed<1%", "--report", file)
@@ -211,4 +169,34 @@ func TestInterruptedSendThresholdsInBrowser(t *testing.T) {
 		t.Errorf("threshold row %q, want failed 0%% so far, not judged %s", row, why)
 	}
 	p.clean(t)
+}
+
+// answersTwoThenHolds is a receiver that answers its first 2 calls and
+// holds the others until the test ends; held hears of each call held.
+func answersTwoThenHolds(t *testing.T) (recv *httptest.Server, held <-chan struct{}) {
+	var mu sync.Mutex
+	calls := 0
+	holding := make(chan struct{}, 16)
+	stop := make(chan struct{})
+	recv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		calls++
+		n := calls
+		mu.Unlock()
+		if n <= 2 {
+			io.WriteString(w, "ok")
+			return
+		}
+		holding <- struct{}{}
+		select {
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}))
+	// Cleanups run last first: the held calls are let go before the
+	// server's Close waits for them.
+	t.Cleanup(recv.Close)
+	t.Cleanup(func() { close(stop) })
+	return recv, holding
 }
