@@ -31,28 +31,7 @@ func TestInterruptedSendReportInBrowser(t *testing.T) {
 	cmd := exec.Command("whsim", "send", "--url", recv.URL+"/hook", "--event", "CREATE_RECEIVABLE_DOC", "--seed", "1",
 		"--count", "20", "--concurrency", "2", "--output", "json", "--report", file)
 	cmd.Env = append(os.Environ(), "GITHUB_STEP_SUMMARY="+summary, "NO_COLOR=1")
-	var stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	// Two calls held is the event; a send that ends first (it could not
-	// start, or never got that far) fails the test instead of hanging it.
-	for range 2 {
-		select {
-		case <-held:
-		case err := <-exited:
-			t.Fatalf("send ended (%v) before the receiver held 2 calls:\n%s", err, stderr.String())
-		}
-	}
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-exited; err == nil || cmd.ProcessState.ExitCode() != 130 {
-		t.Fatalf("send exited %v, want 130:\n%s", err, stderr.String())
-	}
+	interruptWhenTwoHeld(t, cmd, held)
 	const headline = "4 sent (4 documents, 0 duplicates), 2 succeeded, 0 failed, 2 interrupted, 16 not started"
 	md, err := os.ReadFile(summary)
 	if err != nil {
@@ -136,26 +115,7 @@ func TestInterruptedSendThresholdsInBrowser(t *testing.T) {
 	cmd := exec.Command("whsim", "send", "--url", recv.URL+"/hook", "--event", "CREATE_RECEIVABLE_DOC", "--seed", "1",
 		"--count", "20", "--concurrency", "2", "--threshold", "failed<1%", "--report", file)
 	cmd.Env = append(os.Environ(), "NO_COLOR=1")
-	var stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	for range 2 {
-		select {
-		case <-held:
-		case err := <-exited:
-			t.Fatalf("send ended (%v) before the receiver held 2 calls:\n%s", err, stderr.String())
-		}
-	}
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-exited; err == nil || cmd.ProcessState.ExitCode() != 130 {
-		t.Fatalf("send exited %v, want 130:\n%s", err, stderr.String())
-	}
+	interruptWhenTwoHeld(t, cmd, held)
 	const why = "interrupted after 4 of 20 calls"
 	p := openReport(t, file)
 	var head, row string
@@ -199,4 +159,32 @@ func answersTwoThenHolds(t *testing.T) (recv *httptest.Server, held <-chan struc
 	t.Cleanup(recv.Close)
 	t.Cleanup(func() { close(stop) })
 	return recv, holding
+}
+
+// interruptWhenTwoHeld starts cmd, a send to answersTwoThenHolds, sends it
+// Ctrl-C once the receiver holds 2 calls and wants its exit 130. Two calls
+// held is the event; a send that ends first (it could not start, or never
+// got that far) fails the test instead of hanging it.
+func interruptWhenTwoHeld(t *testing.T, cmd *exec.Cmd, held <-chan struct{}) {
+	t.Helper()
+	var stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	for range 2 {
+		select {
+		case <-held:
+		case err := <-exited:
+			t.Fatalf("send ended (%v) before the receiver held 2 calls:\n%s", err, stderr.String())
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-exited; err == nil || cmd.ProcessState.ExitCode() != 130 {
+		t.Fatalf("send exited %v, want 130:\n%s", err, stderr.String())
+	}
 }
