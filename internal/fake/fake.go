@@ -5,7 +5,6 @@
 package fake
 
 import (
-	"hash/fnv"
 	"strconv"
 	"strings"
 	"time"
@@ -14,15 +13,9 @@ import (
 // Faker draws realistic Chinese ERP data from one seeded source.
 type Faker struct {
 	r *Rand
-	// given holds the document and invoice numbers given (by the hash of
-	// their text), so that none is given twice (own). Each maps to a
-	// number of its head at or after which the next free one lies: every
-	// number from it up to there was given too.
-	given map[uint64]uint64
-	// probes counts the lookups own made in given, so that a test can
-	// hold a run's numbering to a few per number however crowded its
-	// range gets.
-	probes uint64
+	// given holds the document and invoice numbers given, so that none
+	// is given twice (own).
+	given givenNumbers
 }
 
 // New returns a Faker drawing from seed (0: a random seed); every draw
@@ -180,54 +173,21 @@ func (f *Faker) DocNumber(prefix string, t time.Time) string {
 // document of its own (a run of 150 receipts drew two numbered alike),
 // and the draws are those a seed always made.
 func (f *Faker) own(head []byte, n uint64, width int, least uint64) string {
-	if f.given == nil {
-		f.given = map[uint64]uint64{}
-	}
 	limit := uint64(1)
 	for range width {
 		limit *= 10
 	}
-	free := f.firstFree(head, n, width)
+	h := headKey(head, width)
+	free := f.given.firstFree(h, n)
 	// Past width's last number, back to the first; once every number of
 	// width was given, on past it (a number one digit longer).
 	if n < limit && free >= limit {
-		if wrapped := f.firstFree(head, least, width); wrapped < limit {
+		if wrapped := f.given.firstFree(h, least); wrapped < limit {
 			free = wrapped
 		}
 	}
-	b := appendPad(head, free, width)
-	f.given[numberKey(b)] = free + 1
-	return string(b)
-}
-
-// firstFree is the first number from n on that head has not given. A
-// search steps over the numbers given in runs, not one by one, and leaves
-// each number it passed pointing at the free one: stepping one by one,
-// numbers drawn in a range that filled up (a run of 100,000 receipts
-// numbered in its first 100,000) cost the whole run so far each, and
-// generate --count slowed to a stop.
-func (f *Faker) firstFree(head []byte, n uint64, width int) uint64 {
-	free := n
-	for {
-		f.probes++
-		next, ok := f.given[numberKey(appendPad(head, free, width))]
-		if !ok {
-			break
-		}
-		free = next
-	}
-	for m := n; m != free; {
-		k := numberKey(appendPad(head, m, width))
-		m, f.given[k] = f.given[k], free
-	}
-	return free
-}
-
-// numberKey is the hash own keeps a given number by.
-func numberKey(b []byte) uint64 {
-	h := fnv.New64a()
-	h.Write(b)
-	return h.Sum64()
+	f.given.give(h, free)
+	return string(appendPad(head, free, width))
 }
 
 // appendDate appends yyyyMMdd in Asia/Shanghai. China has had no DST since
