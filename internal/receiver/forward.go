@@ -604,6 +604,10 @@ func (e malformedAnswer) Error() string {
 // an answer is named.
 const malformedLead = "malformed answer:"
 
+// MalformedKinds names each kind of framing the check finds malformed
+// (judgeHead, pastEnd), for a summary that counts such answers.
+const MalformedKinds = "a Content-Length short of its body, a 204 or 304 with a body, an answer to HEAD with a body, both Content-Length and Transfer-Encoding"
+
 // IsMalformedAnswer says f, a call's forward as recorded, failed on an
 // answer framed as no HTTP/1.1 answer may be (malformedAnswer): its
 // words are all a record keeps of it.

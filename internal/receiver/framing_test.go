@@ -274,7 +274,8 @@ func TestParseHeads(t *testing.T) {
 // bytes after its framed end in the read that reached it, or waiting
 // after that read (unread), make it malformed, and that read gives its
 // reader the answer's bytes alone; an answer with none after its end is
-// not. Every way of cutting each answer into reads is tried.
+// not. Every way of cutting each answer into reads is tried. Each kind
+// found is named as the summary names them (MalformedKinds).
 func TestAnswerWatchReads(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -284,16 +285,20 @@ func TestAnswerWatchReads(t *testing.T) {
 	}{
 		{"Content-Length short of its body", http.MethodPost, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokEXTRA", 40,
 			"with Content-Length 2 and sent bytes after that body"},
-		{"204 with a body", http.MethodPost, "HTTP/1.1 204 No Content\r\n\r\nhi", 27, "and sent bytes after its head, which a 204 has no body after"},
+		{"a 204 or 304 with a body", http.MethodPost, "HTTP/1.1 204 No Content\r\n\r\nhi", 27, "and sent bytes after its head, which a 204 has no body after"},
+		{"a 204 or 304 with a body", http.MethodPost, "HTTP/1.1 304 Not Modified\r\nContent-Length: 2\r\n\r\nhi", 48, "and sent bytes after its head, which a 304 has no body after"},
 		{"an answer to HEAD with a body", http.MethodHead, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", 38, "to HEAD and sent bytes after its head"},
 		{"both Content-Length and Transfer-Encoding", http.MethodPost, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", -1,
 			"with both Content-Length and Transfer-Encoding"},
-		{"clean", http.MethodPost, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", -1, ""},
+		{"a clean 200", http.MethodPost, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", -1, ""},
 		{"clean to HEAD", http.MethodHead, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n", -1, ""},
 		{"clean chunked", http.MethodPost, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", -1, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
+			if tt.want != "" && !strings.Contains(MalformedKinds, tt.name) {
+				t.Errorf("MalformedKinds %q does not name %q", MalformedKinds, tt.name)
+			}
 			for size := 1; size <= len(tt.answer); size++ {
 				w := newAnswerWatch(tt.method)
 				given, malformed := 0, false

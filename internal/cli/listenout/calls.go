@@ -475,8 +475,8 @@ func (p *CallPrinter) receiverSummary(w io.Writer) {
 			n, term.Plural(n, "forward", "forwards"), term.Plural(n, "its sender got", "their senders got"), strings.Join(ss, ", "), term.Plural(n, "its line", "their lines"))
 	}
 	if n := p.malformed; n > 0 {
-		fmt.Fprintf(w, "  malformed:  %d %s framed as no HTTP/1.1 answer may be (a Content-Length short of its body, a 204 or 304 with a body, both Content-Length and Transfer-Encoding; see %s)\n",
-			n, term.Plural(n, "answer of the receiver's", "answers of the receiver's"), term.Plural(n, "its line", "their lines"))
+		fmt.Fprintf(w, "  malformed:  %d %s framed as no HTTP/1.1 answer may be (%s; see %s)\n",
+			n, term.Plural(n, "answer of the receiver's", "answers of the receiver's"), receiver.MalformedKinds, term.Plural(n, "its line", "their lines"))
 	}
 }
 
