@@ -1,7 +1,6 @@
 package receiver
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
@@ -86,7 +85,7 @@ func dialTLS(ctx context.Context, dial func(context.Context, string, string) (ne
 		c.Close()
 		return nil, err
 	}
-	return &tlsConn{Conn: tc, sock: c.(*countedConn), br: bufio.NewReaderSize(tc, maxTLSPlaintext)}, nil
+	return &tlsConn{Conn: tc, sock: c.(*countedConn)}, nil
 }
 
 // maxTLSPlaintext is the most plaintext a TLS record carries (RFC 8446
@@ -95,14 +94,20 @@ const maxTLSPlaintext = 16 << 10
 
 // tlsConn is a TLS connection to the receiver whose answers are watched
 // above its records (answerWatcher), where the socket under it holds
-// records. It reads through a buffer that holds a record's plaintext
-// whole: crypto/tls hands a read what it asks of the record at hand and
-// keeps the rest unseen, so a record's bytes after an answer's framed end
-// would be missed; in the buffer they are counted (Buffered).
+// records. It reads a record's plaintext whole into a buffer of its own:
+// crypto/tls hands a read what it asks of the record at hand and keeps
+// the rest unseen, so a record's bytes after an answer's framed end would
+// be missed; in the buffer they are counted (unread). The read's error
+// is given with the buffer's last byte, as crypto/tls gives it (the
+// receiver's close_notify right after an answer is an io.EOF with its
+// bytes): given a read later, net/http took the connection for a kept
+// one and gave the next call a connection the receiver had closed.
 type tlsConn struct {
 	*tls.Conn
 	sock    *countedConn
-	br      *bufio.Reader
+	buf     []byte // maxTLSPlaintext, allocated on the first read
+	pending []byte // of buf, read and not yet given
+	err     error  // the read's that filled buf, given with its last byte
 	answers answerWatcher
 }
 
@@ -114,9 +119,24 @@ func (c *tlsConn) Read(p []byte) (int, error) {
 	if c.answers.ended.Load() {
 		return 0, io.EOF
 	}
-	n, err := c.br.Read(p)
-	return c.answers.seen(p, n, err, c.br.Buffered)
+	if len(c.pending) == 0 && c.err == nil {
+		if c.buf == nil {
+			c.buf = make([]byte, maxTLSPlaintext)
+		}
+		n, err := c.Conn.Read(c.buf)
+		c.pending, c.err = c.buf[:n], err
+	}
+	n := copy(p, c.pending)
+	c.pending = c.pending[n:]
+	var err error
+	if len(c.pending) == 0 {
+		err, c.err = c.err, nil
+	}
+	return c.answers.seen(p, n, err, c.unread)
 }
+
+// unread is how many bytes of the record last read no read has taken.
+func (c *tlsConn) unread() int { return len(c.pending) }
 
 // forwardIdle is how long a connection to the receiver is kept idle for
 // the next call: shorter than the idle timeouts receivers' servers close

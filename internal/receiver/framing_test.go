@@ -2,6 +2,7 @@ package receiver
 
 import (
 	"bufio"
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"io"
@@ -13,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/whsim/whsim/internal/testnet"
 )
 
 // keptAliveRawBackend reads each call whole and answers it with answer's
@@ -27,16 +30,9 @@ func keptAliveRawBackend(t *testing.T, scheme, answer string) (u *url.URL, clien
 	}
 	var roots *tls.Config
 	if scheme == "https" {
-		// httptest's certificate (for 127.0.0.1), and a client that
-		// trusts it, taken from a server never used.
-		s := httptest.NewUnstartedServer(http.NotFoundHandler())
-		s.StartTLS()
-		cert := s.TLS.Certificates[0]
-		pool := x509.NewCertPool()
-		pool.AddCert(s.Certificate())
-		s.Close()
-		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}})
-		roots = &tls.Config{RootCAs: pool}
+		var serving *tls.Config
+		serving, roots = testTLS()
+		ln = tls.NewListener(ln, serving)
 	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -83,6 +79,87 @@ func keptAliveRawBackend(t *testing.T, scheme, answer string) (u *url.URL, clien
 	})
 	u, _ = url.Parse(scheme + "://" + ln.Addr().String() + "/hook")
 	return u, newClient(16, 30*time.Second, roots)
+}
+
+// testTLS is a server's TLS configuration with httptest's certificate
+// (for 127.0.0.1), and a client's that trusts it, taken from a server
+// never used.
+func testTLS() (serving, trusting *tls.Config) {
+	s := httptest.NewUnstartedServer(http.NotFoundHandler())
+	s.StartTLS()
+	defer s.Close()
+	pool := x509.NewCertPool()
+	pool.AddCert(s.Certificate())
+	return &tls.Config{Certificates: s.TLS.Certificates}, &tls.Config{RootCAs: pool}
+}
+
+// A TLS connection to the receiver reads each record whole into a buffer
+// of its own (tlsConn), and gives the error crypto/tls read with the
+// record (the receiver's close_notify right behind its answer, io.EOF)
+// with the record's last byte, as crypto/tls gives it. Given a read
+// later, net/http takes the connection for a kept one and gives the next
+// call a connection the receiver has closed. (crypto/tls sees the alert
+// behind a record under TLS 1.2 only: under 1.3 its type is hidden.)
+func TestTLSConnEOFWithLastByte(t *testing.T) {
+	t.Parallel()
+	const answer = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+	serving, trusting := testTLS()
+	serving.MaxVersion = tls.VersionTLS12
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	sent := make(chan error, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			sent <- err
+			return
+		}
+		defer c.Close()
+		tc := tls.Server(c, serving)
+		if _, err := io.WriteString(tc, answer); err != nil {
+			sent <- err
+			return
+		}
+		if err := tc.CloseWrite(); err != nil { // the close_notify
+			sent <- err
+			return
+		}
+		// Both records in the client's socket before it reads.
+		sent <- testnet.WaitTaken(c)
+	}()
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := net.Dial(network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &countedConn{Conn: c}, nil
+	}
+	c, err := dialTLS(context.Background(), dial, trusting, "tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := <-sent; err != nil {
+		t.Fatal(err)
+	}
+	var got []byte
+	p := make([]byte, 4) // as a reader that asks less than a record
+	for {
+		n, err := c.Read(p)
+		got = append(got, p[:n]...)
+		if err != nil {
+			if err != io.EOF || len(got) != len(answer) || n == 0 {
+				t.Fatalf("read %q, then %d bytes and %v; want %q, its last byte with io.EOF", got, n, err, answer)
+			}
+			return
+		}
+		if len(got) >= len(answer) {
+			t.Fatalf("read %q with no error; want its last byte with io.EOF", got)
+		}
+	}
 }
 
 // A receiver behind listen --forward-to that frames its answer as no
