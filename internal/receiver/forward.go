@@ -628,11 +628,12 @@ const malformedLead = "malformed answer:"
 // (judgeHead, pastEnd), for a summary that counts such answers.
 const MalformedKinds = "a Content-Length short of its body, a 204 or 304 with a body, an answer to HEAD with a body, both Content-Length and Transfer-Encoding"
 
-// IsMalformedAnswer says f, a call's forward as recorded, failed on an
-// answer framed as no HTTP/1.1 answer may be (malformedAnswer): its
-// words are all a record keeps of it.
-func IsMalformedAnswer(f *capture.Forward) bool {
-	return f != nil && strings.HasPrefix(f.Error, malformedLead)
+// IsMalformedAnswer says a forward whose error was forwardErr, as
+// recorded (a call's forward, a fault's delivery), failed on an answer
+// framed as no HTTP/1.1 answer may be (malformedAnswer): its words are
+// all a record keeps of it.
+func IsMalformedAnswer(forwardErr string) bool {
+	return strings.HasPrefix(forwardErr, malformedLead)
 }
 
 // maxStaleTries bounds how often a forward is made again for a kept-alive

@@ -56,8 +56,9 @@ type CallPrinter struct {
 	// the calls whose forward failed (not reached, cut short, too slow)
 	// and whose sender was there for that answer.
 	failed map[int]int
-	// malformed counts the forwards whose answer came framed as no
-	// HTTP/1.1 answer may be (receiver.IsMalformedAnswer): failed ones,
+	// malformed counts the forwards (a fault's deliveries too) whose
+	// answer came framed as no HTTP/1.1 answer may be
+	// (receiver.IsMalformedAnswer): failed ones,
 	// each answered listen's 502, said apart so that the summary says
 	// the receiver answered, wrongly, where "failed" alone reads as none.
 	malformed int
@@ -516,6 +517,9 @@ func (p *CallPrinter) tallyForward(c *receiver.Call) {
 			if d.Error == "" {
 				p.answered++
 			}
+			if receiver.IsMalformedAnswer(d.Error) {
+				p.malformed++
+			}
 		}
 		return
 	}
@@ -524,7 +528,7 @@ func (p *CallPrinter) tallyForward(c *receiver.Call) {
 		if f.Error == "" {
 			p.answered++
 		}
-		if receiver.IsMalformedAnswer(f) {
+		if receiver.IsMalformedAnswer(f.Error) {
 			p.malformed++
 		}
 	}
