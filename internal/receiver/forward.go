@@ -32,16 +32,22 @@ import (
 // for the system's roots.
 func newClient(conns int, timeout time.Duration, tlsConf *tls.Config) *http.Client {
 	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dialer.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &countedConn{Conn: c}, nil
+	}
 	tr := &http.Transport{
-		Proxy: nil, // a local receiver, never through a proxy
-		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			c, err := dialer.DialContext(ctx, network, addr)
-			if err != nil {
-				return nil, err
-			}
-			return &countedConn{Conn: c}, nil
+		Proxy:       nil, // a local receiver, never through a proxy
+		DialContext: dial,
+		// TLS dialled here, as net/http would (HTTP/1.1 only: no ALPN,
+		// ForceAttemptHTTP2 is off), so that the answers are watched
+		// above the records (tlsConn).
+		DialTLSContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			return dialTLS(ctx, dial, tlsConf, network, addr)
 		},
-		TLSClientConfig:       tlsConf, // HTTP/1.1 only: ForceAttemptHTTP2 is off
 		MaxIdleConns:          conns,
 		MaxIdleConnsPerHost:   conns,
 		IdleConnTimeout:       forwardIdle,
@@ -55,6 +61,82 @@ func newClient(conns int, timeout time.Duration, tlsConf *tls.Config) *http.Clie
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 }
+
+// dialTLS opens a connection to addr by dial and makes TLS over it with
+// conf (nil: the system's roots), the server's name the host's, as
+// net/http does; the handshake is bounded by ctx (the call's).
+func dialTLS(ctx context.Context, dial func(context.Context, string, string) (net.Conn, error), conf *tls.Config, network, addr string) (net.Conn, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	c, err := dial(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	if conf = conf.Clone(); conf == nil {
+		conf = &tls.Config{}
+	}
+	if conf.ServerName == "" {
+		conf.ServerName = host
+	}
+	tc := tls.Client(c, conf)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return &tlsConn{Conn: tc, sock: c.(*countedConn)}, nil
+}
+
+// maxTLSPlaintext is the most plaintext a TLS record carries (RFC 8446
+// 5.1, RFC 5246 6.2.1); crypto/tls refuses a record with more.
+const maxTLSPlaintext = 16 << 10
+
+// tlsConn is a TLS connection to the receiver whose answers are watched
+// above its records (answerWatcher), where the socket under it holds
+// records. It reads a record's plaintext whole into a buffer of its own:
+// crypto/tls hands a read what it asks of the record at hand and keeps
+// the rest unseen, so a record's bytes after an answer's framed end would
+// be missed; in the buffer they are counted (unread). The read's error
+// is given with the buffer's last byte, as crypto/tls gives it (the
+// receiver's close_notify right after an answer is an io.EOF with its
+// bytes): given a read later, net/http took the connection for a kept
+// one and gave the next call a connection the receiver had closed.
+type tlsConn struct {
+	*tls.Conn
+	sock    *countedConn
+	buf     []byte // maxTLSPlaintext, allocated on the first read
+	pending []byte // of buf, read and not yet given
+	err     error  // the read's that filled buf, given with its last byte
+	answers answerWatcher
+}
+
+// NetConn is the counted socket under the TLS, as onceOnly's trace
+// counts what of a call went out.
+func (c *tlsConn) NetConn() net.Conn { return c.sock }
+
+func (c *tlsConn) Read(p []byte) (int, error) {
+	if c.answers.ended.Load() {
+		return 0, io.EOF
+	}
+	if len(c.pending) == 0 && c.err == nil {
+		if c.buf == nil {
+			c.buf = make([]byte, maxTLSPlaintext)
+		}
+		n, err := c.Conn.Read(c.buf)
+		c.pending, c.err = c.buf[:n], err
+	}
+	n := copy(p, c.pending)
+	c.pending = c.pending[n:]
+	var err error
+	if len(c.pending) == 0 {
+		err, c.err = c.err, nil
+	}
+	return c.answers.seen(p, n, err, c.unread)
+}
+
+// unread is how many bytes of the record last read no read has taken.
+func (c *tlsConn) unread() int { return len(c.pending) }
 
 // forwardIdle is how long a connection to the receiver is kept idle for
 // the next call: shorter than the idle timeouts receivers' servers close
@@ -75,16 +157,9 @@ type countedConn struct {
 	net.Conn
 	written atomic.Int64
 	readErr atomic.Pointer[error]
-	// read counts the bytes read from the connection and given the calls
-	// it was given (onceOnly's trace); head keeps the first bytes read
-	// for the call last given it, up to maxHeadKept, while heading is set:
-	// together they say whether the receiver sent more than its answer
-	// framed (framingFault).
-	read    atomic.Int64
-	given   atomic.Int64
-	heading atomic.Bool
-	headMu  sync.Mutex
-	head    []byte
+	// answers watches the answers read, on a plain connection (one under
+	// TLS is watched above its records: tlsConn).
+	answers answerWatcher
 	// refuse, when set, is the error every write fails with: the
 	// connection was given a copy of a call that went out already
 	// (onceOnly's trace), which must not go out again.
@@ -93,9 +168,6 @@ type countedConn struct {
 	// connection, a plain one (onceOnly's trace): an answer read before
 	// it ends is held from net/http until it does (Read).
 	callWrite atomic.Pointer[forwardWrite]
-	// refused says the answer of the call last given the connection
-	// began with a status of 4xx or 5xx (refusal): none of it is held.
-	refused atomic.Bool
 }
 
 // forwardWrite is the end of the write of a try of a forwarded call, which
@@ -126,24 +198,15 @@ func (c *countedConn) Write(p []byte) (int, error) {
 }
 
 func (c *countedConn) Read(p []byte) (int, error) {
+	if c.answers.ended.Load() {
+		return 0, io.EOF
+	}
 	n, err := c.Conn.Read(p)
 	if err != nil {
 		c.readErr.CompareAndSwap(nil, &err)
 	}
-	if n > 0 {
-		c.read.Add(int64(n))
-		if c.heading.Load() {
-			c.headMu.Lock()
-			if c.heading.Load() {
-				c.head = append(c.head, p[:min(n, maxHeadKept-len(c.head))]...)
-			}
-			if refusal(c.head) {
-				c.refused.Store(true)
-			}
-			c.headMu.Unlock()
-		}
-	}
-	if w := c.callWrite.Load(); n > 0 && w != nil && !c.refused.Load() {
+	n, err = c.answers.seen(p, n, err, c.unread)
+	if w := c.callWrite.Load(); n > 0 && w != nil && !c.answers.refused() {
 		// The receiver answered before the call was written whole (a
 		// 200 from its head, the body read after): net/http's client,
 		// given the answer with the write under way, waits 50ms for it
@@ -159,6 +222,9 @@ func (c *countedConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// unread is how many bytes the socket holds that no read has taken yet.
+func (c *countedConn) unread() int { return bufferedBytes(c.Conn) }
+
 // refusal says head, an answer's first bytes, starts a status line that
 // says 4xx or 5xx: a refusal, which fails whatever became of the call's
 // body, and is not held (a receiver that will not take a body may keep
@@ -172,25 +238,104 @@ func refusal(head []byte) bool {
 // framing: a head longer than that is not judged.
 const maxHeadKept = 64 << 10
 
-// startHead begins keeping the bytes read for a call just given the
-// connection: the reading goroutine's buffer is empty then (it reads an
-// idle connection, and closes one that sent bytes nobody asked for).
-func (c *countedConn) startHead() {
-	c.headMu.Lock()
-	c.head = c.head[:0]
-	c.refused.Store(false)
-	c.heading.Store(true)
-	c.headMu.Unlock()
+// answerWatcher watches the answers read on a connection to the
+// receiver, where they are HTTP (a plain socket, or above TLS's records),
+// each by the watch of the call it was given for.
+//
+// The framing of an answer is judged in the read that reaches the end of
+// the body its head framed, before net/http has the bytes: judged later,
+// as it once was, when the forward had read the body, net/http had put
+// the connection back in its pool by then, and another forward given it
+// took its bytes for its own answer's; one answer in twelve that sent
+// more than its Content-Length, at a concurrency of 2, was passed on as
+// clean.
+type answerWatcher struct {
+	watch atomic.Pointer[answerWatch] // the call's last given the connection
+	// ended says an answer was found malformed (answerWatch.fault): the
+	// connection reads as closed by the receiver after that answer's
+	// framed end, so that net/http drops it, and no call given it after
+	// takes the bytes that followed for the start of its own answer.
+	ended atomic.Bool
 }
 
-// stopHead stops keeping the bytes read and returns those kept.
-func (c *countedConn) stopHead() []byte {
-	c.headMu.Lock()
-	defer c.headMu.Unlock()
-	c.heading.Store(false)
-	h := c.head
-	c.head = nil
-	return h
+// seen passes the n bytes of a read of p (err its error) by the watch of
+// the call last given the connection, and returns what the read gives
+// its caller: all of it, or, for an answer found malformed, the bytes up
+// to its framed end and io.EOF. unread is how many bytes wait to be read
+// after these.
+func (a *answerWatcher) seen(p []byte, n int, err error, unread func() int) (int, error) {
+	w := a.watch.Load()
+	if n <= 0 || w == nil {
+		return n, err
+	}
+	if keep, malformed := w.saw(p[:n], unread); malformed {
+		a.ended.Store(true)
+		return keep, io.EOF
+	}
+	return n, err
+}
+
+func (a *answerWatcher) refused() bool {
+	w := a.watch.Load()
+	return w != nil && w.refusing.Load()
+}
+
+// answerWatch is what the bytes of one call's answer, as they are read,
+// say of its framing (framingFault).
+type answerWatch struct {
+	method string // the call's: an answer to HEAD frames no body
+	mu     sync.Mutex
+	// head keeps the answer's first bytes, up to maxHeadKept, until its
+	// head is whole (headRead).
+	head     []byte
+	headRead bool
+	f        framing // the head's, once read
+	read     int64   // the answer's bytes read
+	// end is the byte of the answer its head framed it to end at, -1
+	// when that is not known (chunked, until the close) or was judged.
+	end   int64
+	fault string // how the answer was malformed, "" for not
+	// refusing says the status line says 4xx or 5xx (refusal): looked
+	// at on each read of a plain connection, without the lock.
+	refusing atomic.Bool
+}
+
+func newAnswerWatch(method string) *answerWatch {
+	return &answerWatch{method: method, end: -1}
+}
+
+// saw judges b, the next bytes read of the answer; unread is how many
+// more wait to be read. malformed says the answer was found malformed in
+// them: keep is how many of b are the answer's, up to its framed end.
+func (w *answerWatch) saw(b []byte, unread func() int) (keep int, malformed bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	before := w.read
+	w.read += int64(len(b))
+	if !w.headRead {
+		w.head = append(w.head, b[:min(len(b), maxHeadKept-len(w.head))]...)
+		w.refusing.Store(refusal(w.head))
+		f, ok := parseHeads(w.head)
+		if !ok {
+			if len(w.head) == maxHeadKept {
+				w.headRead, w.head = true, nil // too long to judge
+			}
+			return len(b), false
+		}
+		w.headRead, w.head = true, nil
+		w.f = f
+		w.fault, w.end = judgeHead(f, w.method)
+	}
+	if w.end < 0 || w.read < w.end {
+		return len(b), false
+	}
+	end := w.end
+	w.end = -1
+	if w.read == end && unread() == 0 {
+		return len(b), false
+	}
+	w.fault = pastEnd(w.f, w.method)
+	return int(end - before), true
 }
 
 // onceOnly keeps net/http from sending a forwarded call a second time.
@@ -206,18 +351,19 @@ func (c *countedConn) stopHead() []byte {
 // no second delivery. A call with no body net/http makes again without
 // asking for one: the connection it is given for that refuses it (trace).
 type onceOnly struct {
-	body []byte
-	mu   sync.Mutex
-	conn *countedConn // the connection the call was given, nil before
-	at   int64        // conn's bytes written when it was given the call
+	body   []byte
+	method string
+	mu     sync.Mutex
+	conn   *countedConn // the connection the call was given, nil before
+	at     int64        // conn's bytes written when it was given the call
 	// uncounted says the connection it was given is not one of
 	// newClient's: whether any of the call went out on it is not known.
 	uncounted bool
 	out       bool  // some of the call went out on a connection before conn
-	readAt    int64 // conn's bytes read when it was given the call
-	givenAt   int64 // conn's calls given, this one counted
 	cause     error // what failed that connection, when a read said it
 	reused    bool  // the connection it was last given was a kept-alive one
+	// answer watches the answer read for the call on conn (framingFault).
+	answer *answerWatch
 	// write is the end of the write of the try last given a plain counted
 	// connection, nil for none: its answer was held until then
 	// (countedConn.Read), and a 2xx to a call not written whole fails.
@@ -233,13 +379,20 @@ func (o *onceOnly) trace() *httptrace.ClientTrace {
 		write.end(info.Err)
 	}, GotConn: func(info httptrace.GotConnInfo) {
 		c := info.Conn
+		var answers *answerWatcher // where the answers are HTTP
+		switch hc := c.(type) {
+		case *countedConn:
+			answers = &hc.answers
+		case *tlsConn:
+			answers = &hc.answers
+		}
 		t, underTLS := c.(interface{ NetConn() net.Conn })
 		if underTLS {
 			c = t.NetConn() // a TLS connection over the counted one
 		}
 		o.mu.Lock()
 		defer o.mu.Unlock()
-		o.write = nil
+		o.write, o.answer = nil, nil
 		o.reused = info.Reused
 		if !o.out && o.wroteLocked() {
 			o.out = true
@@ -262,14 +415,19 @@ func (o *onceOnly) trace() *httptrace.ClientTrace {
 			cc.refuse.Store(&e)
 		default:
 			o.conn, o.at = cc, cc.written.Load()
-			o.readAt, o.givenAt = cc.read.Load(), cc.given.Add(1)
-			cc.startHead()
+			o.answer = newAnswerWatch(o.method)
 			if !underTLS {
 				// Under TLS the socket holds records, whose answer's
 				// status cannot be told there: its answers are not held.
 				o.write = write
 				cc.callWrite.Store(write)
 			}
+		}
+		if answers != nil {
+			// Before the call is written: the answer's first byte is
+			// read after (net/http closes an idle connection that
+			// sent bytes nobody asked for).
+			answers.watch.Store(o.answer)
 		}
 	}}
 }
@@ -310,20 +468,21 @@ func (o *onceOnly) wentOut() bool {
 	return o.out || o.wroteLocked()
 }
 
-// answerHead stops keeping the bytes read for the call and returns the
-// framing its answer's head declared; ok false when it cannot be judged
-// (a connection not counted, as under TLS, where the socket holds
-// records; a head longer than maxHeadKept).
-func (o *onceOnly) answerHead() (framing, bool) {
+// framingFault says how the answer of the call's last try was framed as
+// no HTTP/1.1 answer may be (answerWatch), "" when it was not or could
+// not be told (a head over maxHeadKept; bytes past the answer's end that
+// came after the read that reached it). Asked once the answer was read
+// whole: its framing was judged by then, in the reads that took it.
+func (o *onceOnly) framingFault() string {
 	o.mu.Lock()
-	cc := o.conn
+	w := o.answer
 	o.mu.Unlock()
-	if cc == nil {
-		return framing{}, false
+	if w == nil {
+		return ""
 	}
-	f, ok := parseHeads(cc.stopHead())
-	f.conn, f.readAt, f.givenAt = cc, o.readAt, o.givenAt
-	return f, ok
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.fault
 }
 
 // framing is what an answer's head (after any 1xx heads) says of its
@@ -331,9 +490,11 @@ func (o *onceOnly) answerHead() (framing, bool) {
 // Content-Length beside a Transfer-Encoding before anyone sees it.
 type framing struct {
 	headLen                    int64 // the bytes of the heads, 1xx ones too
+	status                     int
 	contentLength, transferEnc bool
-	conn                       *countedConn
-	readAt, givenAt            int64
+	// length is the Content-Length's value, -1 when there is none or it
+	// is no length net/http reads (a client error then, not judged).
+	length int64
 }
 
 // parseHeads reads the heads at the start of b, an answer's first bytes:
@@ -350,7 +511,9 @@ func parseHeads(b []byte) (f framing, ok bool) {
 			return f, false
 		}
 		n := int64(len(line) + 1)
+		f.status, f.length = code, -1
 		f.contentLength, f.transferEnc = false, false
+		var length []byte // the first Content-Length's value
 		for {
 			line, rest, found = bytes.Cut(rest, []byte("\n"))
 			if !found {
@@ -361,9 +524,20 @@ func parseHeads(b []byte) (f framing, ok bool) {
 			if len(line) == 0 {
 				break
 			}
-			name, _, _ := bytes.Cut(line, []byte(":"))
+			name, value, _ := bytes.Cut(line, []byte(":"))
 			switch {
 			case asciiFold(name, "Content-Length"):
+				value = bytes.Trim(value, " \t")
+				switch {
+				case !f.contentLength:
+					length = value
+					if v, err := strconv.ParseUint(string(value), 10, 63); err == nil {
+						f.length = int64(v)
+					}
+				case !bytes.Equal(value, length):
+					// Two that differ: net/http refuses the answer.
+					f.length = -1
+				}
 				f.contentLength = true
 			case asciiFold(name, "Transfer-Encoding"):
 				f.transferEnc = true
@@ -398,53 +572,40 @@ func asciiFold(b []byte, s string) bool {
 	return true
 }
 
-// framingFault says how the receiver's answer, read whole, was framed in
-// a way no HTTP/1.1 answer may be, "" when it was not or cannot be told:
-// a Content-Length beside a Transfer-Encoding (RFC 9112 6.2), or bytes
-// after the body its head framed (a Content-Length short of the body it
-// sent, a 204 or 304 with a body), which came with the answer or by the
-// time it was read. net/http's client reads the answer as framed and
-// drops the rest with the connection, so the sender would get an answer
-// that reads clean where send straight to the receiver counts bytes no
-// call asked for. method is the call's.
-func framingFault(f framing, resp *http.Response, method string) string {
+// judgeHead judges an answer's head, f, to a call of method: fault
+// says how it was framed as no HTTP/1.1 answer may be (a Content-Length
+// beside a Transfer-Encoding, RFC 9112 6.2), "" when it was not; end is
+// the byte of the answer at which its body ends, -1 when that is not
+// known from the head (chunked, until the close; what follows a 101 is
+// another protocol's). Bytes past end are no call's (pastEnd).
+func judgeHead(f framing, method string) (fault string, end int64) {
 	if f.contentLength && f.transferEnc {
-		return "with both Content-Length and Transfer-Encoding, which no HTTP/1.1 answer may have (RFC 9112 6.2): a sender may read its body by either"
+		return "with both Content-Length and Transfer-Encoding, which no HTTP/1.1 answer may have (RFC 9112 6.2): a sender may read its body by either", -1
 	}
-	var body int64
 	switch {
-	case method == http.MethodHead || resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusNotModified:
-	case len(resp.TransferEncoding) > 0 || resp.ContentLength < 0 || resp.StatusCode == http.StatusSwitchingProtocols:
-		// Chunked, or until the close: no bytes can come after it
-		// that its framing would not take (a chunked one's are not
-		// counted here); what follows a 101 is another protocol's.
-		return ""
-	default:
-		body = resp.ContentLength
+	case method == http.MethodHead || f.status == http.StatusNoContent || f.status == http.StatusNotModified:
+		return "", f.headLen
+	case f.transferEnc || f.length < 0 || f.status == http.StatusSwitchingProtocols:
+		return "", -1
 	}
-	cc := f.conn
-	// The bytes read past the answer, then those waiting in the socket,
-	// then the count again: the reading goroutine may take bytes from
-	// the socket between the looks.
-	before := cc.read.Load()
-	queued := int64(bufferedBytes(cc.Conn))
-	after := cc.read.Load()
-	past := after - f.readAt - f.headLen - body
-	if after == before {
-		past += queued
-	}
-	if past <= 0 || cc.given.Load() != f.givenAt {
-		// Another call was given the connection since: what came may
-		// be its answer.
-		return ""
-	}
+	return "", f.headLen + f.length
+}
+
+// pastEnd says how an answer, f its head, to a call of method was
+// malformed that came with bytes after the end its head framed (a
+// Content-Length short of the body it sent, a 204 or 304 with a body,
+// an answer to HEAD with one). net/http's client reads the answer as
+// framed and drops the rest with the connection, so the sender would get
+// an answer that reads clean where send straight to the receiver counts
+// bytes no call asked for.
+func pastEnd(f framing, method string) string {
 	switch {
 	case method == http.MethodHead:
 		return "to HEAD and sent bytes after its head, which frames no body: bytes no call asked for after an answer (an answer to HEAD with a body)"
-	case resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusNotModified:
-		return fmt.Sprintf("and sent bytes after its head, which a %d has no body after: bytes no call asked for after an answer (a %d with a body)", resp.StatusCode, resp.StatusCode)
+	case f.status == http.StatusNoContent || f.status == http.StatusNotModified:
+		return fmt.Sprintf("and sent bytes after its head, which a %d has no body after: bytes no call asked for after an answer (a %d with a body)", f.status, f.status)
 	}
-	return fmt.Sprintf("with Content-Length %d and sent bytes after that body: bytes no call asked for after an answer (a Content-Length short of its body)", resp.ContentLength)
+	return fmt.Sprintf("with Content-Length %d and sent bytes after that body: bytes no call asked for after an answer (a Content-Length short of its body)", f.length)
 }
 
 // malformedAnswer is the forward's error when the receiver's answer came
@@ -463,11 +624,16 @@ func (e malformedAnswer) Error() string {
 // an answer is named.
 const malformedLead = "malformed answer:"
 
-// IsMalformedAnswer says f, a call's forward as recorded, failed on an
-// answer framed as no HTTP/1.1 answer may be (malformedAnswer): its
-// words are all a record keeps of it.
-func IsMalformedAnswer(f *capture.Forward) bool {
-	return f != nil && strings.HasPrefix(f.Error, malformedLead)
+// MalformedKinds names each kind of framing the check finds malformed
+// (judgeHead, pastEnd), for a summary that counts such answers.
+const MalformedKinds = "a Content-Length short of its body, a 204 or 304 with a body, an answer to HEAD with a body, both Content-Length and Transfer-Encoding"
+
+// IsMalformedAnswer says a forward whose error was forwardErr, as
+// recorded (a call's forward, a fault's delivery), failed on an answer
+// framed as no HTTP/1.1 answer may be (malformedAnswer): its words are
+// all a record keeps of it.
+func IsMalformedAnswer(forwardErr string) bool {
+	return strings.HasPrefix(forwardErr, malformedLead)
 }
 
 // maxStaleTries bounds how often a forward is made again for a kept-alive
@@ -692,7 +858,7 @@ func (r *Receiver) forwardCopy(ctx context.Context, req *http.Request, body []by
 func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []byte, keepBody bool) (answer, *capture.Forward, bool) {
 	named, u := target(r.cfg.ForwardTo, req)
 	fwd := &capture.Forward{URL: named.String()}
-	once := &onceOnly{body: body}
+	once := &onceOnly{body: body, method: req.Method}
 	newRequest := func() (*http.Request, error) {
 		out, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, once.trace()), req.Method, named.String(), bytes.NewReader(body))
 		if err != nil {
@@ -737,7 +903,6 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		// idle connections were closed by the same receiver.
 		r.cfg.Client.CloseIdleConnections()
 	}
-	head, headOK := once.answerHead()
 	if err == nil && resp.StatusCode < 100 {
 		// net/http's client takes a status line's 000 to 099 as a code,
 		// which its server cannot write (WriteHeader panics: the sender's
@@ -766,8 +931,8 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		case errors.Is(err, errBusy):
 		case err != nil:
 			err = answerCutShort{status: resp.StatusCode, got: n, length: resp.ContentLength, err: err}
-		case headOK:
-			if how := framingFault(head, resp, req.Method); how != "" {
+		default:
+			if how := once.framingFault(); how != "" {
 				err = malformedAnswer{status: resp.StatusCode, how: how}
 			}
 		}

@@ -2,23 +2,37 @@ package receiver
 
 import (
 	"bufio"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/testnet"
 )
 
 // keptAliveRawBackend reads each call whole and answers it with answer's
 // raw bytes in one write, keeping the connection open for the next call,
 // as a receiver that frames its answers wrong but is otherwise HTTP/1.1.
-func keptAliveRawBackend(t *testing.T, answer string) *url.URL {
+// Over https (scheme) it serves httptest's certificate; client trusts it.
+func keptAliveRawBackend(t *testing.T, scheme, answer string) (u *url.URL, client *http.Client) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
+	}
+	var roots *tls.Config
+	if scheme == "https" {
+		var serving *tls.Config
+		serving, roots = testTLS()
+		ln = tls.NewListener(ln, serving)
 	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -63,8 +77,89 @@ func keptAliveRawBackend(t *testing.T, answer string) *url.URL {
 		mu.Unlock()
 		wg.Wait()
 	})
-	u, _ := url.Parse("http://" + ln.Addr().String() + "/hook")
-	return u
+	u, _ = url.Parse(scheme + "://" + ln.Addr().String() + "/hook")
+	return u, newClient(16, 30*time.Second, roots)
+}
+
+// testTLS is a server's TLS configuration with httptest's certificate
+// (for 127.0.0.1), and a client's that trusts it, taken from a server
+// never used.
+func testTLS() (serving, trusting *tls.Config) {
+	s := httptest.NewUnstartedServer(http.NotFoundHandler())
+	s.StartTLS()
+	defer s.Close()
+	pool := x509.NewCertPool()
+	pool.AddCert(s.Certificate())
+	return &tls.Config{Certificates: s.TLS.Certificates}, &tls.Config{RootCAs: pool}
+}
+
+// A TLS connection to the receiver reads each record whole into a buffer
+// of its own (tlsConn), and gives the error crypto/tls read with the
+// record (the receiver's close_notify right behind its answer, io.EOF)
+// with the record's last byte, as crypto/tls gives it. Given a read
+// later, net/http takes the connection for a kept one and gives the next
+// call a connection the receiver has closed. (crypto/tls sees the alert
+// behind a record under TLS 1.2 only: under 1.3 its type is hidden.)
+func TestTLSConnEOFWithLastByte(t *testing.T) {
+	t.Parallel()
+	const answer = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+	serving, trusting := testTLS()
+	serving.MaxVersion = tls.VersionTLS12
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	sent := make(chan error, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			sent <- err
+			return
+		}
+		defer c.Close()
+		tc := tls.Server(c, serving)
+		if _, err := io.WriteString(tc, answer); err != nil {
+			sent <- err
+			return
+		}
+		if err := tc.CloseWrite(); err != nil { // the close_notify
+			sent <- err
+			return
+		}
+		// Both records in the client's socket before it reads.
+		sent <- testnet.WaitTaken(c)
+	}()
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := net.Dial(network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &countedConn{Conn: c}, nil
+	}
+	c, err := dialTLS(context.Background(), dial, trusting, "tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := <-sent; err != nil {
+		t.Fatal(err)
+	}
+	var got []byte
+	p := make([]byte, 4) // as a reader that asks less than a record
+	for {
+		n, err := c.Read(p)
+		got = append(got, p[:n]...)
+		if err != nil {
+			if err != io.EOF || len(got) != len(answer) || n == 0 {
+				t.Fatalf("read %q, then %d bytes and %v; want %q, its last byte with io.EOF", got, n, err, answer)
+			}
+			return
+		}
+		if len(got) >= len(answer) {
+			t.Fatalf("read %q with no error; want its last byte with io.EOF", got)
+		}
+	}
 }
 
 // A receiver behind listen --forward-to that frames its answer as no
@@ -108,60 +203,197 @@ func TestForwardMalformedFraming(t *testing.T) {
 		{"a 100 Continue, then a 200 short of its body", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nok",
 			"malformed answer: the receiver answered 200 with Content-Length 1 and sent bytes after that body"},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			srv, _, mem := start(t, Config{ForwardTo: keptAliveRawBackend(t, tt.answer)})
-			// Three calls in turn: a clean answer's connection is kept
-			// and its next call judged as the first was.
-			var got []int
-			for range 3 {
-				got = append(got, post(t, srv, ev, `{"a":1}`).StatusCode)
-			}
-			srv.Close()
-			if len(mem.recs) != 3 {
-				t.Fatalf("%d records, want 3: every call is recorded", len(mem.recs))
-			}
-			for i, rec := range mem.recs {
-				f := rec.Forward
-				if f == nil {
-					t.Fatalf("call %d: no forward recorded", i+1)
+		for _, scheme := range []string{"http", "https"} {
+			t.Run(scheme+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
+				u, client := keptAliveRawBackend(t, scheme, tt.answer)
+				srv, _, mem := start(t, Config{ForwardTo: u, Client: client})
+				// Three calls in turn: a clean answer's connection is kept
+				// and its next call judged as the first was.
+				var got []int
+				for range 3 {
+					got = append(got, post(t, srv, ev, `{"a":1}`).StatusCode)
 				}
-				switch {
-				case tt.want == "" && (got[i] == http.StatusBadGateway || f.Error != ""):
-					t.Errorf("call %d: the sender got %d, forward error %q; want the receiver's answer passed on", i+1, got[i], f.Error)
-				case tt.want != "" && got[i] != http.StatusBadGateway:
-					t.Errorf("call %d: the sender got %d, want listen's 502: the receiver's answer was malformed", i+1, got[i])
-				case tt.want != "" && !strings.HasPrefix(f.Error, tt.want):
-					t.Errorf("call %d: forward error %q, want it to start %q", i+1, f.Error, tt.want)
+				srv.Close()
+				if len(mem.recs) != 3 {
+					t.Fatalf("%d records, want 3: every call is recorded", len(mem.recs))
 				}
-			}
-		})
+				for i, rec := range mem.recs {
+					f := rec.Forward
+					if f == nil {
+						t.Fatalf("call %d: no forward recorded", i+1)
+					}
+					switch {
+					case tt.want == "" && (got[i] == http.StatusBadGateway || f.Error != ""):
+						t.Errorf("call %d: the sender got %d, forward error %q; want the receiver's answer passed on", i+1, got[i], f.Error)
+					case tt.want != "" && got[i] != http.StatusBadGateway:
+						t.Errorf("call %d: the sender got %d, want listen's 502: the receiver's answer was malformed", i+1, got[i])
+					case tt.want != "" && !strings.HasPrefix(f.Error, tt.want):
+						t.Errorf("call %d: forward error %q, want it to start %q", i+1, f.Error, tt.want)
+					}
+				}
+			})
+		}
+	}
+}
+
+// An answer framed short of the bytes the receiver sent after it is
+// judged malformed on every connection, at a concurrency: judged once the
+// forward had read the body, as it was, net/http had put the connection
+// back in its pool by then, and another forward given it took the bytes
+// for its own answer's start; one call in twelve at a concurrency of 2
+// was passed on as clean (and over https none was judged). The others
+// given the connections after get answers of their own, as clean as the
+// receiver's are.
+func TestForwardMalformedFramingConcurrent(t *testing.T) {
+	t.Parallel()
+	const workers, each = 2, 25
+	for _, tt := range []struct {
+		name, method, answer, want string
+	}{
+		{"Content-Length short of its body", http.MethodPost, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokEXTRA",
+			"malformed answer: the receiver answered 200 with Content-Length 2 and sent bytes after that body"},
+		{"204 with a body", http.MethodPost, "HTTP/1.1 204 No Content\r\n\r\nhello",
+			"malformed answer: the receiver answered 204 and sent bytes after its head, which a 204 has no body after"},
+		{"304 with a body", http.MethodPost, "HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\nhello",
+			"malformed answer: the receiver answered 304 and sent bytes after its head, which a 304 has no body after"},
+		{"an answer to HEAD with a body", http.MethodHead, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello",
+			"malformed answer: the receiver answered 200 to HEAD and sent bytes after its head, which frames no body: bytes no call asked for after an answer (an answer to HEAD with a body)"},
+	} {
+		for _, scheme := range []string{"http", "https"} {
+			t.Run(scheme+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
+				u, client := keptAliveRawBackend(t, scheme, tt.answer)
+				srv, _, mem := start(t, Config{ForwardTo: u, Client: client})
+				var wg sync.WaitGroup
+				statuses := make(chan int, workers*each)
+				for range workers {
+					wg.Go(func() {
+						for range each {
+							req, err := http.NewRequest(tt.method, srv.URL+"/webhook?businessType="+ev, strings.NewReader(`{"a":1}`))
+							if err != nil {
+								t.Error(err)
+								return
+							}
+							resp, err := srv.Client().Do(req)
+							if err != nil {
+								t.Error(err)
+								return
+							}
+							resp.Body.Close()
+							statuses <- resp.StatusCode
+						}
+					})
+				}
+				wg.Wait()
+				srv.Close()
+				close(statuses)
+				for st := range statuses {
+					if st != http.StatusBadGateway {
+						t.Errorf("a sender got %d, want listen's 502 for every call: every answer was malformed", st)
+					}
+				}
+				judged := 0
+				for i, rec := range mem.recs {
+					switch f := rec.Forward; {
+					case f == nil:
+						t.Errorf("record %d: no forward recorded", i+1)
+					case strings.HasPrefix(f.Error, tt.want):
+						judged++
+					default:
+						t.Errorf("record %d: forward error %q, want it to start %q", i+1, f.Error, tt.want)
+					}
+				}
+				if len(mem.recs) != workers*each || judged != workers*each {
+					t.Errorf("%d of %d records judged malformed, want %d of %d", judged, len(mem.recs), workers*each, workers*each)
+				}
+			})
+		}
 	}
 }
 
 // The heads of an answer are read as they came: any 1xx heads, then the
-// answer's own, its framing fields by name in any case.
+// answer's own, its framing fields by name in any case, its
+// Content-Length's value as net/http reads it (-1 for none it reads).
 func TestParseHeads(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		name, in string
 		ok       bool
 		headLen  int64
+		status   int
 		cl, te   bool
+		length   int64
 	}{
-		{"plain", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", true, 38, true, false},
-		{"bare line ends", "HTTP/1.0 200 OK\nContent-Length: 2\n\nok", true, 35, true, false},
-		{"1xx first", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 204 No Content\r\nTransfer-Encoding: chunked\r\n\r\n", true, 80, false, true},
-		{"head not whole", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n", false, 0, false, false},
-		{"no HTTP", "HELLO\r\n\r\n", false, 0, false, false},
-		{"no code", "HTTP/1.1 2x0 OK\r\n\r\n", false, 0, false, false},
-		{"empty", "", false, 0, false, false},
-		{"a long s is no s", "HTTP/1.1 200 OK\r\nTran\u017ffer-Encoding: chunked\r\nContent-Length: 2\r\n\r\n", true, 67, true, false},
+		{"plain", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", true, 38, 200, true, false, 2},
+		{"bare line ends", "HTTP/1.0 200 OK\nContent-Length: 2\n\nok", true, 35, 200, true, false, 2},
+		{"1xx first", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 204 No Content\r\nTransfer-Encoding: chunked\r\n\r\n", true, 80, 204, false, true, -1},
+		{"a 1xx's Content-Length is not the answer's", "HTTP/1.1 103 Early Hints\r\nContent-Length: 9\r\n\r\nHTTP/1.1 200 OK\r\n\r\n", true, 66, 200, false, false, -1},
+		{"Content-Length twice, the same", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\ncontent-length:2 \r\n\r\nok", true, 57, 200, true, false, 2},
+		{"Content-Length twice, differing", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nok", true, 57, 200, true, false, -1},
+		{"Content-Length no number", "HTTP/1.1 200 OK\r\nContent-Length: -2\r\n\r\n", true, 39, 200, true, false, -1},
+		{"head not whole", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n", false, 0, 0, false, false, 0},
+		{"no HTTP", "HELLO\r\n\r\n", false, 0, 0, false, false, 0},
+		{"no code", "HTTP/1.1 2x0 OK\r\n\r\n", false, 0, 0, false, false, 0},
+		{"empty", "", false, 0, 0, false, false, 0},
+		{"a long s is no s", "HTTP/1.1 200 OK\r\nTran\u017ffer-Encoding: chunked\r\nContent-Length: 2\r\n\r\n", true, 67, 200, true, false, 2},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f, ok := parseHeads([]byte(tt.in))
-			if ok != tt.ok || ok && (f.headLen != tt.headLen || f.contentLength != tt.cl || f.transferEnc != tt.te) {
-				t.Errorf("parseHeads = %+v, %v; want ok %v, head %d bytes, Content-Length %v, Transfer-Encoding %v", f, ok, tt.ok, tt.headLen, tt.cl, tt.te)
+			if ok != tt.ok || ok && (f.headLen != tt.headLen || f.status != tt.status || f.contentLength != tt.cl || f.transferEnc != tt.te || f.length != tt.length) {
+				t.Errorf("parseHeads = %+v, %v; want ok %v, head %d bytes, status %d, Content-Length %v (%d), Transfer-Encoding %v", f, ok, tt.ok, tt.headLen, tt.status, tt.cl, tt.length, tt.te)
+			}
+		})
+	}
+}
+
+// An answer's framing is judged whatever reads its bytes come in: the
+// bytes after its framed end in the read that reached it, or waiting
+// after that read (unread), make it malformed, and that read gives its
+// reader the answer's bytes alone; an answer with none after its end is
+// not. Every way of cutting each answer into reads is tried. Each kind
+// found is named as the summary names them (MalformedKinds).
+func TestAnswerWatchReads(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, method, answer string
+		end                  int    // the answer's framed end; its bytes past it are no call's
+		want                 string // "" for a clean answer
+	}{
+		{"Content-Length short of its body", http.MethodPost, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokEXTRA", 40,
+			"with Content-Length 2 and sent bytes after that body"},
+		{"a 204 or 304 with a body", http.MethodPost, "HTTP/1.1 204 No Content\r\n\r\nhi", 27, "and sent bytes after its head, which a 204 has no body after"},
+		{"a 204 or 304 with a body", http.MethodPost, "HTTP/1.1 304 Not Modified\r\nContent-Length: 2\r\n\r\nhi", 48, "and sent bytes after its head, which a 304 has no body after"},
+		{"an answer to HEAD with a body", http.MethodHead, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", 38, "to HEAD and sent bytes after its head"},
+		{"both Content-Length and Transfer-Encoding", http.MethodPost, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", -1,
+			"with both Content-Length and Transfer-Encoding"},
+		{"a clean 200", http.MethodPost, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", -1, ""},
+		{"clean to HEAD", http.MethodHead, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n", -1, ""},
+		{"clean chunked", http.MethodPost, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", -1, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if tt.want != "" && !strings.Contains(MalformedKinds, tt.name) {
+				t.Errorf("MalformedKinds %q does not name %q", MalformedKinds, tt.name)
+			}
+			for size := 1; size <= len(tt.answer); size++ {
+				w := newAnswerWatch(tt.method)
+				given, malformed := 0, false
+				for at := 0; at < len(tt.answer) && !malformed; at += size {
+					b := []byte(tt.answer[at:min(at+size, len(tt.answer))])
+					next := at + len(b)
+					var keep int
+					keep, malformed = w.saw(b, func() int { return len(tt.answer) - next })
+					given += keep
+				}
+				switch {
+				case tt.want == "" && (malformed || w.fault != ""):
+					t.Errorf("reads of %d bytes: judged malformed (%q), want clean", size, w.fault)
+				case tt.want != "" && !strings.HasPrefix(w.fault, tt.want):
+					t.Errorf("reads of %d bytes: fault %q, want it to start %q", size, w.fault, tt.want)
+				case tt.end >= 0 && (!malformed || given != tt.end):
+					t.Errorf("reads of %d bytes: %d bytes given its reader, malformed %v; want the %d of the framed answer, then the end", size, given, malformed, tt.end)
+				}
 			}
 		})
 	}
@@ -186,6 +418,9 @@ func FuzzParseHeads(f *testing.F) {
 		}
 		if h.headLen < 2 || h.headLen > int64(len(b)) || b[h.headLen-1] != '\n' {
 			t.Fatalf("head of %d bytes in %q", h.headLen, b)
+		}
+		if h.length < -1 || h.length >= 0 && !h.contentLength {
+			t.Fatalf("Content-Length %d (%v) in %q", h.length, h.contentLength, b)
 		}
 	})
 }

@@ -56,8 +56,9 @@ type CallPrinter struct {
 	// the calls whose forward failed (not reached, cut short, too slow)
 	// and whose sender was there for that answer.
 	failed map[int]int
-	// malformed counts the forwards whose answer came framed as no
-	// HTTP/1.1 answer may be (receiver.IsMalformedAnswer): failed ones,
+	// malformed counts the forwards (a fault's deliveries too) whose
+	// answer came framed as no HTTP/1.1 answer may be
+	// (receiver.IsMalformedAnswer): failed ones,
 	// each answered listen's 502, said apart so that the summary says
 	// the receiver answered, wrongly, where "failed" alone reads as none.
 	malformed int
@@ -475,8 +476,8 @@ func (p *CallPrinter) receiverSummary(w io.Writer) {
 			n, term.Plural(n, "forward", "forwards"), term.Plural(n, "its sender got", "their senders got"), strings.Join(ss, ", "), term.Plural(n, "its line", "their lines"))
 	}
 	if n := p.malformed; n > 0 {
-		fmt.Fprintf(w, "  malformed:  %d %s framed as no HTTP/1.1 answer may be (a Content-Length short of its body, a 204 or 304 with a body, both Content-Length and Transfer-Encoding; see %s)\n",
-			n, term.Plural(n, "answer of the receiver's", "answers of the receiver's"), term.Plural(n, "its line", "their lines"))
+		fmt.Fprintf(w, "  malformed:  %d %s framed as no HTTP/1.1 answer may be (%s; see %s)\n",
+			n, term.Plural(n, "answer of the receiver's", "answers of the receiver's"), receiver.MalformedKinds, term.Plural(n, "its line", "their lines"))
 	}
 }
 
@@ -516,6 +517,9 @@ func (p *CallPrinter) tallyForward(c *receiver.Call) {
 			if d.Error == "" {
 				p.answered++
 			}
+			if receiver.IsMalformedAnswer(d.Error) {
+				p.malformed++
+			}
 		}
 		return
 	}
@@ -524,7 +528,7 @@ func (p *CallPrinter) tallyForward(c *receiver.Call) {
 		if f.Error == "" {
 			p.answered++
 		}
-		if receiver.IsMalformedAnswer(f) {
+		if receiver.IsMalformedAnswer(f.Error) {
 			p.malformed++
 		}
 	}

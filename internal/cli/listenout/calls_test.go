@@ -386,6 +386,63 @@ func TestForwardSummary(t *testing.T) {
 	}
 }
 
+// The summary's malformed line counts the receiver's answers the framing
+// check found malformed, whichever kind, and names every kind it finds:
+// it left out an answer to HEAD with a body, which it counted.
+func TestForwardSummaryMalformed(t *testing.T) {
+	t.Parallel()
+	var sum bytes.Buffer
+	p := NewCallPrinter(&bytes.Buffer{}, false, term.Style{})
+	p.Forwarding = true
+	for i, how := range []string{
+		"malformed answer: the receiver answered 200 to HEAD and sent bytes after its head, which frames no body",
+		"malformed answer: the receiver answered 200 with Content-Length 2 and sent bytes after that body",
+		"malformed answer: the receiver answered 204 and sent bytes after its head, which a 204 has no body after",
+		"malformed answer: the receiver answered 200 with both Content-Length and Transfer-Encoding",
+		"the receiver did not answer within 30s", // failed, not malformed
+	} {
+		c := call(`{"requestId":"r-`+strconv.Itoa(i)+`"}`, nil)
+		c.Record.Response.Status = 502
+		c.Record.Forward = &capture.Forward{Error: how}
+		p.Observe(c, nil)
+	}
+	p.Summary(&sum, term.Style{}, "listen stopped:", "")
+	want := "  malformed:  4 answers of the receiver's framed as no HTTP/1.1 answer may be (a Content-Length short of its body, a 204 or 304 with a body, an answer to HEAD with a body, both Content-Length and Transfer-Encoding; see their lines)\n"
+	if !strings.Contains(sum.String(), want) {
+		t.Errorf("summary lacks %q:\n%s", want, sum.String())
+	}
+}
+
+// A fault's deliveries are forwards of their own, each with its answer:
+// a malformed one is counted on the malformed line as a call's forward
+// is. They were not: a --fault run against a receiver whose every answer
+// was malformed had no malformed line, its lines saying "malformed
+// answer".
+func TestFaultDeliveriesMalformedCounted(t *testing.T) {
+	t.Parallel()
+	var sum bytes.Buffer
+	p := NewCallPrinter(&bytes.Buffer{}, false, term.Style{})
+	p.Faults = []string{"duplicate"}
+	p.Forwarding = true
+	c := call(`{"requestId":"r-1"}`, nil)
+	c.Record.Response.Status = 502
+	c.Record.Fault = &capture.Fault{Kind: "duplicate", Attempt: 1, Deliveries: []capture.Delivery{
+		{Error: "malformed answer: the receiver answered 204 and sent bytes after its head, which a 204 has no body after"},
+		{Error: "malformed answer: the receiver answered 200 with Content-Length 2 and sent bytes after that body"},
+		{Status: 200},
+	}}
+	p.Observe(c, nil)
+	p.Summary(&sum, term.Style{}, "listen stopped:", "")
+	for _, want := range []string{
+		"  receiver:   sent 3 calls for the sender's 1 (1 answered)\n",
+		"  malformed:  2 answers of the receiver's framed as no HTTP/1.1 answer may be (",
+	} {
+		if !strings.Contains(sum.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, sum.String())
+		}
+	}
+}
+
 // The summary's counts: each event, verdict and status with its count,
 // none that no call had; unanswered calls summed over their statuses, a
 // call with no answer said so; and past Limit, the calls tallied but not
