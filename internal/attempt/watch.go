@@ -418,7 +418,16 @@ func (c *watchConn) readAnswer(p []byte) (int, error) {
 	if c.sock != nil {
 		return c.readTLS(p)
 	}
-	if !peekIdle(c.Conn) {
+	if c.readable != nil {
+		// The look takes the socket's error (a reset), which the read
+		// would then not see: it says the connection's end (EOF), and the
+		// reset read as a close.
+		if there, err := c.readable.now(); err != nil {
+			return c.noteRead(p, 0, err)
+		} else if there {
+			return c.read(p)
+		}
+	} else if !peekIdle(c.Conn) {
 		// Something is there: the read returns at once.
 		return c.read(p)
 	}
