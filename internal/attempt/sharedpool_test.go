@@ -265,3 +265,31 @@ func (s *gatedServer) url() *url.URL {
 	u, _ := url.Parse("http://" + s.ln.Addr().String() + "/hook")
 	return u
 }
+
+// An attempt is made again for unfit kept-alive connections more often
+// than the client's pool holds idle ones (each unfit one is dropped as it
+// is found), so that the last try goes out on a new connection however
+// many connections a receiver that closes every one left in the pool.
+func TestUnfitTriesOutnumberThePool(t *testing.T) {
+	for _, tt := range []struct {
+		conc   int
+		follow bool
+		want   int
+	}{
+		{1, false, maxUnfitTries},
+		{40, false, 40},
+		{40, true, 40},
+		{500, false, 500},
+	} {
+		c, err := NewClient(ClientOptions{Timeout: time.Second, Concurrency: tt.conc, FollowRedirects: tt.follow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := unfitTries(c.Transport); got != tt.want {
+			t.Errorf("concurrency %d, following redirects %v: %d tries again, want %d", tt.conc, tt.follow, got, tt.want)
+		}
+	}
+	if got := unfitTries(http.DefaultTransport); got != maxUnfitTries {
+		t.Errorf("a transport not NewClient's: %d tries again, want %d", got, maxUnfitTries)
+	}
+}
