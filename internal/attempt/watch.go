@@ -579,6 +579,9 @@ func (c *watchConn) closedErr() error {
 	if p := c.wire().readErr.Load(); p != nil {
 		return *p
 	}
+	if p := c.readErr.Load(); p != nil {
+		return *p // over TLS, the receiver's close_notify (EOF): its socket was still open
+	}
 	return net.ErrClosed
 }
 
