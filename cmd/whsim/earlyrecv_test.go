@@ -1,8 +1,10 @@
 package main
 
 import (
+	"crypto/tls"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"strconv"
@@ -14,18 +16,21 @@ import (
 // earlyRecv is a receiver that answers every call 413 (or status) from
 // its head alone and closes the connection with the body unread, as nginx
 // does past client_max_body_size: a body larger than the sockets' buffers
-// has the sender's write of it reset, after the answer came.
+// has the sender's write of it reset, after the answer came. With reset
+// in place of a status it answers nothing: it resets the connection as
+// the body goes out (a handler that dies on the call's head).
 //
-//	exec earlyrecv <readyfile> [<status>] &
+//	exec earlyrecv <readyfile> [<status>|reset] &
 //
 // It writes its URL to readyfile.
 func earlyRecv() int {
 	if len(os.Args) != 2 && len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: earlyrecv <readyfile> [<status>]")
+		fmt.Fprintln(os.Stderr, "usage: earlyrecv <readyfile> [<status>|reset]")
 		return 2
 	}
 	head := "HTTP/1.1 413 Payload Too Large\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-	if len(os.Args) == 3 {
+	reset := len(os.Args) == 3 && os.Args[2] == "reset"
+	if len(os.Args) == 3 && !reset {
 		code, err := strconv.Atoi(os.Args[2])
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "earlyrecv: status:", err)
@@ -38,6 +43,19 @@ func earlyRecv() int {
 		// server would read some of it, and wait, before it closed.
 		conn, bw, err := http.NewResponseController(w).Hijack()
 		if err != nil {
+			return
+		}
+		if reset {
+			// The socket's own close, with no TLS close_notify before it:
+			// a reset alone.
+			raw := conn
+			if tc, ok := conn.(*tls.Conn); ok {
+				raw = tc.NetConn()
+			}
+			if tc, ok := raw.(*net.TCPConn); ok {
+				_ = tc.SetLinger(0)
+			}
+			raw.Close()
 			return
 		}
 		defer conn.Close()

@@ -1041,7 +1041,15 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 	var err error
 	// A call refused on an unfit connection went out on none: it is made
 	// again, on another, within the same attempt (a few times at most, for
-	// a receiver that closes every connection it answers on).
+	// a receiver that closes every connection it answers on). Each unfit
+	// connection is dropped as it is found (watchConn.ready closes it, or
+	// net/http's reader did), never the pool's others: net/http puts a
+	// connection back idle before it hands a bodyless answer to its call,
+	// and closing it then fails a call the receiver answered
+	// ("CloseIdleConnections called"). The tries outnumber the pool's idle
+	// connections (unfitTries), so that against a receiver that closes
+	// every one the last goes out on a new connection.
+	tries := unfitTries(d.Client.Transport)
 	for try := 0; ; try++ {
 		*unfit, *reused = false, false
 		call.start()
@@ -1083,13 +1091,8 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 				*unfit = true
 			}
 		}
-		if err == nil || !*unfit || try == maxUnfitTries || actx.Err() != nil {
+		if err == nil || !*unfit || try == tries || actx.Err() != nil {
 			break
-		}
-		if *reused {
-			// The pool's other kept-alive connections were answered by the
-			// same receiver: the call is made again on a new one.
-			d.Client.CloseIdleConnections()
 		}
 	}
 	if err == nil {
@@ -1449,12 +1452,32 @@ func FailureText(a Attempt) string {
 	return reason
 }
 
-// maxUnfitTries bounds how often one attempt is made again for a kept-
-// alive connection found closed (or closing as the call crossed it): each
-// time on another, the pool's idle ones dropped; other workers hand the
-// pool back connections the receiver is about to close, so a few more
-// than one are needed against a receiver that closes every connection.
+// maxUnfitTries is how often at least one attempt is made again for a
+// kept-alive connection found closed (or closing as the call crossed it),
+// each time on another (unfitTries): other workers hand the pool back
+// connections the receiver is about to close, so a small pool's own idle
+// connections are not all a call may meet.
 const maxUnfitTries = 16
+
+// unfitTries is how often one attempt on the client's transport rt may be
+// made again for a kept-alive connection found unfit. Each unfit one is
+// dropped as it is found, so once the pool's idle connections (NewClient's
+// MaxIdleConnsPerHost) are spent the call goes out on a new connection:
+// the tries are one more than the pool holds. Another transport
+// (whsimtest's, in memory) keeps maxUnfitTries.
+func unfitTries(rt http.RoundTripper) int {
+	var tr *http.Transport
+	switch t := rt.(type) {
+	case directTransport:
+		tr = t.Transport
+	case idleClosing:
+		tr = t.Transport
+	}
+	if tr == nil {
+		return maxUnfitTries
+	}
+	return max(maxUnfitTries, tr.MaxIdleConnsPerHost)
+}
 
 // closedUnanswered says a call on a kept-alive connection found the
 // receiver had closed that connection before the call was sent: net/http's

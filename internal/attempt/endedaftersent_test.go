@@ -1,8 +1,16 @@
 package attempt
 
 import (
+	"bufio"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
 	"testing"
 	"time"
 )
@@ -90,4 +98,90 @@ func TestEndedAfterSent(t *testing.T) {
 			t.Errorf("kind %q, ended after sent %v, closed as sent %v (%s); want refused, neither", a.Kind, a.EndedAfterSent, a.ClosedAsSent, a.Err)
 		}
 	})
+}
+
+// A new connection the receiver resets while the call's body is still
+// going out fails as a reset that may have been taken, over HTTP and
+// HTTPS alike. net/http reports its writer's error before its reader's
+// (it counts a failed write of the body as the body's read), and the
+// writer, on a connection net/http had closed on the reader's reset,
+// was refused as on a kept-alive connection found unfit: in most calls
+// the failure said "kept-alive connection closed by the receiver or
+// holding bytes no call asked for", of no kind, and not that the call
+// may have been taken. A TLS receiver that says close_notify before its
+// reset (a server's close of a handler that died) may be read as having
+// closed: then the call's writes said "use of closed network
+// connection", of no kind either.
+func TestResetAsTheBodyGoesOut(t *testing.T) {
+	// Far past the socket buffers: the receiver's reset comes while the
+	// body is being written.
+	body := []byte(`{"x":"` + strings.Repeat("x", 16<<20) + `"}`)
+	for _, end := range []string{"http reset", "https reset", "https close_notify, reset"} {
+		for _, p := range paths[:2] { // a call's own, through net/http
+			t.Run(end+"/"+p.name, func(t *testing.T) {
+				t.Parallel()
+				u, roots := headThenResetServer(t, end != "http reset", strings.Contains(end, "close_notify"))
+				c, err := newTestClient(ClientOptions{Timeout: time.Minute, Concurrency: 1, FollowRedirects: p.follow, RootCAs: roots})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(c.CloseIdleConnections)
+				d := &Deliverer{Client: c, Target: u}
+				for i := range 8 {
+					a := d.Deliver(context.Background(), &Request{Body: body}).Last()
+					closed := a.Kind == KindClosed && strings.Contains(end, "close_notify")
+					if a.Status != 0 || a.Kind != KindReset && !closed || !a.EndedAfterSent || a.ClosedAsSent || strings.Contains(a.Err, "kept-alive") {
+						t.Errorf("call %d: kind %q, ended after sent %v, closed as sent %v (%s); want a reset after the call went out, on a new connection",
+							i+1, a.Kind, a.EndedAfterSent, a.ClosedAsSent, a.Err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// headThenResetServer is a receiver that reads a call's head, then resets
+// the connection with the body unread; over TLS with roots that trust it,
+// and with close_notify said before the reset when notify is set.
+func headThenResetServer(t *testing.T, overTLS, notify bool) (*url.URL, *x509.CertPool) {
+	t.Helper()
+	raw, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { raw.Close() })
+	ln, scheme, roots := raw, "http", (*x509.CertPool)(nil)
+	if overTLS {
+		ts := httptest.NewUnstartedServer(http.NotFoundHandler())
+		ts.StartTLS()
+		cert := ts.TLS.Certificates[0]
+		roots = x509.NewCertPool()
+		roots.AddCert(ts.Certificate())
+		ts.Close()
+		ln, scheme = tls.NewListener(raw, &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"http/1.1"}}), "https"
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
+					return
+				}
+				tc := c
+				if s, ok := c.(*tls.Conn); ok {
+					tc = s.NetConn()
+				}
+				tc.(*net.TCPConn).SetLinger(0)
+				if !notify {
+					tc.Close()
+				}
+			}()
+		}
+	}()
+	u, _ := url.Parse(scheme + "://" + raw.Addr().String() + "/hook")
+	return u, roots
 }

@@ -113,6 +113,23 @@ func newReadableWait(c net.Conn) *readableWait {
 func (w *readableWait) wait() error {
 	w.failed = 0
 	_ = w.rc.Read(w.look)
+	return w.err()
+}
+
+// now looks once, without waiting: whether the socket has something to
+// read (bytes, the peer's close, an error), and the error the look took,
+// as wait returns it. A socket that cannot be looked at (closed) is taken
+// as having something: the read says what.
+func (w *readableWait) now() (bool, error) {
+	w.failed = 0
+	there := true
+	_ = w.rc.Control(func(fd uintptr) { there = w.look(fd) })
+	return there, w.err()
+}
+
+// err is the error the last look took, in the words a read of the
+// connection would have given it; nil for none.
+func (w *readableWait) err() error {
 	if w.failed == 0 {
 		return nil
 	}

@@ -19,3 +19,5 @@ type readableWait struct{}
 func newReadableWait(net.Conn) *readableWait { return nil }
 
 func (*readableWait) wait() error { return nil }
+
+func (*readableWait) now() (bool, error) { return true, nil }

@@ -245,7 +245,10 @@ func TestCallConnResend(t *testing.T) {
 					// Begun, whether or not the receiver is still there.
 					_, _ = wc.Write([]byte("POST / HTTP/1.1\r\n"))
 				case "refused":
-					wc.closed.Store(true)
+					wc.closed.Store(true) // net/http's reader met the receiver's close
+					if wc.ready(context.Background()) {
+						t.Fatal("a closed connection found ready")
+					}
 					if _, err := wc.Write([]byte("POST")); err != errUnfit {
 						t.Fatalf("a write on an unfit connection: %v", err)
 					}

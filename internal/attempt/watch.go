@@ -112,6 +112,11 @@ type watchConn struct {
 	// pendErr.
 	pendErr   error
 	pendClose atomic.Bool
+	// refused says the look before a call (ready) found the connection
+	// unfit: the call's writes are refused as errUnfit, nothing of it
+	// having gone out. A connection closed otherwise was closed under a
+	// call (closedErr).
+	refused atomic.Bool
 	// callAt is begun when a call of whsim's was last given the
 	// connection (callConn.got), -1 before; answerAt is begun as a read
 	// last returned the start of an HTTP/1 answer, -1 before. An answer
@@ -418,7 +423,16 @@ func (c *watchConn) readAnswer(p []byte) (int, error) {
 	if c.sock != nil {
 		return c.readTLS(p)
 	}
-	if !peekIdle(c.Conn) {
+	if c.readable != nil {
+		// The look takes the socket's error (a reset), which the read
+		// would then not see: it says the connection's end (EOF), and the
+		// reset read as a close.
+		if there, err := c.readable.now(); err != nil {
+			return c.noteRead(p, 0, err)
+		} else if there {
+			return c.read(p)
+		}
+	} else if !peekIdle(c.Conn) {
 		// Something is there: the read returns at once.
 		return c.read(p)
 	}
@@ -527,7 +541,7 @@ func (c *watchConn) Write(p []byte) (int, error) {
 		return 0, *e
 	}
 	if c.closed.Load() || c.pendClose.Load() {
-		return 0, errUnfit
+		return 0, c.closedErr()
 	}
 	if c.cut.Load() {
 		// The rest of a call whose answer came before the receiver ended
@@ -540,7 +554,35 @@ func (c *watchConn) Write(p []byte) (int, error) {
 	if err != nil && c.writeCut(err) {
 		return len(p), nil
 	}
+	if err != nil && errors.Is(err, net.ErrClosed) && c.closed.Load() {
+		// Closed under the write, by net/http: said as closedErr says it.
+		return n, c.closedErr()
+	}
 	return n, err
+}
+
+// closedErr is the error of a write on the connection once it is closed,
+// or its close has come with its last bytes (pendClose). A call the look
+// before it found the connection unfit (refused), or one given it as
+// that close came, is refused as errUnfit: nothing of it went out.
+// Otherwise net/http closed the connection under a call being written,
+// on what its reader met (the receiver's reset, its close), which ended
+// the call too and is the write's error: net/http reports a write's
+// error first (a failed write of a body counts as the body's read), and
+// errUnfit's words there had a new connection reset as the body went out
+// read as a kept-alive one found closed before the call, of no kind, and
+// not as a call that may have been taken.
+func (c *watchConn) closedErr() error {
+	if c.refused.Load() || !c.closed.Load() {
+		return errUnfit
+	}
+	if p := c.wire().readErr.Load(); p != nil {
+		return *p
+	}
+	if p := c.readErr.Load(); p != nil {
+		return *p // over TLS, the receiver's close_notify (EOF): its socket was still open
+	}
+	return net.ErrClosed
 }
 
 // writeCut says whether the failed write of a call, err, came after the
@@ -605,11 +647,23 @@ func (c *watchConn) Close() error {
 
 // ready says whether the kept-alive connection may carry the next call:
 // it waits until net/http reads it idle, or has closed it; an unfit one
-// is closed. ctx bounds the wait (the attempt's).
+// is closed, and refuses the call's writes (errUnfit). ctx bounds the
+// wait (the attempt's).
 func (c *watchConn) ready(ctx context.Context) bool {
+	var fit bool
 	if c.sock != nil {
-		return c.readyTLS(ctx)
+		fit = c.readyTLS(ctx)
+	} else {
+		fit = c.readyPlain(ctx)
 	}
+	if !fit {
+		c.refused.Store(true) // before the call's first write, which it refuses
+	}
+	return fit
+}
+
+// readyPlain is ready on a plain connection, which it looks at itself.
+func (c *watchConn) readyPlain(ctx context.Context) bool {
 	for {
 		switch {
 		case c.closed.Load():
