@@ -963,7 +963,7 @@ func (s *callConn) wentOut() bool { return s.resend() != nil }
 type sentError struct{ cause error }
 
 func (e sentError) Error() string {
-	return e.cause.Error() + " after the call went out, before an answer (the receiver may hold it: not resent by the transport)"
+	return e.cause.Error() + " after the call went out, before an answer (the receiver may hold it: " + notResent
 }
 
 func (e sentError) Unwrap() error { return e.cause }
