@@ -306,7 +306,7 @@ func (r *runner) burst(c *Case, n int) (results []*attempt.Result, together int,
 		reqs[i] = r.request(c.Delivery(i), true)
 	}
 	ctx := context.WithValue(r.ctx, togetherKey{}, newTogether(n))
-	together = sendAtOnce(n, r.cfg.copyHeld, func(i int) { results[i] = r.d.Deliver(ctx, reqs[i]) })
+	together = sendAtOnce(n, r.cfg.copyHeld, func(i int) { results[i] = r.deliverer().Deliver(ctx, reqs[i]) })
 	for _, res := range results {
 		if err := r.record(c, res, call{together: n}); err != nil {
 			return nil, 0, err
@@ -545,7 +545,7 @@ func (r *runner) signature() error {
 			continue
 		}
 		req := r.request(sc.Case, false)
-		res := r.d.Deliver(r.ctx, req)
+		res := r.deliverer().Deliver(r.ctx, req)
 		if err := r.record(sc.Case, res, call{}); err != nil {
 			return err
 		}
@@ -802,7 +802,7 @@ func (r *runner) load() error {
 	}
 	bad.byStatus, bad.byError = map[int]int{}, map[string]int{}
 	conc := r.loadConcurrency()
-	st := load.Run(r.ctx, r.d, feed, load.RunOptions{Concurrency: conc}, func(res *attempt.Result) {
+	st := load.Run(r.ctx, r.deliverer(), feed, load.RunOptions{Concurrency: conc}, func(res *attempt.Result) {
 		a := res.Last()
 		c := &Case{Check: Load, Name: "load", Event: res.Request.Event}
 		_ = r.record(c, res, call{first: true, together: conc})
@@ -836,7 +836,7 @@ func (r *runner) load() error {
 			}
 			bad.answered++
 			bad.hist.Record(a.Latency)
-			bad.timed = append(bad.timed, timing{a.Latency, a.Connect, false})
+			bad.timed = append(bad.timed, timing{a.Latency, a.Connect, false, false})
 			if !is2xx(a.Status) {
 				bad.byStatus[a.Status]++
 				if !bad.seen {
@@ -850,7 +850,7 @@ func (r *runner) load() error {
 				bad.hist.Record(r.timeLimit(a))
 				// A call that timed out connecting may show a full
 				// listen backlog (slowCause).
-				bad.timed = append(bad.timed, timing{r.timeLimit(a), a.Connect, true})
+				bad.timed = append(bad.timed, timing{r.timeLimit(a), a.Connect, true, a.KeptAlive})
 			}
 			bad.byError[attempt.ShortError(a)]++
 			if a.ClosedAsSent {
@@ -1098,7 +1098,7 @@ func (r *runner) emitLocked(res Result) {
 // the kernel dropped the handshake and the client tried again), or the
 // answer itself.
 func slowCause(ts []timing, budget, limit time.Duration) string {
-	var slow, timedOut, setup, stuck int
+	var slow, timedOut, setup, stuck, keptAlive int
 	var connects []time.Duration
 	for _, t := range ts {
 		if t.latency <= budget {
@@ -1108,6 +1108,9 @@ func slowCause(ts []timing, budget, limit time.Duration) string {
 		switch {
 		case t.timedOut:
 			timedOut++
+			if t.keptAlive {
+				keptAlive++
+			}
 			// Still connecting at the limit, past the kernel's first
 			// retry of a dropped handshake (1 s): no connection to a
 			// receiver that answers others takes that long otherwise.
@@ -1126,6 +1129,12 @@ func slowCause(ts []timing, budget, limit time.Duration) string {
 		// Not that the receiver never answers: a slow one answers after
 		// it, and a loaded machine may not have sent the call at once.
 		parts = append(parts, fmt.Sprintf("%d of %d calls timed out (each counted at the time limit, %s): no answer came within %s of the start of the call", timedOut, len(ts), limit, limit))
+	}
+	if keptAlive > 0 {
+		// Not slow handling, maybe: a receiver that answers a
+		// connection's first call only holds them so (the summary's note
+		// says so when the run showed it).
+		parts = append(parts, fmt.Sprintf("%d of the calls that timed out went out on a kept-alive connection the receiver had answered a call on before", keptAlive))
 	}
 	var waited []string // what shows the handshakes were dropped
 	if setup*2 >= slow-timedOut && setup > 0 {
