@@ -1110,6 +1110,12 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 			resp = nil
 		}
 	}
+	if err != nil && len(body) > 0 {
+		if a, ok := d.heldAnswered(ctx, actx, call, t, res, len(body), start, err); ok {
+			a.Connect, a.KeptAlive = connect, *reused && call.conn != nil
+			return a, 0
+		}
+	}
 	if err != nil {
 		h2Kind, msg := h2Failure(err)
 		switch {

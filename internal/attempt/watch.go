@@ -1,6 +1,7 @@
 package attempt
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
@@ -8,11 +9,13 @@ import (
 	"io"
 	"math"
 	"net"
+	"net/http"
 	"net/http/httptrace"
 	"os"
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // watchConn is a connection of net/http's transport, watched so that a
@@ -131,6 +134,9 @@ type watchConn struct {
 	// connection (callConn.got): an answer read before it ends is held
 	// from net/http until it does (holdAnswer).
 	callWrite atomic.Pointer[writeEnd]
+	// held is the answer holdAnswer last held while its call's write was
+	// under way, for the call it came to (callConn.heldAnswer).
+	held atomic.Pointer[heldAnswer]
 	// readable has a read of an empty socket wait for bytes before it
 	// takes them (nil where the socket cannot be looked at that way): a
 	// look before a call (ready, quiet) that finds waiting set, the socket
@@ -403,7 +409,62 @@ func (c *watchConn) holdAnswer(b []byte) {
 	// The write may have met the receiver's reset first, and waits
 	// (writeCut) for the answer this read noted.
 	c.signal()
+	select {
+	case <-e.done:
+		return
+	default:
+	}
+	// Kept, for a write the time limit ends before net/http reads this
+	// answer (Deliverer.heldAnswered).
+	c.held.Store(&heldAnswer{callAt: c.callAt.Load(), b: bytes.Clone(b)})
 	<-e.done
+}
+
+// heldAnswer is the start of an answer holdAnswer held: b, the bytes of
+// the read, to the call given the connection at callAt.
+type heldAnswer struct {
+	callAt int64
+	b      []byte
+}
+
+// heldAnswer is the start of the answer that came to the call as it was
+// being written, and was held from net/http until the write's end
+// (watchConn.holdAnswer); nil for none.
+func (s *callConn) heldAnswer() []byte {
+	if s.conn == nil {
+		return nil
+	}
+	h := s.conn.held.Load()
+	if h == nil || h.callAt != s.callAt {
+		return nil
+	}
+	return h.b
+}
+
+// heldAnswered is the attempt of a call of n bytes that the time limit
+// ended (err) while its answer, which came as the call was being
+// written, was held until the write's end (holdAnswer), and the receiver,
+// which neither read the rest nor closed, never let the write end. The
+// fast path reads that answer and says the write was cut by the time
+// limit; here it is read from the bytes held, and said in the same words.
+// ok is false for any other failure, and for held bytes that are not a
+// whole final answer.
+func (d *Deliverer) heldAnswered(ctx, actx context.Context, call *callConn, t *target, res *Result, n int, start time.Time, err error) (a Attempt, ok bool) {
+	b := call.heldAnswer()
+	if b == nil || ctx.Err() != nil || context.Cause(actx) != context.DeadlineExceeded || !deadlineErr(err) {
+		return Attempt{}, false
+	}
+	resp, rerr := http.ReadResponse(bufio.NewReader(bytes.NewReader(b)), nil)
+	if rerr != nil || resp.StatusCode < 200 || malformedStatus(resp) != "" {
+		return Attempt{}, false
+	}
+	kept, rerr := readBody(resp, d.keep(resp.StatusCode))
+	if rerr != nil {
+		return Attempt{}, false // the rest of the answer was still to come
+	}
+	a, _ = d.answered(ctx, t, resp, kept, nil, start, res)
+	d.bodyUnsent(ctx, &a, writeCutWords(n, os.ErrDeadlineExceeded))
+	return a, true
 }
 
 // refusing says b starts an HTTP/1 answer whose status says 4xx or 5xx.
