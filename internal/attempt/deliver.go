@@ -1112,7 +1112,7 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 	}
 	if err != nil && len(body) > 0 {
 		if a, ok := d.heldAnswered(ctx, actx, call, t, res, len(body), start, err); ok {
-			a.Connect, a.KeptAlive = connect, *reused && call.conn != nil
+			a.Connect, a.KeptAlive = connect, call.keptAlive
 			return a, 0
 		}
 	}
@@ -1153,7 +1153,7 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 			connect = time.Since(connStart)
 		}
 		return Attempt{Kind: kind, Err: d.maskedErr(kind, err, t, res), Latency: time.Since(start), Connect: connect, Connected: gotConn, ClosedAsSent: closedAsSent, EndedAfterSent: endedAfterSent,
-			KeptAlive: *reused && call.conn != nil}, 0
+			KeptAlive: call.keptAlive}, 0
 	}
 	var kept []byte
 	if resp.StatusCode == http.StatusSwitchingProtocols {
@@ -1173,7 +1173,7 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 	a, wait := d.answered(ctx, t, resp, kept, err, start, res)
 	a.Connect = connect
 	a.Conn, a.ConnCall = call.answeredOn()
-	a.KeptAlive = *reused && call.conn != nil
+	a.KeptAlive = call.keptAlive
 	if len(body) > 0 {
 		if why := call.writeCut(actx, len(body)); why != "" {
 			d.bodyUnsent(ctx, &a, why)

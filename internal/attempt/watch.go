@@ -781,6 +781,10 @@ type callConn struct {
 	// refused before that were a proxy's answer to CONNECT, no answer of
 	// the receiver's.
 	had bool
+	// keptAlive says conn had carried a call before, answered
+	// (Attempt.KeptAlive): net/http's Reused says so too of a connection
+	// dialled for one call and handed to another, the first on it.
+	keptAlive bool
 	// end is the end of the try's write, which WroteRequest tells of
 	// (for every HTTP/1 call, with the write's error): an answer may come
 	// before it, and the call's outcome waits for both (writeCut).
@@ -897,7 +901,7 @@ type callKey struct{}
 // start begins a round trip of the caller's own: an attempt, or a try of
 // it on another connection after an unfit one (Deliverer.netAttempt).
 func (s *callConn) start() {
-	s.conn, s.sent, s.unprocessed, s.noStream, s.had = nil, nil, 0, nil, false
+	s.conn, s.sent, s.unprocessed, s.noStream, s.had, s.keptAlive = nil, nil, 0, nil, false, false
 	s.answered.Store(false)
 	s.end.Store(&writeEnd{done: make(chan struct{})})
 	s.stream.Store(nil)
@@ -910,7 +914,7 @@ func (s *callConn) start() {
 // the connection itself refuses the call's bytes, and the round trip
 // fails with what failed the try that went out.
 func (s *callConn) got(i httptrace.GotConnInfo) {
-	s.had = true
+	s.had, s.keptAlive = true, false
 	if s.sent == nil && s.conn != nil {
 		s.sent = s.resend()
 	}
@@ -938,6 +942,10 @@ func (s *callConn) got(i httptrace.GotConnInfo) {
 		return
 	}
 	s.conn, s.at, s.given = wc, wc.wire().begun.Load(), wc.gen.Load()
+	// A plain connection's writes are calls', and net/http puts one back
+	// idle only after its answer; over TLS, the handshake's are written
+	// too, and the answer's putting idle says it (putIdle).
+	s.keptAlive = !underTLS && s.given > 0 || wc.idleGen.Load() >= 0
 	s.callAt = wc.begun.Load()
 	wc.callAt.Store(s.callAt)
 	wc.callWrite.Store(s.end.Load())

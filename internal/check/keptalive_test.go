@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/whsim/whsim/internal/attempt"
 )
 
 // closesSecondCall is a receiver that answers the first call on each
@@ -169,5 +171,43 @@ func TestCheckNamesKeepAliveAnsweringTheFirstCallOnly(t *testing.T) {
 	}
 	if stalled == 0 {
 		t.Error("no case says its call went out on a kept-alive connection")
+	}
+}
+
+// The same receiver under load, on net/http's path (the fast path's lanes
+// keep connections of their own, and do not say which calls went out on
+// one kept alive): the load said the receiver buckles under load, of
+// calls held on kept-alive connections, and went on making its calls on
+// them. It says what it saw, and its later calls go on new connections.
+func TestLoadNamesKeepAliveAnsweringTheFirstCallOnly(t *testing.T) {
+	t.Parallel()
+	url, held := answersFirstCallOnly(t)
+
+	cfg := testConfig(t, url)
+	c, err := attempt.NewClient(attempt.ClientOptions{Timeout: 5 * time.Second, Concurrency: 16, NetHTTP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.CloseIdleConnections)
+	cfg.Client, cfg.Signer = c, nil
+	cfg.Checks = []string{Load}
+	cfg.LoadCount, cfg.LoadConcurrency = 64, 4
+	sum, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := ofCheck(results, Load)
+	if len(load) != 1 {
+		t.Fatalf("load results %+v", load)
+	}
+	why := load[0].Reason
+	if strings.Contains(why, "buckles under load") || !strings.Contains(why, "keep-alive is broken") {
+		t.Errorf("load: %s, %q; want keep-alive named, not load", load[0].Verdict, why)
+	}
+	if notes := (&SummaryReport{Summary: sum}).Notes(); !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, "keep-alive is broken: ") }) {
+		t.Errorf("notes %q, want keep-alive named", notes)
+	}
+	if n := held.Load(); n == 0 || n > 2*int32(cfg.LoadConcurrency) {
+		t.Errorf("%d calls went out on a kept-alive connection, want some and no more than those in flight as the first got no answer, %d at most", n, 2*cfg.LoadConcurrency)
 	}
 }
