@@ -18,16 +18,25 @@ func TakenNote(a Attempt) string {
 	return ""
 }
 
-// TakenNoteAfter is TakenNote for a failure shown with shown, the
-// attempt's error in full (a.Err, as the HTML report shows it): "" when
-// those words say it already, as the errors of a call the transport would
-// have made again and did not (sentError, closedAsSent) do. Short words
-// (ShortError, send's line) never do.
-func TakenNoteAfter(a Attempt, shown string) string {
-	if strings.Contains(shown, notResent) {
-		return ""
+// TakenWords are an attempt's error in full (err: a.Err, as the HTML
+// report shows it) and the note to say after it (TakenNote), saying once
+// that the call may have been taken: the errors of a call the transport
+// would have made again and did not say it themselves. The net/http
+// path's (sentError), after its cause, in words that do not say where
+// the call went out, give way to the note's; the fast path's
+// (closedAsSent), which say it all, stand alone. Short words (ShortError,
+// send's line) never say it.
+func TakenWords(a Attempt, err string) (shown, note string) {
+	note = TakenNote(a)
+	switch {
+	case note == "":
+		return err, ""
+	case strings.HasSuffix(err, sentWords):
+		return strings.TrimSuffix(err, sentWords), note
+	case strings.Contains(err, notResent):
+		return err, ""
 	}
-	return TakenNote(a)
+	return err, note
 }
 
 // notResent ends the words of an error that says itself that the call

@@ -1032,7 +1032,10 @@ func (s *callConn) wentOut() bool { return s.resend() != nil }
 type sentError struct{ cause error }
 
 func (e sentError) Error() string {
-	return e.cause.Error() + " after the call went out, before an answer (the receiver may hold it: " + notResent
+	return e.cause.Error() + sentWords
 }
+
+// sentWords end a sentError's words, after its cause's.
+const sentWords = " after the call went out, before an answer (the receiver may hold it: " + notResent
 
 func (e sentError) Unwrap() error { return e.cause }

@@ -121,7 +121,8 @@ func (r *SendRecorder) Observe(res *attempt.Result) {
 		} else {
 			// The row shows the error whole, whose own words may say
 			// already that the call may have been taken.
-			f.Taken = attempt.TakenNoteAfter(last, last.Err)
+			shown, taken := attempt.TakenWords(last, last.Err)
+			f.Error, f.Taken = termsafe.Text(shown), taken
 		}
 		if q := res.Request; q != nil {
 			f.Seq, f.Event, f.RequestID = q.Seq, termsafe.Text(q.Event), termsafe.Text(q.RequestID)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -116,6 +117,9 @@ func TestSendRecorderRowSaysTakenOnce(t *testing.T) {
 		row := rowText(r.failures[0])
 		if n := len(mayHaveBeenTaken.FindAllString(row, -1)); n != 1 {
 			t.Errorf("%s: the row says %d times that the call may have been taken, want once: %s", tc.name, n, row)
+		}
+		if tc.a.ClosedAsSent && !strings.Contains(row, "kept-alive connection") {
+			t.Errorf("%s: the row does not say the call went out on a kept-alive connection: %s", tc.name, row)
 		}
 	}
 }
