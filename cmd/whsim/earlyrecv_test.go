@@ -16,28 +16,36 @@ import (
 // earlyRecv is a receiver that answers every call 413 (or status) from
 // its head alone and closes the connection with the body unread, as nginx
 // does past client_max_body_size: a body larger than the sockets' buffers
-// has the sender's write of it reset, after the answer came. With reset
-// in place of a status it answers nothing: it resets the connection as
-// the body goes out (a handler that dies on the call's head).
+// has the sender's write of it reset, after the answer came. With hold,
+// it keeps the connection alive instead, and neither reads the body nor
+// closes until it stops: the sender's write never ends. With reset in
+// place of a status it answers nothing: it resets the connection as the
+// body goes out (a handler that dies on the call's head).
 //
-//	exec earlyrecv <readyfile> [<status>|reset] &
+//	exec earlyrecv <readyfile> [<status> [hold] | reset] &
 //
 // It writes its URL to readyfile.
 func earlyRecv() int {
-	if len(os.Args) != 2 && len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: earlyrecv <readyfile> [<status>|reset]")
+	hold := len(os.Args) == 4 && os.Args[3] == "hold"
+	reset := len(os.Args) == 3 && os.Args[2] == "reset"
+	if len(os.Args) != 2 && len(os.Args) != 3 && !hold {
+		fmt.Fprintln(os.Stderr, "usage: earlyrecv <readyfile> [<status> [hold] | reset]")
 		return 2
 	}
-	head := "HTTP/1.1 413 Payload Too Large\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-	reset := len(os.Args) == 3 && os.Args[2] == "reset"
-	if len(os.Args) == 3 && !reset {
+	closing := "Connection: close\r\n"
+	if hold {
+		closing = ""
+	}
+	head := "HTTP/1.1 413 Payload Too Large\r\nContent-Length: 0\r\n" + closing + "\r\n"
+	if len(os.Args) >= 3 && !reset {
 		code, err := strconv.Atoi(os.Args[2])
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "earlyrecv: status:", err)
 			return 2
 		}
-		head = fmt.Sprintf("HTTP/1.1 %d %s\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", code, http.StatusText(code))
+		head = fmt.Sprintf("HTTP/1.1 %d %s\r\nContent-Length: 0\r\n%s\r\n", code, http.StatusText(code), closing)
 	}
+	stopped := make(chan struct{})
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Taken over before a byte of the body is read: net/http's
 		// server would read some of it, and wait, before it closed.
@@ -61,8 +69,11 @@ func earlyRecv() int {
 		defer conn.Close()
 		_, _ = io.WriteString(bw, head)
 		_ = bw.Flush()
+		if hold {
+			<-stopped
+		}
 	})
-	return serveUntilSignal("earlyrecv", os.Args[1], "/hook", h, nil)
+	return serveUntilSignal("earlyrecv", os.Args[1], "/hook", h, func() { close(stopped) })
 }
 
 // bigJSON writes a JSON object of about n MiB, one long string in it: a

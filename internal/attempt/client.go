@@ -407,3 +407,28 @@ func (t idleClosing) CloseIdleConnections() {
 	t.Transport.CloseIdleConnections()
 	t.h2.closeIdle()
 }
+
+// NewConnectionEachCall is a client like c (its time limit, TLS, proxy,
+// redirects, HTTP/2 connections) whose every HTTP/1 call goes out on a
+// new connection, ended after its answer (net/http says Connection:
+// close on it), through net/http: the fast path keeps its connections
+// alive. For a receiver that answers no call but the first on a
+// connection: a sender that keeps connections alive gets nothing from
+// it. A client of another transport (whsimtest's, in memory) is c.
+func NewConnectionEachCall(c *http.Client) *http.Client {
+	nc := *c
+	switch t := c.Transport.(type) {
+	case directTransport:
+		t.Transport = t.Transport.Clone()
+		t.Transport.DisableKeepAlives = true
+		t.netHTTP = true
+		nc.Transport = t
+	case idleClosing:
+		t.Transport = t.Transport.Clone()
+		t.Transport.DisableKeepAlives = true
+		nc.Transport = t
+	default:
+		return c
+	}
+	return &nc
+}

@@ -136,6 +136,12 @@ type Attempt struct {
 	// connection's writes as its answer began. Conn.Followed(ConnCall)
 	// says the bytes no call asked for came after this answer.
 	ConnCall int64 `json:"-"`
+	// KeptAlive says the attempt went out on an HTTP/1 connection kept
+	// alive from an earlier call of the client, which the receiver had
+	// answered (net/http's path, with Deliverer.Trace or buffers: the
+	// fast path and HTTP/2 leave it false). A receiver that answers only
+	// a connection's first call shows itself so: its second gets nothing.
+	KeptAlive bool `json:"-"`
 }
 
 // BodyStop says what stopped the reading of the answer's body: BodyErr
@@ -1107,6 +1113,12 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 			resp = nil
 		}
 	}
+	if err != nil && len(body) > 0 {
+		if a, ok := d.heldAnswered(ctx, actx, call, t, res, len(body), start, err); ok {
+			a.Connect, a.KeptAlive = connect, call.keptAlive
+			return a, 0
+		}
+	}
 	if err != nil {
 		h2Kind, msg := h2Failure(err)
 		switch {
@@ -1143,7 +1155,8 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 			// time went there (a full listen backlog, when long).
 			connect = time.Since(connStart)
 		}
-		return Attempt{Kind: kind, Err: d.maskedErr(kind, err, t, res), Latency: time.Since(start), Connect: connect, Connected: gotConn, ClosedAsSent: closedAsSent, EndedAfterSent: endedAfterSent}, 0
+		return Attempt{Kind: kind, Err: d.maskedErr(kind, err, t, res), Latency: time.Since(start), Connect: connect, Connected: gotConn, ClosedAsSent: closedAsSent, EndedAfterSent: endedAfterSent,
+			KeptAlive: call.keptAlive}, 0
 	}
 	var kept []byte
 	if resp.StatusCode == http.StatusSwitchingProtocols {
@@ -1163,6 +1176,7 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 	a, wait := d.answered(ctx, t, resp, kept, err, start, res)
 	a.Connect = connect
 	a.Conn, a.ConnCall = call.answeredOn()
+	a.KeptAlive = call.keptAlive
 	if len(body) > 0 {
 		if why := call.writeCut(actx, len(body)); why != "" {
 			d.bodyUnsent(ctx, &a, why)

@@ -223,7 +223,7 @@ func (e closedAsSent) Error() string {
 	if Classify(e.cause) == KindReset {
 		how = "reset"
 	}
-	return "the receiver " + how + " the kept-alive connection as the call went out (the receiver may have taken it: not resent by the transport)"
+	return "the receiver " + how + " the kept-alive connection as the call went out (the receiver may have taken it: " + notResent
 }
 
 func (e closedAsSent) Unwrap() error { return e.cause }

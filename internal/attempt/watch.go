@@ -1,6 +1,7 @@
 package attempt
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
@@ -8,11 +9,13 @@ import (
 	"io"
 	"math"
 	"net"
+	"net/http"
 	"net/http/httptrace"
 	"os"
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // watchConn is a connection of net/http's transport, watched so that a
@@ -136,6 +139,9 @@ type watchConn struct {
 	// connection (callConn.got): an answer read before it ends is held
 	// from net/http until it does (holdAnswer).
 	callWrite atomic.Pointer[writeEnd]
+	// held is the answer holdAnswer last held while its call's write was
+	// under way, for the call it came to (callConn.heldAnswer).
+	held atomic.Pointer[heldAnswer]
 	// readable has a read of an empty socket wait for bytes before it
 	// takes them (nil where the socket cannot be looked at that way): a
 	// look before a call (ready, quiet) that finds waiting set, the socket
@@ -408,7 +414,62 @@ func (c *watchConn) holdAnswer(b []byte) {
 	// The write may have met the receiver's reset first, and waits
 	// (writeCut) for the answer this read noted.
 	c.signal()
+	select {
+	case <-e.done:
+		return
+	default:
+	}
+	// Kept, for a write the time limit ends before net/http reads this
+	// answer (Deliverer.heldAnswered).
+	c.held.Store(&heldAnswer{callAt: c.callAt.Load(), b: bytes.Clone(b)})
 	<-e.done
+}
+
+// heldAnswer is the start of an answer holdAnswer held: b, the bytes of
+// the read, to the call given the connection at callAt.
+type heldAnswer struct {
+	callAt int64
+	b      []byte
+}
+
+// heldAnswer is the start of the answer that came to the call as it was
+// being written, and was held from net/http until the write's end
+// (watchConn.holdAnswer); nil for none.
+func (s *callConn) heldAnswer() []byte {
+	if s.conn == nil {
+		return nil
+	}
+	h := s.conn.held.Load()
+	if h == nil || h.callAt != s.callAt {
+		return nil
+	}
+	return h.b
+}
+
+// heldAnswered is the attempt of a call of n bytes that the time limit
+// ended (err) while its answer, which came as the call was being
+// written, was held until the write's end (holdAnswer), and the receiver,
+// which neither read the rest nor closed, never let the write end. The
+// fast path reads that answer and says the write was cut by the time
+// limit; here it is read from the bytes held, and said in the same words.
+// ok is false for any other failure, and for held bytes that are not a
+// whole final answer.
+func (d *Deliverer) heldAnswered(ctx, actx context.Context, call *callConn, t *target, res *Result, n int, start time.Time, err error) (a Attempt, ok bool) {
+	b := call.heldAnswer()
+	if b == nil || ctx.Err() != nil || context.Cause(actx) != context.DeadlineExceeded || !deadlineErr(err) {
+		return Attempt{}, false
+	}
+	resp, rerr := http.ReadResponse(bufio.NewReader(bytes.NewReader(b)), nil)
+	if rerr != nil || resp.StatusCode < 200 || malformedStatus(resp) != "" {
+		return Attempt{}, false
+	}
+	kept, rerr := readBody(resp, d.keep(resp.StatusCode))
+	if rerr != nil {
+		return Attempt{}, false // the rest of the answer was still to come
+	}
+	a, _ = d.answered(ctx, t, resp, kept, nil, start, res)
+	d.bodyUnsent(ctx, &a, writeCutWords(n, os.ErrDeadlineExceeded))
+	return a, true
 }
 
 // refusing says b starts an HTTP/1 answer whose status says 4xx or 5xx.
@@ -774,6 +835,10 @@ type callConn struct {
 	// refused before that were a proxy's answer to CONNECT, no answer of
 	// the receiver's.
 	had bool
+	// keptAlive says conn had carried a call before, answered
+	// (Attempt.KeptAlive): net/http's Reused says so too of a connection
+	// dialled for one call and handed to another, the first on it.
+	keptAlive bool
 	// end is the end of the try's write, which WroteRequest tells of
 	// (for every HTTP/1 call, with the write's error): an answer may come
 	// before it, and the call's outcome waits for both (writeCut).
@@ -890,7 +955,7 @@ type callKey struct{}
 // start begins a round trip of the caller's own: an attempt, or a try of
 // it on another connection after an unfit one (Deliverer.netAttempt).
 func (s *callConn) start() {
-	s.conn, s.sent, s.unprocessed, s.noStream, s.had = nil, nil, 0, nil, false
+	s.conn, s.sent, s.unprocessed, s.noStream, s.had, s.keptAlive = nil, nil, 0, nil, false, false
 	s.answered.Store(false)
 	s.end.Store(&writeEnd{done: make(chan struct{})})
 	s.stream.Store(nil)
@@ -903,7 +968,7 @@ func (s *callConn) start() {
 // the connection itself refuses the call's bytes, and the round trip
 // fails with what failed the try that went out.
 func (s *callConn) got(i httptrace.GotConnInfo) {
-	s.had = true
+	s.had, s.keptAlive = true, false
 	if s.sent == nil && s.conn != nil {
 		s.sent = s.resend()
 	}
@@ -931,6 +996,10 @@ func (s *callConn) got(i httptrace.GotConnInfo) {
 		return
 	}
 	s.conn, s.at, s.given = wc, wc.wire().begun.Load(), wc.gen.Load()
+	// A plain connection's writes are calls', and net/http puts one back
+	// idle only after its answer; over TLS, the handshake's are written
+	// too, and the answer's putting idle says it (putIdle).
+	s.keptAlive = !underTLS && s.given > 0 || wc.idleGen.Load() >= 0
 	s.callAt = wc.begun.Load()
 	wc.callAt.Store(s.callAt)
 	wc.callWrite.Store(s.end.Load())
@@ -1017,7 +1086,10 @@ func (s *callConn) wentOut() bool { return s.resend() != nil }
 type sentError struct{ cause error }
 
 func (e sentError) Error() string {
-	return e.cause.Error() + " after the call went out, before an answer (the receiver may hold it: not resent by the transport)"
+	return e.cause.Error() + sentWords
 }
+
+// sentWords end a sentError's words, after its cause's.
+const sentWords = " after the call went out, before an answer (the receiver may hold it: " + notResent
 
 func (e sentError) Unwrap() error { return e.cause }

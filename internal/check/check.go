@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/whsim/whsim/internal/attempt"
@@ -314,6 +315,15 @@ type unrouted struct {
 	Hint   string
 }
 
+// keptAliveBroken is what showed a receiver that answers a connection's
+// first call only: TimedOut calls on connections kept alive after an
+// answer got none within Limit, none got one, and Answered calls on new
+// connections did.
+type keptAliveBroken struct {
+	TimedOut, Answered int
+	Limit              time.Duration
+}
+
 // Progress is where a run is: called after every graded case.
 type Progress struct {
 	Check, Case string
@@ -344,6 +354,9 @@ type Summary struct {
 	Unrouted *unrouted
 	// SeenBefore: every first delivery got 409 or a 5xx saying duplicate.
 	SeenBefore bool
+	// KeptAliveBroken, when set, says the receiver answered calls on new
+	// connections and none on a connection kept alive after an answer.
+	KeptAliveBroken *keptAliveBroken
 	// Effects are the effects check's figures, nil when it did not probe.
 	Effects *EffectsStats
 }
@@ -605,6 +618,12 @@ func ValidateExclude(globs []string) error {
 	return nil
 }
 
+// newDeliverer is the Deliverer of a run's calls over client.
+func newDeliverer(cfg Config, client *http.Client) *attempt.Deliverer {
+	return &attempt.Deliverer{Client: client, Target: cfg.Target, Now: cfg.Now, KeepBody: true, Trace: true,
+		Credentials: credentialsOf(cfg.Header, cfg.Signer)}
+}
+
 // interrupted ends a run that Ctrl-C cut short in its i-th check: what was
 // graded is reported, the summary says after which case, the checks from
 // the i-th on are not run.
@@ -651,8 +670,7 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 	defer func() { r.drain(true) }()
 	r = &runner{
 		cfg: cfg, val: val, ctx: rctx, cancel: cancel, user: ctx, began: time.Now(), since: time.Now(),
-		d: &attempt.Deliverer{Client: cfg.Client, Target: cfg.Target, Now: cfg.Now, KeepBody: true, Trace: true,
-			Credentials: credentialsOf(cfg.Header, cfg.Signer)},
+		d:   newDeliverer(cfg, cfg.Client),
 		sum: &Summary{Checks: map[string]*Tally{}},
 		out: report, byEvent: map[string]*load.Histogram{},
 		statuses: map[int]int{}, accepted: map[string]bool{}, tried: map[string]bool{}, outsideBad: map[int]int{},
@@ -805,6 +823,9 @@ func (r *runner) finish() {
 	}
 	r.sum.SeenBefore = r.firsts >= 3 && r.firstDup == r.firsts
 	r.sum.Timeouts = r.timeouts
+	if r.keptAliveBroken() {
+		r.sum.KeptAliveBroken = &keptAliveBroken{TimedOut: r.keptAliveTimedOut, Answered: r.newAnswered, Limit: r.cfg.Client.Timeout}
+	}
 }
 
 // notice tells Config.Notice, once, after a check, when every call so
@@ -852,9 +873,11 @@ func unroutedHint(s int) string {
 
 // runner is the state of one run.
 type runner struct {
-	cfg   Config
-	val   *validate.Validator
+	cfg Config
+	val *validate.Validator
+	// d sends the run's calls until onNew is set (deliverer).
 	d     *attempt.Deliverer
+	onNew atomic.Pointer[attempt.Deliverer]
 	cases *builder
 	// controls makes the valid calls sent only as evidence (control).
 	controls *builder
@@ -893,6 +916,13 @@ type runner struct {
 	// of them refused as duplicates.
 	firsts, firstDup int
 	quiet, quietTO   int // calls in a row without an answer, of them timeouts
+	// keptAliveAnswered and keptAliveTimedOut count the calls that went
+	// out on a connection kept alive after an answer (Attempt.KeptAlive)
+	// and got an answer, or none within the time limit; newAnswered those
+	// answered on a new connection. None answered on a kept-alive one, and
+	// new ones answered: the receiver answers a connection's first call
+	// only (keptAliveBroken).
+	keptAliveAnswered, keptAliveTimedOut, newAnswered int
 	// outside counts the valid calls sent alone outside load, outsideBad
 	// those of them answered 5xx or 429 or not at all, by status (0: no
 	// answer): load's failure is no sign of load when the receiver fails
@@ -933,10 +963,11 @@ type runner struct {
 	storesLate string
 }
 
-// timing is one call outside load, for naming why the slow ones were.
+// timing is one call outside load, for naming why the slow ones were:
+// keptAlive, it went out on a connection kept alive after an answer.
 type timing struct {
-	latency, connect time.Duration
-	timedOut         bool
+	latency, connect    time.Duration
+	timedOut, keptAlive bool
 }
 
 // excluded says whether --exclude-cases leaves c out.
@@ -1094,10 +1125,40 @@ type call struct {
 	together int
 }
 
+// deliverer is the Deliverer a call starts with: the run's, or once the
+// receiver showed it answers a connection's first call only, one that
+// makes each call on a new connection (newConnections).
+func (r *runner) deliverer() *attempt.Deliverer {
+	if d := r.onNew.Load(); d != nil {
+		return d
+	}
+	return r.d
+}
+
+// keptAliveBroken says what the run saw so far is a receiver that answers
+// a connection's first call only: calls on kept-alive connections got no
+// answer within the time limit and none got one, while new connections
+// got answers. The caller holds mu.
+func (r *runner) keptAliveBroken() bool {
+	return r.keptAliveTimedOut > 0 && r.keptAliveAnswered == 0 && r.newAnswered > 0
+}
+
+// newConnections makes the run's later calls each on a new connection: on
+// kept-alive ones, each would wait the whole time limit for nothing, and
+// its case be judged on keep-alive, not on itself. The pool's idle
+// connections are closed: no call takes them again.
+func (r *runner) newConnections() {
+	if r.onNew.Load() != nil {
+		return
+	}
+	r.onNew.Store(newDeliverer(r.cfg, attempt.NewConnectionEachCall(r.cfg.Client)))
+	r.cfg.Client.CloseIdleConnections()
+}
+
 // send delivers one case, signed when the run signs, and records it.
 func (r *runner) send(c *Case, k call) (*attempt.Result, error) {
 	req := r.request(c, true)
-	res := r.d.Deliver(r.ctx, req)
+	res := r.deliverer().Deliver(r.ctx, req)
 	return res, r.record(c, res, k)
 }
 
@@ -1178,6 +1239,11 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 	if a.Status != 0 {
 		r.quiet, r.quietTO, r.silent = 0, 0, 0
 		r.answered++
+		if a.KeptAlive {
+			r.keptAliveAnswered++
+		} else {
+			r.newAnswered++
+		}
 		r.statuses[a.Status]++
 		if validCheck(c.Check) {
 			if is2xx(a.Status) && c.Event != "" {
@@ -1191,16 +1257,21 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 			}
 		}
 		if c.Check != Load {
-			r.time(c, a.Latency, a.Connect, false)
+			r.time(c, a.Latency, a.Connect, false, false)
 		}
 		return nil
 	}
 	if a.Kind == attempt.KindTimeout {
 		r.timeouts++
 		if c.Check != Load {
-			r.time(c, r.timeLimit(a), a.Connect, true)
+			r.time(c, r.timeLimit(a), a.Connect, true, a.KeptAlive)
 		}
-		r.quietTO++
+		if a.KeptAlive {
+			r.keptAliveTimedOut++
+		}
+		if !a.KeptAlive || !r.keptAliveBroken() {
+			r.quietTO++
+		}
 	}
 	if k.together == 0 && r.calls == 1 {
 		switch a.Kind {
@@ -1219,6 +1290,13 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 		}
 	}
 	switch {
+	case a.Kind == attempt.KindTimeout && a.KeptAlive && r.keptAliveBroken():
+		r.silent++
+		// The receiver answers new connections, not kept-alive ones: no
+		// sign that it is gone, and the calls after this one go each on
+		// a new connection, where it answers.
+		r.newConnections()
+		return nil
 	case a.ClosedAsSent:
 		r.silent++
 		// A kept-alive connection the receiver closed as the call went
@@ -1268,9 +1346,9 @@ func (r *runner) noteConns(c *Case, res *attempt.Result) {
 }
 
 // time records the latency of a call outside load; the caller holds mu.
-func (r *runner) time(c *Case, d, connect time.Duration, timedOut bool) {
+func (r *runner) time(c *Case, d, connect time.Duration, timedOut, keptAlive bool) {
 	r.hist.Record(d)
-	r.timed = append(r.timed, timing{d, connect, timedOut})
+	r.timed = append(r.timed, timing{d, connect, timedOut, keptAlive})
 	if d > r.slowAt {
 		r.slowAt, r.slowID = d, c.Check+"/"+c.Name
 	}
@@ -1295,6 +1373,12 @@ func notHTTP(why string) string {
 // "got 302 to /elsewhere", "timeout".
 func answer(a attempt.Attempt) string {
 	switch {
+	case a.Status == 0 && a.KeptAlive && a.Kind == attempt.KindTimeout:
+		// Not this call's own slowness, maybe: the receiver answered the
+		// call before it on the connection, and may answer a
+		// connection's first call only (the summary says so when the run
+		// showed it). It went out whole: it may have been taken.
+		return attempt.ShortError(a) + " on a kept-alive connection the receiver had answered a call on before (the call may have been taken)"
 	case a.Status == 0 && a.ClosedAsSent:
 		// Not the receiver refusing this call: a connection its last
 		// answer kept alive ended as the call went out, which an idle

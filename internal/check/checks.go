@@ -306,7 +306,7 @@ func (r *runner) burst(c *Case, n int) (results []*attempt.Result, together int,
 		reqs[i] = r.request(c.Delivery(i), true)
 	}
 	ctx := context.WithValue(r.ctx, togetherKey{}, newTogether(n))
-	together = sendAtOnce(n, r.cfg.copyHeld, func(i int) { results[i] = r.d.Deliver(ctx, reqs[i]) })
+	together = sendAtOnce(n, r.cfg.copyHeld, func(i int) { results[i] = r.deliverer().Deliver(ctx, reqs[i]) })
 	for _, res := range results {
 		if err := r.record(c, res, call{together: n}); err != nil {
 			return nil, 0, err
@@ -545,7 +545,7 @@ func (r *runner) signature() error {
 			continue
 		}
 		req := r.request(sc.Case, false)
-		res := r.d.Deliver(r.ctx, req)
+		res := r.deliverer().Deliver(r.ctx, req)
 		if err := r.record(sc.Case, res, call{}); err != nil {
 			return err
 		}
@@ -768,10 +768,14 @@ func (r *runner) load() error {
 	// caseOf is the case each request was made from, for the failure to
 	// carry a call that failed.
 	caseOf := map[*attempt.Request]*Case{}
+	// over is the Deliverer of the load's current run: once the receiver
+	// showed it answers a connection's first call only, the run's calls
+	// go over another (newConnections), and the feed of this one ends.
+	var over *attempt.Deliverer
 	feed := func() []*attempt.Request {
 		mu.Lock()
 		defer mu.Unlock()
-		if next == len(pairs) {
+		if next == len(pairs) || r.deliverer() != over {
 			return nil
 		}
 		var reqs []*attempt.Request
@@ -797,15 +801,20 @@ func (r *runner) load() error {
 		failed   *attempt.Request // the first call that failed, refused or not answered
 		timed    []timing         // to name a full listen backlog
 		// closedAsSent counts the calls that got no answer on kept-alive
-		// connections the receiver ended as they went out.
-		closedAsSent int
+		// connections the receiver ended as they went out; keptAliveHeld
+		// those that got none within the time limit on one, from a
+		// receiver that answers a connection's first call only.
+		closedAsSent, keptAliveHeld int
 	}
 	bad.byStatus, bad.byError = map[int]int{}, map[string]int{}
 	conc := r.loadConcurrency()
-	st := load.Run(r.ctx, r.d, feed, load.RunOptions{Concurrency: conc}, func(res *attempt.Result) {
+	account := func(res *attempt.Result) {
 		a := res.Last()
 		c := &Case{Check: Load, Name: "load", Event: res.Request.Event}
 		_ = r.record(c, res, call{first: true, together: conc})
+		r.mu.Lock()
+		keptAliveBroken := r.keptAliveBroken()
+		r.mu.Unlock()
 		r.loadAnswered(res)
 		bad.Lock()
 		defer bad.Unlock()
@@ -836,7 +845,7 @@ func (r *runner) load() error {
 			}
 			bad.answered++
 			bad.hist.Record(a.Latency)
-			bad.timed = append(bad.timed, timing{a.Latency, a.Connect, false})
+			bad.timed = append(bad.timed, timing{a.Latency, a.Connect, false, false})
 			if !is2xx(a.Status) {
 				bad.byStatus[a.Status]++
 				if !bad.seen {
@@ -850,14 +859,38 @@ func (r *runner) load() error {
 				bad.hist.Record(r.timeLimit(a))
 				// A call that timed out connecting may show a full
 				// listen backlog (slowCause).
-				bad.timed = append(bad.timed, timing{r.timeLimit(a), a.Connect, true})
+				bad.timed = append(bad.timed, timing{r.timeLimit(a), a.Connect, true, a.KeptAlive})
 			}
 			bad.byError[attempt.ShortError(a)]++
 			if a.ClosedAsSent {
 				bad.closedAsSent++
 			}
+			if a.Kind == attempt.KindTimeout && a.KeptAlive && keptAliveBroken {
+				bad.keptAliveHeld++
+			}
 		}
-	})
+	}
+	// The load's figures, over its runs: one, or two when its calls went
+	// over new connections from some point on.
+	var st struct {
+		Sent, finished, Unasked int
+		Elapsed                 time.Duration
+	}
+	for {
+		mu.Lock()
+		over = r.deliverer()
+		left := next < len(pairs)
+		mu.Unlock()
+		if !left {
+			break
+		}
+		s := load.Run(r.ctx, over, feed, load.RunOptions{Concurrency: conc}, account)
+		st.Sent, st.finished, st.Unasked = st.Sent+s.Sent, st.finished+int(s.Latency.Count()), st.Unasked+s.Unasked
+		st.Elapsed += s.Elapsed
+		if r.ctx.Err() != nil || r.deliverer() == over {
+			break
+		}
+	}
 	r.mu.Lock()
 	fatal, stopped := r.fatal, r.stopped
 	r.mu.Unlock()
@@ -870,8 +903,10 @@ func (r *runner) load() error {
 	if err := r.ctx.Err(); err != nil {
 		return err
 	}
-	ls := &loadStats{Calls: st.Sent, Concurrency: conc, PerSecond: st.RequestsPerSecond(),
-		Answered: bad.answered, TimedOut: bad.timedOut}
+	ls := &loadStats{Calls: st.Sent, Concurrency: conc, Answered: bad.answered, TimedOut: bad.timedOut}
+	if st.Elapsed > 0 {
+		ls.PerSecond = float64(st.finished) / st.Elapsed.Seconds() // load.Stats.RequestsPerSecond
+	}
 	if bad.answered < st.Sent && st.Elapsed > 0 {
 		// A refused connection fails at once: the rate is of the calls
 		// answered, not of how fast the client gave up.
@@ -955,6 +990,15 @@ func (r *runner) load() error {
 				}
 			}
 			why = fmt.Sprintf("the receiver fails valid calls with or without load (%d of %d valid calls sent alone outside load failed too: %s)", sumCounts(outsideBad), outside, strings.Join(saw, ", "))
+		}
+		if n := bad.keptAliveHeld; n > 0 {
+			// Not load as such: the summary's note says what they show.
+			held := fmt.Sprintf("%d calls went out on kept-alive connections and got no answer within the time limit, from a receiver that answered none on a kept-alive connection (keep-alive is broken: see the note)", n)
+			if n == sumCounts(bad.byError) && len(bad.byStatus) == 0 {
+				why = held
+			} else {
+				why += "; " + held
+			}
 		}
 		if n := bad.closedAsSent; n > 0 {
 			// Not load as such: a sender that keeps connections alive
@@ -1098,7 +1142,7 @@ func (r *runner) emitLocked(res Result) {
 // the kernel dropped the handshake and the client tried again), or the
 // answer itself.
 func slowCause(ts []timing, budget, limit time.Duration) string {
-	var slow, timedOut, setup, stuck int
+	var slow, timedOut, setup, stuck, keptAlive int
 	var connects []time.Duration
 	for _, t := range ts {
 		if t.latency <= budget {
@@ -1108,6 +1152,9 @@ func slowCause(ts []timing, budget, limit time.Duration) string {
 		switch {
 		case t.timedOut:
 			timedOut++
+			if t.keptAlive {
+				keptAlive++
+			}
 			// Still connecting at the limit, past the kernel's first
 			// retry of a dropped handshake (1 s): no connection to a
 			// receiver that answers others takes that long otherwise.
@@ -1126,6 +1173,12 @@ func slowCause(ts []timing, budget, limit time.Duration) string {
 		// Not that the receiver never answers: a slow one answers after
 		// it, and a loaded machine may not have sent the call at once.
 		parts = append(parts, fmt.Sprintf("%d of %d calls timed out (each counted at the time limit, %s): no answer came within %s of the start of the call", timedOut, len(ts), limit, limit))
+	}
+	if keptAlive > 0 {
+		// Not slow handling, maybe: a receiver that answers a
+		// connection's first call only holds them so (the summary's note
+		// says so when the run showed it).
+		parts = append(parts, fmt.Sprintf("%d of the calls that timed out went out on a kept-alive connection the receiver had answered a call on before", keptAlive))
 	}
 	var waited []string // what shows the handshakes were dropped
 	if setup*2 >= slow-timedOut && setup > 0 {

@@ -625,7 +625,7 @@ func (r *runner) sendDoc(ctx context.Context, d *effDoc) error {
 }
 
 func (r *runner) deliverOne(ctx context.Context, c *Case, req *attempt.Request) (attempt.Attempt, error) {
-	res := r.d.Deliver(ctx, req)
+	res := r.deliverer().Deliver(ctx, req)
 	return res.Last(), r.record(c, res, call{})
 }
 

@@ -2,9 +2,15 @@ package check
 
 import (
 	"context"
+	"io"
 	"net"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/attempt"
 )
 
 // closesSecondCall is a receiver that answers the first call on each
@@ -93,5 +99,115 @@ func TestKeptAliveConnectionsClosedDoNotStopTheRun(t *testing.T) {
 	}
 	if sum.Stopped != nil || len(sum.NotRun) > 0 {
 		t.Fatalf("stopped %+v, not run %v: want every check run against a receiver that answers every new connection", sum.Stopped, sum.NotRun)
+	}
+}
+
+// answersFirstCallOnly is a receiver on raw TCP that answers the first
+// call on each connection with a 200, keeping it alive, and never answers
+// a later call on it: it reads the call and holds the connection open.
+// held counts the calls it holds so.
+func answersFirstCallOnly(t *testing.T) (url string, held *atomic.Int32) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	held = new(atomic.Int32)
+	serveCalls(ln, func(_, k int, c net.Conn) bool {
+		if k > 0 {
+			held.Add(1) // read on: the sender ends the connection
+			return true
+		}
+		_, err := io.WriteString(c, ok200)
+		return err == nil
+	})
+	return "http://" + ln.Addr().String() + "/hook", held
+}
+
+// A receiver that answers the first call on each connection and none
+// after it on the same connection made every case sent on a kept-alive
+// connection wait the whole time limit, saying only "timeout": minutes
+// for a run, its verdicts about keep-alive, not the cases, and a run that
+// stopped, "the receiver stopped answering", of a receiver that answers
+// every new connection. The run says what it saw once, makes its later
+// calls each on a new connection, and the cases held so say where.
+func TestCheckNamesKeepAliveAnsweringTheFirstCallOnly(t *testing.T) {
+	t.Parallel()
+	url, held := answersFirstCallOnly(t)
+
+	cfg := testConfig(t, url)
+	cfg.Client = testClient(t, 5*time.Second)
+	cfg.Signer = nil
+	cfg.Checks = []string{acceptsValid, rejectsMalformed, duplicates, Latency}
+	sum, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Stopped != nil || len(sum.NotRun) > 0 {
+		t.Errorf("stopped %+v, not run %v: the receiver answers every new connection", sum.Stopped, sum.NotRun)
+	}
+	notes := (&SummaryReport{Summary: sum}).Notes()
+	if !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, "keep-alive is broken: ") }) {
+		t.Errorf("notes %q, want keep-alive named", notes)
+	}
+	// Each call held waited the whole time limit: those in flight when
+	// the first was seen, not every call the run made after it.
+	if n := held.Load(); n == 0 || n > 2*int32(cfg.Concurrent) {
+		t.Errorf("%d calls went out on a kept-alive connection, want some (the receiver's defect shown) and no more than those in flight as the first got no answer, %d at most", n, 2*cfg.Concurrent)
+	}
+	stalled := 0
+	for _, r := range results {
+		if strings.Contains(r.Reason, "on a kept-alive connection") {
+			stalled++
+			if r.Verdict != Fail {
+				t.Errorf("%s/%s: %s, %s; want it failed: the call got no answer", r.Case.Check, r.Case.Name, r.Verdict, r.Reason)
+			}
+			continue
+		}
+		if r.Case.Check == acceptsValid && r.Verdict != Pass {
+			t.Errorf("%s/%s: %s, %s; want it passed, made on a new connection", r.Case.Check, r.Case.Name, r.Verdict, r.Reason)
+		}
+	}
+	if stalled == 0 {
+		t.Error("no case says its call went out on a kept-alive connection")
+	}
+}
+
+// The same receiver under load, on net/http's path (the fast path's lanes
+// keep connections of their own, and do not say which calls went out on
+// one kept alive): the load said the receiver buckles under load, of
+// calls held on kept-alive connections, and went on making its calls on
+// them. It says what it saw, and its later calls go on new connections.
+func TestLoadNamesKeepAliveAnsweringTheFirstCallOnly(t *testing.T) {
+	t.Parallel()
+	url, held := answersFirstCallOnly(t)
+
+	cfg := testConfig(t, url)
+	c, err := attempt.NewClient(attempt.ClientOptions{Timeout: 5 * time.Second, Concurrency: 16, NetHTTP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.CloseIdleConnections)
+	cfg.Client, cfg.Signer = c, nil
+	cfg.Checks = []string{Load}
+	cfg.LoadCount, cfg.LoadConcurrency = 64, 4
+	sum, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := ofCheck(results, Load)
+	if len(load) != 1 {
+		t.Fatalf("load results %+v", load)
+	}
+	why := load[0].Reason
+	if strings.Contains(why, "buckles under load") || !strings.Contains(why, "keep-alive is broken") {
+		t.Errorf("load: %s, %q; want keep-alive named, not load", load[0].Verdict, why)
+	}
+	if notes := (&SummaryReport{Summary: sum}).Notes(); !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, "keep-alive is broken: ") }) {
+		t.Errorf("notes %q, want keep-alive named", notes)
+	}
+	if n := held.Load(); n == 0 || n > 2*int32(cfg.LoadConcurrency) {
+		t.Errorf("%d calls went out on a kept-alive connection, want some and no more than those in flight as the first got no answer, %d at most", n, 2*cfg.LoadConcurrency)
 	}
 }

@@ -288,6 +288,14 @@ func (s *SummaryReport) Notes() []string {
 	if u := s.Unrouted; u != nil {
 		out = append(out, fmt.Sprintf("every call got %d %s: %s", u.Status, http.StatusText(u.Status), u.Hint))
 	}
+	if k := s.KeptAliveBroken; k != nil {
+		lost := "calls sent on one got no answer within --timeout %s (each may have been taken)"
+		if k.TimedOut == 1 {
+			lost = "call sent on one got no answer within --timeout %s (it may have been taken)"
+		}
+		out = append(out, fmt.Sprintf("keep-alive is broken: the receiver answered calls on new connections (%d) and none on a connection it had kept alive after an answer: %d "+lost+"; the run made its calls after the first of them each on a new connection, so that their verdicts are about the cases. A sender that keeps connections alive, as the ERP may, gets no answer to a connection's second call: answer every call on a connection, or send 'Connection: close' with the answer",
+			k.Answered, k.TimedOut, k.Limit))
+	}
 	if s.SeenBefore {
 		out = append(out, "every first delivery was refused as a duplicate (409, or a 5xx saying so): the receiver has seen these requestIds before (a run with --fixed-ids repeats them; leave it out for fresh ones)")
 	}

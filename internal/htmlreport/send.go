@@ -51,7 +51,7 @@ type failure struct {
 	Error  string `json:"error,omitempty"`
 	// Taken, for a call whose connection ended after it went out, says
 	// the call may have been taken (attempt.TakenNote), as send's line
-	// and JUnit say after the error.
+	// and JUnit say after the error, unless the error says it itself.
 	Taken     string  `json:"taken,omitempty"`
 	LatencyMS float64 `json:"latencyMs"`
 	Attempts  int     `json:"attempts"`
@@ -119,7 +119,10 @@ func (r *SendRecorder) Observe(res *attempt.Result) {
 		if last.Status != 0 {
 			f.Answer = termsafe.Excerpt(last.BodyPrefix, last.BodyCut)
 		} else {
-			f.Taken = attempt.TakenNote(last)
+			// The row shows the error whole, whose own words may say
+			// already that the call may have been taken.
+			shown, taken := attempt.TakenWords(last, last.Err)
+			f.Error, f.Taken = termsafe.Text(shown), taken
 		}
 		if q := res.Request; q != nil {
 			f.Seq, f.Event, f.RequestID = q.Seq, termsafe.Text(q.Event), termsafe.Text(q.RequestID)
