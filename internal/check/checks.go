@@ -993,7 +993,7 @@ func (r *runner) load() error {
 		}
 		if n := bad.keptAliveHeld; n > 0 {
 			// Not load as such: the summary's note says what they show.
-			held := fmt.Sprintf("%d calls went out on kept-alive connections and got no answer within the time limit, from a receiver that answered none on a kept-alive connection (keep-alive is broken: see the note)", n)
+			held := fmt.Sprintf("%d calls went out on kept-alive connections and got no answer within the time limit, from a receiver that answered none on a kept-alive connection (see the note on kept-alive connections)", n)
 			if n == sumCounts(bad.byError) && len(bad.byStatus) == 0 {
 				why = held
 			} else {

@@ -148,7 +148,7 @@ func TestCheckNamesKeepAliveAnsweringTheFirstCallOnly(t *testing.T) {
 		t.Errorf("stopped %+v, not run %v: the receiver answers every new connection", sum.Stopped, sum.NotRun)
 	}
 	notes := (&SummaryReport{Summary: sum}).Notes()
-	if !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, "keep-alive is broken: ") }) {
+	if !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, "no call on a kept-alive connection was answered: ") }) {
 		t.Errorf("notes %q, want keep-alive named", notes)
 	}
 	// Each call held waited the whole time limit: those in flight when
@@ -201,10 +201,10 @@ func TestLoadNamesKeepAliveAnsweringTheFirstCallOnly(t *testing.T) {
 		t.Fatalf("load results %+v", load)
 	}
 	why := load[0].Reason
-	if strings.Contains(why, "buckles under load") || !strings.Contains(why, "keep-alive is broken") {
+	if strings.Contains(why, "buckles under load") || !strings.Contains(why, "see the note on kept-alive connections") {
 		t.Errorf("load: %s, %q; want keep-alive named, not load", load[0].Verdict, why)
 	}
-	if notes := (&SummaryReport{Summary: sum}).Notes(); !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, "keep-alive is broken: ") }) {
+	if notes := (&SummaryReport{Summary: sum}).Notes(); !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, "no call on a kept-alive connection was answered: ") }) {
 		t.Errorf("notes %q, want keep-alive named", notes)
 	}
 	if n := held.Load(); n == 0 || n > 2*int32(cfg.LoadConcurrency) {

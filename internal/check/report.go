@@ -293,7 +293,11 @@ func (s *SummaryReport) Notes() []string {
 		if k.TimedOut == 1 {
 			lost = "call sent on one got no answer within --timeout %s (it may have been taken)"
 		}
-		out = append(out, fmt.Sprintf("keep-alive is broken: the receiver answered calls on new connections (%d) and none on a connection it had kept alive after an answer: %d "+lost+"; the run made its calls after the first of them each on a new connection, so that their verdicts are about the cases. A sender that keeps connections alive, as the ERP may, gets no answer to a connection's second call: answer every call on a connection, or send 'Connection: close' with the answer",
+		// What the run saw, and what it may mean: one call held past the
+		// time limit on a kept-alive connection is all it takes to go on
+		// over new ones, and a receiver that stalls now and then can hold
+		// the first call a kept-alive connection carried as well.
+		out = append(out, fmt.Sprintf("no call on a kept-alive connection was answered: the receiver answered calls on new connections (%d) and none on a connection it had kept alive after an answer: %d "+lost+". It may answer only a connection's first call, and a sender that keeps connections alive, as the ERP may, would then get no answer to a connection's second: answer every call on a connection, or send 'Connection: close' with the answer. The run made its calls after the first of them each on a new connection, so that their verdicts are about the cases",
 			k.Answered, k.TimedOut, k.Limit))
 	}
 	if s.SeenBefore {

@@ -49,9 +49,10 @@ reported as not run. A call lost on a kept-alive connection the receiver
 closed as it went out fails its case, and counts among those calls, but is
 no sign of a receiver gone (a new connection gets its answer). So is a call
 held unanswered past --timeout on a kept-alive connection while no call on one
-was answered and calls on new connections were: the summary says keep-alive is
-broken, and the run makes its later calls each on a new connection, so that
-their cases are judged on their own. When every call got
+was answered and calls on new connections were: the summary says so (the
+receiver may answer only a connection's first call), and the run makes its
+later calls each on a new connection, so that their cases are judged on their
+own. When every call got
 the same 404, 405, 401, 403 or redirect the summary says so first, with the
 likely cause. On a terminal a progress line on stderr shows the check, the case and
 the time taken; Ctrl-C stops the run and says how far it got.
