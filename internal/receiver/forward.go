@@ -636,12 +636,26 @@ func IsMalformedAnswer(forwardErr string) bool {
 	return strings.HasPrefix(forwardErr, malformedLead)
 }
 
-// maxStaleTries bounds how often a forward is made again for a kept-alive
-// connection the receiver had closed before the call went out: each time
-// on another, the pool's idle ones dropped; other forwards hand the pool
-// back connections the receiver is about to close, so a few more than one
-// are needed against a receiver that closes every connection.
+// maxStaleTries is how often at least a forward is made again for a
+// kept-alive connection the receiver had closed before the call went out,
+// each time on another (staleTries): other forwards hand the pool back
+// connections the receiver is about to close, so a small pool's own idle
+// connections are not all a forward may meet.
 const maxStaleTries = 16
+
+// staleTries is how often a forward on client may be tried for kept-alive
+// connections the receiver had closed. Each such connection is dropped as
+// net/http's reader finds it closed, so once the pool's idle connections
+// (newClient's MaxIdleConnsPerHost) are spent the call goes out on a new
+// connection: the tries are one more than the pool holds. Another
+// transport (a test's) keeps maxStaleTries.
+func staleTries(client *http.Client) int {
+	tr, ok := client.Transport.(*http.Transport)
+	if !ok {
+		return maxStaleTries
+	}
+	return max(maxStaleTries, tr.MaxIdleConnsPerHost+1)
+}
 
 // closedUnsent says the try that failed with err found that the receiver
 // had closed the kept-alive connection it was given before any of the
@@ -885,6 +899,18 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 	start := time.Now()
 	var resp *http.Response
 	var err error
+	// The receiver had closed the kept-alive connection before any of
+	// the call went out (its idle timeout, as Node's 5 s, or a close after
+	// every answer): it never got the call, which is made again, as
+	// net/http does for a GET but not for a POST. net/http's reader
+	// dropped that connection as it found it closed; the pool's others
+	// are left alone: net/http puts a connection back idle before it
+	// hands a bodyless answer to its call, and closing it then failed a
+	// forward the receiver answered ("CloseIdleConnections called").
+	// The tries outnumber the pool's idle connections (staleTries), so
+	// that against a receiver that closes every one the last goes out on
+	// a new connection.
+	tries := staleTries(r.cfg.Client)
 	for try := 1; ; try++ {
 		var out *http.Request
 		out, err = newRequest()
@@ -893,15 +919,9 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 			return plain(http.StatusBadGateway), fwd, false
 		}
 		resp, err = r.cfg.Client.Do(out)
-		if err == nil || try == maxStaleTries || ctx.Err() != nil || !once.closedUnsent(err) {
+		if err == nil || try == tries || ctx.Err() != nil || !once.closedUnsent(err) {
 			break
 		}
-		// The receiver had closed the kept-alive connection before any
-		// of the call went out (its idle timeout, as Node's 5 s): it
-		// never got the call, which goes on a new connection, as
-		// net/http does for a GET but not for a POST. The pool's other
-		// idle connections were closed by the same receiver.
-		r.cfg.Client.CloseIdleConnections()
 	}
 	if err == nil && resp.StatusCode < 100 {
 		// net/http's client takes a status line's 000 to 099 as a code,
