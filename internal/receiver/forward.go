@@ -37,7 +37,7 @@ func newClient(conns int, timeout time.Duration, tlsConf *tls.Config) *http.Clie
 		if err != nil {
 			return nil, err
 		}
-		return &countedConn{Conn: c}, nil
+		return &countedConn{Conn: c, kick: make(chan struct{}, 1)}, nil
 	}
 	tr := &http.Transport{
 		Proxy:       nil, // a local receiver, never through a proxy
@@ -85,7 +85,9 @@ func dialTLS(ctx context.Context, dial func(context.Context, string, string) (ne
 		c.Close()
 		return nil, err
 	}
-	return &tlsConn{Conn: tc, sock: c.(*countedConn)}, nil
+	sock := c.(*countedConn)
+	sock.underTLS = true
+	return &tlsConn{Conn: tc, sock: sock}, nil
 }
 
 // maxTLSPlaintext is the most plaintext a TLS record carries (RFC 8446
@@ -138,6 +140,18 @@ func (c *tlsConn) Read(p []byte) (int, error) {
 // unread is how many bytes of the record last read no read has taken.
 func (c *tlsConn) unread() int { return len(c.pending) }
 
+// Write writes a call's bytes through the TLS, after the look of its
+// first write on a kept-alive connection (countedConn.lookBeforeCall).
+func (c *tlsConn) Write(p []byte) (int, error) {
+	c.sock.lookBeforeCall()
+	if e := c.sock.refuse.Load(); e != nil {
+		return 0, *e
+	}
+	c.sock.callWriting.Add(1)
+	defer c.sock.callWriting.Add(-1)
+	return c.Conn.Write(p)
+}
+
 // forwardIdle is how long a connection to the receiver is kept idle for
 // the next call: shorter than the idle timeouts receivers' servers close
 // theirs after (Node's and Express's 5 s, gunicorn's 5 s, 2 s in its
@@ -168,7 +182,29 @@ type countedConn struct {
 	// connection, a plain one (onceOnly's trace): an answer read before
 	// it ends is held from net/http until it does (Read).
 	callWrite atomic.Pointer[forwardWrite]
+	// lookFirst says the connection was given a call as a kept-alive one
+	// (onceOnly's trace): the call's first write looks whether the
+	// receiver's close came first (closedFirst).
+	lookFirst atomic.Bool
+	// reading counts the reads of the socket under way (Read), closed
+	// says it was closed; kick tells closedFirst of a change of either (nil for
+	// a connection not newClient's: it waits for none).
+	reading  atomic.Int32
+	closed   atomic.Bool
+	kick     chan struct{}
+	underTLS bool // set before net/http has the connection
+	// callWriting counts the calls' writes under way through the TLS
+	// over the socket (tlsConn.Write): only their bytes are counted
+	// written. crypto/tls writes a close_notify of its own as net/http
+	// closes the connection (the receiver's close read, no call
+	// written), which is no byte of a call, and counted, said a call
+	// given the connection had gone out.
+	callWriting atomic.Int32
 }
+
+// errClosedFirst is the write refused on a kept-alive connection whose
+// close by the receiver came before the call's first byte was written.
+var errClosedFirst = errors.New("the receiver had closed the kept-alive connection before the call was written")
 
 // forwardWrite is the end of the write of a try of a forwarded call, which
 // WroteRequest tells of, with the write's error: done closes once err is
@@ -187,19 +223,105 @@ func (w *forwardWrite) end(err error) {
 }
 
 func (c *countedConn) Write(p []byte) (int, error) {
+	if !c.underTLS {
+		c.lookBeforeCall()
+	}
 	if e := c.refuse.Load(); e != nil {
 		// Not closed here: net/http closes it on the write's error,
 		// which is then the call's.
 		return 0, *e
 	}
 	n, err := c.Conn.Write(p)
-	c.written.Add(int64(n))
+	if !c.underTLS || c.callWriting.Load() > 0 {
+		c.written.Add(int64(n))
+	}
 	return n, err
+}
+
+// lookBeforeCall is the look of a call's first write on a kept-alive
+// connection, plain or under TLS (tlsConn.Write: the socket's own writes
+// there are crypto/tls's too, a close_notify, an alert, which are no
+// call's and wait for nothing). A connection the receiver closed first
+// refuses the call's writes from then on.
+func (c *countedConn) lookBeforeCall() {
+	if c.lookFirst.Swap(false) && c.closedFirst() {
+		// An HTTP/1.1 server reads no call after its close, so the
+		// call, none of which went out, is refused here, and net/http
+		// makes it again on another connection (nothing written:
+		// onceOnly's getBody hands the body back). Written, it met the
+		// close on its way, and the forward failed as a call the
+		// receiver may hold (a forward in ten, or more, at a
+		// concurrency of 2 against a receiver over https that closes
+		// after every answer).
+		var e error = errClosedFirst
+		c.refuse.Store(&e)
+	}
+}
+
+// closedFirst says the receiver's close of the kept-alive connection
+// came before the call given it is written: net/http's reader had not
+// read that far when the pool gave the connection out (the close came
+// with the last answer, or just after). It waits until that reader
+// reads the socket again, having handed the last answer over (a
+// connection closed before that fails the call the answer is for:
+// net/http puts a connection back idle before it hands a bodyless
+// answer to its call), and, under TLS, has read through TLS whatever
+// came to the socket (a close_notify in crypto/tls's buffer is seen
+// nowhere else); or until the connection is closed (by that reader, or
+// as the forward ends). Then the socket says whether the receiver's FIN
+// (or a reset) came: a close that comes after this look cannot be told
+// from the receiver's answer to a call it read, and the call goes out.
+func (c *countedConn) closedFirst() bool {
+	if c.kick == nil {
+		return peerClosed(c.Conn)
+	}
+	for {
+		switch {
+		case c.closed.Load():
+			return true
+		case c.reading.Load() > 0:
+			if peerClosed(c.Conn) {
+				return true
+			}
+			// Plain, the socket shows all that came. Under TLS, bytes
+			// not yet read may be a close_notify: the reader is waited
+			// for to read them.
+			if !c.underTLS || bufferedBytes(c.Conn) == 0 {
+				return false
+			}
+		}
+		<-c.kick
+	}
+}
+
+func (c *countedConn) signal() {
+	select {
+	case c.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (c *countedConn) Close() error {
+	c.closed.Store(true)
+	if c.kick != nil {
+		c.signal()
+	}
+	return c.Conn.Close()
 }
 
 func (c *countedConn) Read(p []byte) (int, error) {
 	if c.answers.ended.Load() {
 		return 0, io.EOF
+	}
+	if c.kick != nil {
+		// Counted to its end, the hold below too: a reader holding an
+		// answer for the call's write reads no earlier answer.
+		c.reading.Add(1)
+		c.signal()
+		defer func() {
+			c.reading.Add(-1)
+			c.signal()
+		}()
 	}
 	n, err := c.Conn.Read(p)
 	if err != nil {
@@ -415,6 +537,7 @@ func (o *onceOnly) trace() *httptrace.ClientTrace {
 			cc.refuse.Store(&e)
 		default:
 			o.conn, o.at = cc, cc.written.Load()
+			cc.lookFirst.Store(info.Reused)
 			o.answer = newAnswerWatch(o.method)
 			if !underTLS {
 				// Under TLS the socket holds records, whose answer's
@@ -636,12 +759,26 @@ func IsMalformedAnswer(forwardErr string) bool {
 	return strings.HasPrefix(forwardErr, malformedLead)
 }
 
-// maxStaleTries bounds how often a forward is made again for a kept-alive
-// connection the receiver had closed before the call went out: each time
-// on another, the pool's idle ones dropped; other forwards hand the pool
-// back connections the receiver is about to close, so a few more than one
-// are needed against a receiver that closes every connection.
+// maxStaleTries is how often at least a forward is made again for a
+// kept-alive connection the receiver had closed before the call went out,
+// each time on another (staleTries): other forwards hand the pool back
+// connections the receiver is about to close, so a small pool's own idle
+// connections are not all a forward may meet.
 const maxStaleTries = 16
+
+// staleTries is how often a forward on client may be tried for kept-alive
+// connections the receiver had closed. Each such connection is dropped as
+// net/http's reader finds it closed, so once the pool's idle connections
+// (newClient's MaxIdleConnsPerHost) are spent the call goes out on a new
+// connection: the tries are one more than the pool holds. Another
+// transport (a test's) keeps maxStaleTries.
+func staleTries(client *http.Client) int {
+	tr, ok := client.Transport.(*http.Transport)
+	if !ok {
+		return maxStaleTries
+	}
+	return max(maxStaleTries, tr.MaxIdleConnsPerHost+1)
+}
 
 // closedUnsent says the try that failed with err found that the receiver
 // had closed the kept-alive connection it was given before any of the
@@ -885,6 +1022,18 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 	start := time.Now()
 	var resp *http.Response
 	var err error
+	// The receiver had closed the kept-alive connection before any of
+	// the call went out (its idle timeout, as Node's 5 s, or a close after
+	// every answer): it never got the call, which is made again, as
+	// net/http does for a GET but not for a POST. net/http's reader
+	// dropped that connection as it found it closed; the pool's others
+	// are left alone: net/http puts a connection back idle before it
+	// hands a bodyless answer to its call, and closing it then failed a
+	// forward the receiver answered ("CloseIdleConnections called").
+	// The tries outnumber the pool's idle connections (staleTries), so
+	// that against a receiver that closes every one the last goes out on
+	// a new connection.
+	tries := staleTries(r.cfg.Client)
 	for try := 1; ; try++ {
 		var out *http.Request
 		out, err = newRequest()
@@ -893,15 +1042,9 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 			return plain(http.StatusBadGateway), fwd, false
 		}
 		resp, err = r.cfg.Client.Do(out)
-		if err == nil || try == maxStaleTries || ctx.Err() != nil || !once.closedUnsent(err) {
+		if err == nil || try == tries || ctx.Err() != nil || !once.closedUnsent(err) {
 			break
 		}
-		// The receiver had closed the kept-alive connection before any
-		// of the call went out (its idle timeout, as Node's 5 s): it
-		// never got the call, which goes on a new connection, as
-		// net/http does for a GET but not for a POST. The pool's other
-		// idle connections were closed by the same receiver.
-		r.cfg.Client.CloseIdleConnections()
 	}
 	if err == nil && resp.StatusCode < 100 {
 		// net/http's client takes a status line's 000 to 099 as a code,

@@ -1,0 +1,280 @@
+package receiver
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httptrace"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/whsim/whsim/internal/testnet"
+)
+
+// A forward given a kept-alive connection whose close by the receiver
+// came before the call was written goes on a new connection, over http
+// and https. The receiver answers with a bodyless 200, no Connection:
+// close, and closes (close_notify over TLS, then its FIN); a forward
+// given the connection before net/http's reader read that close wrote
+// its call into it and failed as one the receiver may hold ("EOF; the
+// call had gone out to the receiver"), though the receiver had closed
+// first and never read it: one forward in ten, or more, at a concurrency
+// of 2 against such a receiver over https.
+//
+// The test holds net/http's reader after the first answer (its
+// PutIdleConn hook waits) while the receiver closes, until the second
+// forward is given the connection; the reader's next read of the socket
+// then waits until the second forward's call was written to it, or the
+// connection closed (or, readerFirst, the second forward waits until the
+// reader has closed the connection). The first forward's answer was handed over by then:
+// a connection closed before that would fail it.
+func TestForwardOnAConnectionClosedFirst(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		scheme string
+		// readerFirst has net/http's reader find the close before the
+		// second forward's call is written: over TLS, net/http's close
+		// then wrote a close_notify, which was counted as the call's
+		// bytes, and the forward failed as one that had gone out.
+		readerFirst bool
+	}{{"http", false}, {"https", false}, {"http", true}, {"https", true}} {
+		scheme := tt.scheme
+		name := scheme
+		if tt.readerFirst {
+			name += ", the reader finds the close first"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := newClosingServer(t, scheme)
+			closeOne := srv.gate("one")
+			mem := &memRecorder{}
+			client := newClient(16, 10*time.Second, srv.roots)
+			defer client.CloseIdleConnections()
+			tr := client.Transport.(*http.Transport)
+			dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+				c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+				if err != nil {
+					return nil, err
+				}
+				g := &gatedSock{TCPConn: c.(*net.TCPConn), wrote: make(chan struct{}), closed: make(chan struct{})}
+				return &countedConn{Conn: g, kick: make(chan struct{}, 1)}, nil
+			}
+			tr.DialContext = dial
+			tr.DialTLSContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+				return dialTLS(ctx, dial, srv.roots, network, addr)
+			}
+			rcv := New(Config{ForwardTo: srv.url, Capture: mem, Client: client})
+
+			idle, oneDone, given, twoDone := make(chan struct{}), make(chan struct{}), make(chan struct{}), make(chan struct{})
+			oneCtx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+				PutIdleConn: func(err error) {
+					if err != nil {
+						return
+					}
+					close(closeOne)
+					srv.waitTaken("one") // the receiver's close is in listen's socket
+					close(idle)
+					select {
+					case <-given:
+					case <-twoDone:
+					}
+				},
+			})
+			var reused []bool
+			twoCtx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+				GotConn: func(i httptrace.GotConnInfo) {
+					reused = append(reused, i.Reused)
+					if len(reused) > 1 {
+						return
+					}
+					c := i.Conn
+					if t, ok := c.(interface{ NetConn() net.Conn }); ok {
+						c = t.NetConn()
+					}
+					cc, ok := c.(*countedConn)
+					if !ok || !i.Reused {
+						close(given)
+						return
+					}
+					g := cc.Conn.(*gatedSock)
+					if !tt.readerFirst {
+						g.armed.Store(true)
+						close(given)
+						return
+					}
+					close(given)
+					<-g.closed // net/http's reader read the close, and closed the connection
+				},
+			})
+			codes := make([]int, 2)
+			forward := func(ctx context.Context, body string, code *int) {
+				req := httptest.NewRequest(http.MethodPost, "/webhook", strings.NewReader(body)).WithContext(ctx)
+				w := httptest.NewRecorder()
+				rcv.ServeHTTP(w, req)
+				*code = w.Code
+			}
+			var wg sync.WaitGroup
+			wg.Go(func() { defer close(oneDone); forward(oneCtx, "one", &codes[0]) })
+			select {
+			case <-idle:
+			case <-oneDone:
+				t.Fatal("the first answer's connection was not put back idle")
+			}
+			wg.Go(func() { defer close(twoDone); forward(twoCtx, "two", &codes[1]) })
+			wg.Wait()
+			rcv.Close()
+			if len(reused) == 0 || !reused[0] {
+				t.Fatalf("the second forward was given connections %v (reused), want the kept-alive one first: the test tested nothing", reused)
+			}
+			for i, code := range codes {
+				if code != http.StatusOK {
+					t.Errorf("forward %d: the sender got %d, want 200 (the receiver never read it on the closed connection); records: %s", i+1, code, forwardErrors(mem))
+				}
+			}
+			for _, body := range []string{"one", "two"} {
+				if n := srv.calls(body); n != 1 {
+					t.Errorf("the receiver read %q %d times, want once", body, n)
+				}
+			}
+		})
+	}
+}
+
+// gatedSock is a socket of listen's forward client whose reads, once it
+// is armed, wait until a write on it returned bytes, or it is closed.
+type gatedSock struct {
+	*net.TCPConn
+	armed             atomic.Bool
+	wroteOnce, closes sync.Once
+	wrote, closed     chan struct{}
+}
+
+func (g *gatedSock) Read(p []byte) (int, error) {
+	if g.armed.Load() {
+		select {
+		case <-g.wrote:
+		case <-g.closed:
+		}
+	}
+	return g.TCPConn.Read(p)
+}
+
+func (g *gatedSock) Write(p []byte) (int, error) {
+	n, err := g.TCPConn.Write(p)
+	if n > 0 && g.armed.Load() {
+		g.wroteOnce.Do(func() { close(g.wrote) })
+	}
+	return n, err
+}
+
+func (g *gatedSock) Close() error {
+	g.closes.Do(func() { close(g.closed) })
+	return g.TCPConn.Close()
+}
+
+// closingServer is a receiver that reads one call on each connection,
+// answers it with a bodyless 200 (no Connection: close) and, once the
+// call's gate opens (at once for a call with none), closes the connection
+// (over TLS, its close_notify first), reading nothing more. It tells of
+// each close the client has taken (testnet.WaitTaken), by the call's
+// body.
+type closingServer struct {
+	url   *url.URL
+	roots *tls.Config // the client's, over https
+	mu    sync.Mutex
+	gates map[string]chan struct{}
+	taken map[string]chan struct{}
+	got   map[string]int
+}
+
+func newClosingServer(t *testing.T, scheme string) *closingServer {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &closingServer{gates: map[string]chan struct{}{}, taken: map[string]chan struct{}{}, got: map[string]int{}}
+	var serving *tls.Config
+	if scheme == "https" {
+		serving, s.roots = testTLS()
+	}
+	s.url, _ = url.Parse(scheme + "://" + ln.Addr().String() + "/hook")
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go s.serve(c, serving)
+		}
+	}()
+	return s
+}
+
+func (s *closingServer) gate(body string) chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := make(chan struct{})
+	s.gates[body] = g
+	return g
+}
+
+func (s *closingServer) takenChan(body string) chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.taken[body] == nil {
+		s.taken[body] = make(chan struct{})
+	}
+	return s.taken[body]
+}
+
+func (s *closingServer) serve(sock net.Conn, serving *tls.Config) {
+	defer sock.Close()
+	c := sock
+	if serving != nil {
+		c = tls.Server(sock, serving)
+	}
+	req, err := http.ReadRequest(bufio.NewReader(c))
+	if err != nil {
+		return
+	}
+	body, err := io.ReadAll(req.Body)
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	s.got[string(body)]++
+	first := s.got[string(body)] == 1
+	gate := s.gates[string(body)]
+	s.mu.Unlock()
+	if _, err := io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"); err != nil {
+		return
+	}
+	if gate != nil {
+		<-gate
+	}
+	if tc, ok := c.(*tls.Conn); ok {
+		tc.CloseWrite() // the close_notify
+	}
+	sock.(*net.TCPConn).CloseWrite()
+	testnet.WaitTaken(sock)
+	if first {
+		close(s.takenChan(string(body)))
+	}
+}
+
+func (s *closingServer) waitTaken(body string) { <-s.takenChan(string(body)) }
+
+func (s *closingServer) calls(body string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.got[body]
+}
