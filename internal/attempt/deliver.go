@@ -138,9 +138,10 @@ type Attempt struct {
 	ConnCall int64 `json:"-"`
 	// KeptAlive says the attempt went out on an HTTP/1 connection kept
 	// alive from an earlier call of the client, which the receiver had
-	// answered (net/http's path, with Deliverer.Trace or buffers: the
-	// fast path and HTTP/2 leave it false). A receiver that answers only
-	// a connection's first call shows itself so: its second gets nothing.
+	// answered (net/http's path, with Deliverer.Trace or buffers, and a
+	// worker's own connection on the fast path, its event loops' included;
+	// HTTP/2 leaves it false). A receiver that answers only a
+	// connection's first call shows itself so: its second gets nothing.
 	KeptAlive bool `json:"-"`
 }
 
@@ -653,9 +654,13 @@ type bodyBuf struct {
 	// the transport only reads it, so it is shared rather than rebuilt.
 	plain http.Header
 	// raw is the worker's own connection on the plain-HTTP fast path;
-	// dialed is how long the current attempt took to dial it (0: reused).
-	raw    *rawConn
-	dialed time.Duration
+	// dialed is how long the current attempt took to dial it (0: reused);
+	// keptAlive says the current attempt's call went out on it kept alive
+	// from an earlier call, answered (Attempt.KeptAlive): the fast path
+	// keeps a connection only after an answer that leaves it open.
+	raw       *rawConn
+	dialed    time.Duration
+	keptAlive bool
 	// target is the one of the worker's last delivery, to query: a run
 	// sends a few queries, most often one, and the Deliverer's map of them
 	// costs a hash and a lookup per call.

@@ -502,7 +502,9 @@ func (lp *loop) send(l *lane) {
 		lp.head = 0
 	}
 	lp.queue = append(lp.queue, due{l, l.gen})
-	l.buf.dialed = 0
+	// A lane's connection carried the call before, answered: its first
+	// is the worker's path's, which keeps one only after such an answer.
+	l.buf.dialed, l.buf.keptAlive = 0, true
 	l.in, l.end = l.in[:0], nil
 	l.state = laneRead
 	lp.write(l)
@@ -639,6 +641,7 @@ func (lp *loop) parse(l *lane) {
 		lp.drop(l)
 	}
 	a, retryAfter := lp.d.answered(lp.ctx, l.t, resp, l.pre, lean, l.start, l.res)
+	a.KeptAlive = l.buf.keptAlive
 	lp.attempted(l, a, retryAfter)
 }
 
@@ -702,7 +705,7 @@ func (lp *loop) detach(l *lane, read []byte) (rc *rawConn, ok bool) {
 // answer came, and closes its connection.
 func (lp *loop) failed(l *lane, err error) {
 	lp.drop(l)
-	lp.attempted(l, lp.d.rawFailed(lp.ctx, l.method, l.t, l.res, err, l.start, 0), 0)
+	lp.attempted(l, lp.d.rawFailed(lp.ctx, l.method, l.t, l.res, err, l.start, l.buf), 0)
 }
 
 // drop closes a lane's connection (which leaves the loop's set with it:

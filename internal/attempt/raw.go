@@ -241,7 +241,7 @@ func (e endedAfterSent) Unwrap() error { return e.cause }
 func (d *Deliverer) rawAttempt(ctx context.Context, tr *http.Transport, method string, req *Request, res *Result, t *target, buf *bodyBuf, h http.Header, plain bool, host string) (Attempt, time.Duration) {
 	start := time.Now()
 	deadline := start.Add(d.Client.Timeout)
-	buf.dialed = 0
+	buf.dialed, buf.keptAlive = 0, false
 	resp, err := d.rawRoundTrip(ctx, tr, method, req.Body, t, buf, h, plain, host, deadline)
 	return d.rawAnswer(ctx, method, t, buf, resp, err, start, res)
 }
@@ -255,7 +255,7 @@ func (d *Deliverer) rawAnswer(ctx context.Context, method string, t *target, buf
 			buf.raw.close()
 			buf.raw = nil
 		}
-		return d.rawFailed(ctx, method, t, res, err, start, buf.dialed), 0
+		return d.rawFailed(ctx, method, t, res, err, start, buf), 0
 	}
 	rc := buf.raw
 	var kept []byte
@@ -298,7 +298,7 @@ func (d *Deliverer) rawAnswer(ctx context.Context, method string, t *target, buf
 		buf.raw = nil
 	}
 	a, wait := d.answered(ctx, t, resp, kept, err, start, res)
-	a.Connect = buf.dialed
+	a.Connect, a.KeptAlive = buf.dialed, buf.keptAlive
 	if unsent != nil && res.Request != nil && len(res.Request.Body) > 0 {
 		d.bodyUnsent(ctx, &a, writeCutWords(len(res.Request.Body), unsent))
 	}
@@ -307,8 +307,8 @@ func (d *Deliverer) rawAnswer(ctx context.Context, method string, t *target, buf
 
 // rawFailed is the attempt, started at start, that met err before its
 // answer came (its connection closed already): the error Client.Do would
-// give.
-func (d *Deliverer) rawFailed(ctx context.Context, method string, t *target, res *Result, err error, start time.Time, dialed time.Duration) Attempt {
+// give. buf says how the call's connection was had (dialed, keptAlive).
+func (d *Deliverer) rawFailed(ctx context.Context, method string, t *target, res *Result, err error, start time.Time, buf *bodyBuf) Attempt {
 	kind, asSent, afterSent := Classify(err), false, false
 	if ctx.Err() != nil {
 		// Ctrl-C cut the connection by its deadline: the error says
@@ -323,7 +323,8 @@ func (d *Deliverer) rawFailed(ctx context.Context, method string, t *target, res
 		err = timeoutError(context.DeadlineExceeded.Error() + " (Client.Timeout exceeded while awaiting headers)")
 	}
 	err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: err}
-	return Attempt{Kind: kind, Err: d.maskedErr(kind, err, t, res), Latency: time.Since(start), Connect: dialed, ClosedAsSent: asSent, EndedAfterSent: afterSent}
+	return Attempt{Kind: kind, Err: d.maskedErr(kind, err, t, res), Latency: time.Since(start), Connect: buf.dialed, ClosedAsSent: asSent, EndedAfterSent: afterSent,
+		KeptAlive: buf.keptAlive}
 }
 
 // answerEnds says whether the connection an answer to bb's request came
@@ -387,11 +388,12 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 		// A kept-alive connection is looked at first, in the same call:
 		// one found open that ends now without an answer was closed by
 		// the receiver as the call went out.
+		buf.keptAlive = reused
 		err := rc.io.Send(w, reused)
 		if err == errBusy {
 			d.noteBusy(rc.c)
 			rc.close()
-			rc, buf.raw = nil, nil
+			rc, buf.raw, buf.keptAlive = nil, nil, false // the call goes on a new one
 			continue
 		}
 		if err == nil {
