@@ -38,25 +38,13 @@ func TestDialTLSWatchesHTTP1AndKeepsTheRest(t *testing.T) {
 			t.Parallel()
 			conf, roots := http1TLS(t)
 			conf.NextProtos = tc.alpn
-			ln, err := tls.Listen("tcp", "127.0.0.1:0", conf)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { ln.Close() })
-			go func() {
-				for {
-					c, err := ln.Accept()
-					if err != nil {
-						return
-					}
-					go func() {
-						defer c.Close()
-						_ = c.(*tls.Conn).Handshake()
-						var b [1]byte
-						_, _ = c.Read(b[:]) // until the client closes
-					}()
-				}
-			}()
+			ln := testnet.Serve(t, func(raw net.Conn) {
+				c := tls.Server(raw, conf)
+				defer c.Close()
+				_ = c.Handshake()
+				var b [1]byte
+				_, _ = c.Read(b[:]) // until the client closes
+			})
 			notes := new(clientNotes)
 			proxy := http.ProxyFromEnvironment
 			switch tc.proxy {
