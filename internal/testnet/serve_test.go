@@ -12,6 +12,12 @@ import (
 // its connection is ended, and Serve's cleanup returns only once it has.
 func TestServe(t *testing.T) {
 	var addr string
+	var openClient net.Conn
+	defer func() {
+		if openClient != nil {
+			openClient.Close()
+		}
+	}()
 	blocking, blockedEnded := make(chan struct{}), make(chan struct{})
 	t.Run("serve", func(t *testing.T) {
 		ln := Serve(t, func(c net.Conn) {
@@ -40,11 +46,13 @@ func TestServe(t *testing.T) {
 		if err != nil || string(got) != "got hello\n" {
 			t.Fatalf("read %q, %v; want %q and EOF", got, err, "got hello\n")
 		}
+		// Left open by the client until Serve's cleanup is over: only
+		// Serve's close of its end can end the handler.
 		blocked, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { blocked.Close() })
+		openClient = blocked
 		if _, err := io.WriteString(blocked, "block\n"); err != nil {
 			t.Fatal(err)
 		}
