@@ -11,6 +11,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/whsim/whsim/internal/testnet"
 )
 
 // CheckURL grades a receiver that sends bytes no call asked for after its
@@ -36,53 +38,44 @@ func TestCheckURLAnswersOnAConnectionHoldingUnaskedBytesAreNotJudged(t *testing.
 }
 
 func checkURLUnasked(t *testing.T, overTLS bool) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	scheme, opts := "http", []Option{WithChecks("accepts-valid")}
+	scheme, opts, conf := "http", []Option{WithChecks("accepts-valid")}, (*tls.Config)(nil)
 	if overTLS {
 		ts := httptest.NewUnstartedServer(http.NotFoundHandler())
 		ts.StartTLS()
 		ts.Close()
 		roots := x509.NewCertPool()
 		roots.AddCert(ts.Certificate())
-		ln = tls.NewListener(ln, &tls.Config{Certificates: ts.TLS.Certificates, NextProtos: []string{"http/1.1"}})
+		conf = &tls.Config{Certificates: ts.TLS.Certificates, NextProtos: []string{"http/1.1"}}
 		scheme, opts = "https", append(opts, WithRootCAs(roots))
 	}
 	const (
 		ok200  = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
 		err500 = "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n"
 	)
-	go func() {
-		for {
-			c, err := ln.Accept()
+	ln := testnet.Serve(t, func(c net.Conn) {
+		if conf != nil {
+			sc := tls.Server(c, conf)
+			defer sc.Close()
+			c = sc
+		}
+		br := bufio.NewReader(c)
+		for k := 0; ; k++ {
+			req, err := http.ReadRequest(br)
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for k := 0; ; k++ {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					if _, err := io.Copy(io.Discard, req.Body); err != nil {
-						return
-					}
-					answer := ok200
-					if k > 0 {
-						answer = err500 + ok200
-					}
-					if _, err := io.WriteString(c, answer); err != nil {
-						return
-					}
-				}
-			}()
+			if _, err := io.Copy(io.Discard, req.Body); err != nil {
+				return
+			}
+			answer := ok200
+			if k > 0 {
+				answer = err500 + ok200
+			}
+			if _, err := io.WriteString(c, answer); err != nil {
+				return
+			}
 		}
-	}()
+	})
 	r := record("TestTwice", func(t tb) { checkURL(t, scheme+"://"+ln.Addr().String()+"/hooks", opts) })
 	var failed, skipped, passed int
 	r.walk(func(c *recorder) {

@@ -12,10 +12,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/whsim/whsim/internal/testnet"
 )
 
 // A second Ctrl-C or SIGTERM stops listen at once, leaving the calls in
@@ -137,42 +138,17 @@ func TestListenForcedStopKeepsTheCallsInFlight(t *testing.T) {
 // silentReceiver listens on 127.0.0.1, reads what each connection sends
 // and never answers; arrived gets a value when a call's first bytes came.
 func silentReceiver(t *testing.T, arrived chan<- struct{}) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-	})
-	go func() {
+	ln := testnet.Serve(t, func(c net.Conn) {
+		buf := make([]byte, 4096)
 		for {
-			c, err := ln.Accept()
-			if err != nil {
+			if _, err := c.Read(buf); err != nil {
 				return
 			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			go func() {
-				buf := make([]byte, 4096)
-				for {
-					if _, err := c.Read(buf); err != nil {
-						return
-					}
-					select {
-					case arrived <- struct{}{}:
-					default:
-					}
-				}
-			}()
+			select {
+			case arrived <- struct{}{}:
+			default:
+			}
 		}
-	}()
+	})
 	return ln.Addr().String()
 }

@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"testing"
 	"time"
+
+	"github.com/whsim/whsim/internal/testnet"
 )
 
 // dialTLS stands in for net/http's own TLS set-up: an HTTP/1.1
@@ -36,25 +38,13 @@ func TestDialTLSWatchesHTTP1AndKeepsTheRest(t *testing.T) {
 			t.Parallel()
 			conf, roots := http1TLS(t)
 			conf.NextProtos = tc.alpn
-			ln, err := tls.Listen("tcp", "127.0.0.1:0", conf)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { ln.Close() })
-			go func() {
-				for {
-					c, err := ln.Accept()
-					if err != nil {
-						return
-					}
-					go func() {
-						defer c.Close()
-						_ = c.(*tls.Conn).Handshake()
-						var b [1]byte
-						_, _ = c.Read(b[:]) // until the client closes
-					}()
-				}
-			}()
+			ln := testnet.Serve(t, func(raw net.Conn) {
+				c := tls.Server(raw, conf)
+				defer c.Close()
+				_ = c.Handshake()
+				var b [1]byte
+				_, _ = c.Read(b[:]) // until the client closes
+			})
 			notes := new(clientNotes)
 			proxy := http.ProxyFromEnvironment
 			switch tc.proxy {
@@ -97,24 +87,11 @@ func TestDialTLSWatchesHTTP1AndKeepsTheRest(t *testing.T) {
 
 	t.Run("handshake timeout", func(t *testing.T) {
 		t.Parallel()
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { ln.Close() })
 		done := make(chan struct{})
+		ln := testnet.Serve(t, func(net.Conn) { <-done }) // never answers the ClientHello
 		t.Cleanup(func() { close(done) })
-		go func() {
-			for {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				go func() { <-done; c.Close() }() // never answers the ClientHello
-			}
-		}()
 		tr := &http.Transport{DialContext: new(net.Dialer).DialContext, TLSHandshakeTimeout: 20 * time.Millisecond}
-		_, err = dialTLS(context.Background(), tr, http.ProxyFromEnvironment, &tls.Config{}, nil, "tcp", ln.Addr().String())
+		_, err := dialTLS(context.Background(), tr, http.ProxyFromEnvironment, &tls.Config{}, nil, "tcp", ln.Addr().String())
 		var ne net.Error
 		if err == nil || err.Error() != "net/http: TLS handshake timeout" || !errors.As(err, &ne) || !ne.Timeout() || Classify(err) != KindTimeout {
 			t.Fatalf("dialTLS: %v, want net/http's TLS handshake timeout", err)

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/reqid"
+
+	"github.com/whsim/whsim/internal/testnet"
 )
 
 // payloadTooLarge is what nginx answers a body past client_max_body_size
@@ -31,11 +33,6 @@ const (
 // Over TLS with tlsOn, and then the roots that trust it.
 func closingEarlyServer(t *testing.T, answer string, tlsOn bool) (*url.URL, *x509.CertPool) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
 	scheme, roots := "http", (*x509.CertPool)(nil)
 	var conf *tls.Config
 	if tlsOn {
@@ -49,29 +46,20 @@ func closingEarlyServer(t *testing.T, answer string, tlsOn bool) (*url.URL, *x50
 		ts.Close()
 		scheme = "https"
 	}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
+	ln := testnet.Serve(t, func(c net.Conn) {
+		var rw io.ReadWriter = c
+		if conf != nil {
+			tc := tls.Server(c, conf)
+			if tc.Handshake() != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				var rw io.ReadWriter = c
-				if conf != nil {
-					tc := tls.Server(c, conf)
-					if tc.Handshake() != nil {
-						return
-					}
-					rw = tc
-				}
-				if _, err := http.ReadRequest(bufio.NewReader(rw)); err != nil {
-					return
-				}
-				io.WriteString(rw, answer)
-			}()
+			rw = tc
 		}
-	}()
+		if _, err := http.ReadRequest(bufio.NewReader(rw)); err != nil {
+			return
+		}
+		io.WriteString(rw, answer)
+	})
 	u, _ := url.Parse(scheme + "://" + ln.Addr().String() + "/hook")
 	return u, roots
 }

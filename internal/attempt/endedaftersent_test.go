@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/whsim/whsim/internal/testnet"
 )
 
 // A call whose connection ended without an answer after it went out may
@@ -145,12 +147,7 @@ func TestResetAsTheBodyGoesOut(t *testing.T) {
 // and with close_notify said before the reset when notify is set.
 func headThenResetServer(t *testing.T, overTLS, notify bool) (*url.URL, *x509.CertPool) {
 	t.Helper()
-	raw, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { raw.Close() })
-	ln, scheme, roots := raw, "http", (*x509.CertPool)(nil)
+	scheme, roots, conf := "http", (*x509.CertPool)(nil), (*tls.Config)(nil)
 	if overTLS {
 		ts := httptest.NewUnstartedServer(http.NotFoundHandler())
 		ts.StartTLS()
@@ -158,30 +155,26 @@ func headThenResetServer(t *testing.T, overTLS, notify bool) (*url.URL, *x509.Ce
 		roots = x509.NewCertPool()
 		roots.AddCert(ts.Certificate())
 		ts.Close()
-		ln, scheme = tls.NewListener(raw, &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"http/1.1"}}), "https"
+		conf, scheme = &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"http/1.1"}}, "https"
 	}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
-					return
-				}
-				tc := c
-				if s, ok := c.(*tls.Conn); ok {
-					tc = s.NetConn()
-				}
-				tc.(*net.TCPConn).SetLinger(0)
-				if !notify {
-					tc.Close()
-				}
-			}()
+	raw := testnet.Serve(t, func(c net.Conn) {
+		if conf != nil {
+			sc := tls.Server(c, conf)
+			defer sc.Close() // close_notify first when notify is set
+			c = sc
 		}
-	}()
+		if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
+			return
+		}
+		tc := c
+		if s, ok := c.(*tls.Conn); ok {
+			tc = s.NetConn()
+		}
+		tc.(*net.TCPConn).SetLinger(0)
+		if !notify {
+			tc.Close()
+		}
+	})
 	u, _ := url.Parse(scheme + "://" + raw.Addr().String() + "/hook")
 	return u, roots
 }

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"golang.org/x/net/http2"
+
+	"github.com/whsim/whsim/internal/testnet"
 )
 
 // A receiver over HTTP/2 that reads a call's stream and then resets it
@@ -265,30 +267,10 @@ func TestShortErrorNamesH2CSettings(t *testing.T) {
 // %!w(<nil>)"), and its close at the call's first bytes, when it
 // overtakes the frame, is a connection ended unanswered.
 func TestH2COnlyReceiverNoAnswer(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var handled atomic.Int64
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer ln.Close()
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer c.Close()
-				(&http2.Server{}).ServeConn(c, &http2.ServeConnOpts{Handler: http.HandlerFunc(func(http.ResponseWriter, *http.Request) { handled.Add(1) })})
-			}()
-		}
-	}()
+	ln := testnet.Serve(t, func(c net.Conn) {
+		(&http2.Server{}).ServeConn(c, &http2.ServeConnOpts{Handler: http.HandlerFunc(func(http.ResponseWriter, *http.Request) { handled.Add(1) })})
+	})
 	u, _ := url.Parse("http://" + ln.Addr().String() + "/hook")
 	for _, p := range paths {
 		for _, netHTTP := range []bool{false, true} {

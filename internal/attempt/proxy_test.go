@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/whsim/whsim/internal/testnet"
 )
 
 // connectProxy is an http:// proxy on 127.0.0.1 for a test: each
@@ -20,45 +22,31 @@ import (
 // targets when that is not nil.
 func connectProxy(t *testing.T, answer func(auth string) string, targets chan<- string) *url.URL {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				req, err := http.ReadRequest(br)
-				if err != nil || req.Method != http.MethodConnect {
-					return
-				}
-				if targets != nil {
-					targets <- req.Host
-				}
-				if a := answer(req.Header.Get("Proxy-Authorization")); a != "" {
-					_, _ = io.WriteString(c, a)
-					return
-				}
-				_, port, _ := net.SplitHostPort(req.Host)
-				up, err := net.Dial("tcp", "127.0.0.1:"+port)
-				if err != nil {
-					return
-				}
-				defer up.Close()
-				if _, err := io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
-					return
-				}
-				go func() { _, _ = io.Copy(up, br); up.Close() }()
-				_, _ = io.Copy(c, up)
-			}()
+	ln := testnet.Serve(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		req, err := http.ReadRequest(br)
+		if err != nil || req.Method != http.MethodConnect {
+			return
 		}
-	}()
+		if targets != nil {
+			targets <- req.Host
+		}
+		if a := answer(req.Header.Get("Proxy-Authorization")); a != "" {
+			_, _ = io.WriteString(c, a)
+			return
+		}
+		_, port, _ := net.SplitHostPort(req.Host)
+		up, err := net.Dial("tcp", "127.0.0.1:"+port)
+		if err != nil {
+			return
+		}
+		defer up.Close()
+		if _, err := io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
+			return
+		}
+		go func() { _, _ = io.Copy(up, br); up.Close() }()
+		_, _ = io.Copy(c, up)
+	})
 	return &url.URL{Scheme: "http", Host: ln.Addr().String()}
 }
 

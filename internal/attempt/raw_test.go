@@ -17,6 +17,8 @@ import (
 
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/sign"
+
+	"github.com/whsim/whsim/internal/testnet"
 )
 
 // cannedServer answers every request on a connection with answer, and
@@ -34,21 +36,8 @@ type cannedServer struct {
 }
 
 func newCannedServer(t *testing.T, answer string, hangUp bool) *cannedServer {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &cannedServer{ln: ln, answer: answer, hangUp: hangUp}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go s.serve(c)
-		}
-	}()
-	t.Cleanup(func() { ln.Close() })
+	s := &cannedServer{answer: answer, hangUp: hangUp}
+	s.ln = testnet.Serve(t, s.serve)
 	return s
 }
 

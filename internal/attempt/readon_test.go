@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/reqid"
+
+	"github.com/whsim/whsim/internal/testnet"
 )
 
 // readingOnServer is a receiver that answers 200 from a call's head,
@@ -23,12 +25,7 @@ import (
 // whole.
 func readingOnServer(t *testing.T, tlsOn bool, pause time.Duration) (*url.URL, *x509.CertPool, <-chan bool) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	stop := make(chan struct{})
-	t.Cleanup(func() { close(stop); ln.Close() })
 	scheme, roots := "http", (*x509.CertPool)(nil)
 	var conf *tls.Config
 	if tlsOn {
@@ -41,45 +38,37 @@ func readingOnServer(t *testing.T, tlsOn bool, pause time.Duration) (*url.URL, *
 		scheme = "https"
 	}
 	read := make(chan bool, 16)
-	go func() {
+	ln := testnet.Serve(t, func(c net.Conn) {
+		var rw io.ReadWriter = c
+		if conf != nil {
+			tc := tls.Server(c, conf)
+			if tc.Handshake() != nil {
+				return
+			}
+			rw = tc
+		}
+		br := bufio.NewReader(rw)
 		for {
-			c, err := ln.Accept()
+			req, err := http.ReadRequest(br)
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				var rw io.ReadWriter = c
-				if conf != nil {
-					tc := tls.Server(c, conf)
-					if tc.Handshake() != nil {
-						return
-					}
-					rw = tc
-				}
-				br := bufio.NewReader(rw)
-				for {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					if _, err := io.WriteString(rw, answeredEarly); err != nil {
-						return
-					}
-					select {
-					case <-time.After(pause):
-					case <-stop:
-						return
-					}
-					n, err := io.Copy(io.Discard, req.Body)
-					read <- err == nil && n == req.ContentLength
-					if err != nil {
-						return
-					}
-				}
-			}()
+			if _, err := io.WriteString(rw, answeredEarly); err != nil {
+				return
+			}
+			select {
+			case <-time.After(pause):
+			case <-stop:
+				return
+			}
+			n, err := io.Copy(io.Discard, req.Body)
+			read <- err == nil && n == req.ContentLength
+			if err != nil {
+				return
+			}
 		}
-	}()
+	})
+	t.Cleanup(func() { close(stop) }) // before Serve's, which waits for the handlers
 	u, _ := url.Parse(scheme + "://" + ln.Addr().String() + "/hook")
 	return u, roots, read
 }

@@ -19,6 +19,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/whsim/whsim/internal/testnet"
 )
 
 // recordSealer writes a TLS 1.3 server's records itself, from the
@@ -261,38 +263,24 @@ func TestCloseNotifyWithTheAnswerOverTLS(t *testing.T) {
 				t.Parallel()
 				conf, roots := http1TLS(t)
 				conf.MinVersion, conf.MaxVersion = version, version
-				ln, err := net.Listen("tcp", "127.0.0.1:0")
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { ln.Close() })
-				go func() {
-					for {
-						raw, err := ln.Accept()
-						if err != nil {
-							return
-						}
-						go func() {
-							defer raw.Close()
-							hc := &heldConn{Conn: raw}
-							sc := tls.Server(hc, conf)
-							req, err := http.ReadRequest(bufio.NewReader(sc))
-							if err != nil {
-								return
-							}
-							if _, err := io.Copy(io.Discard, req.Body); err != nil {
-								return
-							}
-							hc.hold = true
-							_, _ = io.WriteString(sc, tc.answer)
-							_ = sc.CloseWrite() // close_notify, held with the answer
-							if hc.flush() != nil {
-								return
-							}
-							_, _ = io.Copy(io.Discard, raw) // until the client closes
-						}()
+				ln := testnet.Serve(t, func(raw net.Conn) {
+					hc := &heldConn{Conn: raw}
+					sc := tls.Server(hc, conf)
+					req, err := http.ReadRequest(bufio.NewReader(sc))
+					if err != nil {
+						return
 					}
-				}()
+					if _, err := io.Copy(io.Discard, req.Body); err != nil {
+						return
+					}
+					hc.hold = true
+					_, _ = io.WriteString(sc, tc.answer)
+					_ = sc.CloseWrite() // close_notify, held with the answer
+					if hc.flush() != nil {
+						return
+					}
+					_, _ = io.Copy(io.Discard, raw) // until the client closes
+				})
 				d := unaskedDelivererTrusting(t, "https://"+ln.Addr().String()+"/hook", roots)
 				a1 := d.Deliver(context.Background(), &Request{Event: "E", Body: []byte(`{}`)}).Last()
 				if a1.Status != 200 || a1.Conn == nil {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/whsim/whsim/internal/testnet"
 )
 
 // newTestClient is NewClient as the CLI makes it: WHSIM_TRANSPORT=net/http
@@ -178,40 +180,27 @@ func TestSwitchingProtocolsEndsTheAttemptAndTheConnection(t *testing.T) {
 // 200, so that a lane's next call is the event loop's.
 func earlyServer(t *testing.T, answer string, hold bool) *url.URL {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	stop := make(chan struct{})
-	t.Cleanup(func() { close(stop); ln.Close() })
-	go func() {
+	ln := testnet.Serve(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
 		for {
-			c, err := ln.Accept()
+			req, err := http.ReadRequest(br)
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					if req.ContentLength < 1<<20 {
-						io.Copy(io.Discard, req.Body)
-						io.WriteString(c, ok200)
-						continue
-					}
-					io.WriteString(c, answer)
-					if hold {
-						<-stop
-					}
-					return
-				}
-			}()
+			if req.ContentLength < 1<<20 {
+				io.Copy(io.Discard, req.Body)
+				io.WriteString(c, ok200)
+				continue
+			}
+			io.WriteString(c, answer)
+			if hold {
+				<-stop
+			}
+			return
 		}
-	}()
+	})
+	t.Cleanup(func() { close(stop) }) // before Serve's, which waits for the handlers
 	u, _ := url.Parse("http://" + ln.Addr().String() + "/hook")
 	return u
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/attempt"
+
+	"github.com/whsim/whsim/internal/testnet"
 )
 
 // mayHaveBeenTaken matches each way a row can say the call may have been
@@ -37,35 +39,21 @@ func rowText(f failure) string {
 // second call, unanswered, once it has read it.
 func closesSecond(t *testing.T) *url.URL {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
+	ln := testnet.Serve(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		for k := 0; ; k++ {
+			req, err := http.ReadRequest(br)
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for k := 0; ; k++ {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					if _, err := io.Copy(io.Discard, req.Body); err != nil || k > 0 {
-						return
-					}
-					if _, err := io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"); err != nil {
-						return
-					}
-				}
-			}()
+			if _, err := io.Copy(io.Discard, req.Body); err != nil || k > 0 {
+				return
+			}
+			if _, err := io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"); err != nil {
+				return
+			}
 		}
-	}()
+	})
 	u, err := url.Parse("http://" + ln.Addr().String() + "/hook")
 	if err != nil {
 		t.Fatal(err)

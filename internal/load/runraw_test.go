@@ -11,50 +11,38 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/attempt"
+
+	"github.com/whsim/whsim/internal/testnet"
 )
 
 // leanServer answers every request 200 with as little work, and as few
 // allocations, as it can: a benchmark's allocations are then the client's.
 func leanServer(b *testing.B) *url.URL {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { ln.Close() })
 	answer := []byte("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
-	go func() {
+	ln := testnet.Serve(b, func(c net.Conn) {
+		br := bufio.NewReader(c)
 		for {
-			c, err := ln.Accept()
-			if err != nil {
+			length := 0
+			for {
+				line, err := br.ReadSlice('\n')
+				if err != nil {
+					return
+				}
+				if len(line) <= 2 {
+					break
+				}
+				if k, v, ok := strings.Cut(string(line), ":"); ok && strings.EqualFold(k, "Content-Length") {
+					length, _ = strconv.Atoi(strings.TrimSpace(v))
+				}
+			}
+			if _, err := br.Discard(length); err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					length := 0
-					for {
-						line, err := br.ReadSlice('\n')
-						if err != nil {
-							return
-						}
-						if len(line) <= 2 {
-							break
-						}
-						if k, v, ok := strings.Cut(string(line), ":"); ok && strings.EqualFold(k, "Content-Length") {
-							length, _ = strconv.Atoi(strings.TrimSpace(v))
-						}
-					}
-					if _, err := br.Discard(length); err != nil {
-						return
-					}
-					if _, err := c.Write(answer); err != nil {
-						return
-					}
-				}
-			}()
+			if _, err := c.Write(answer); err != nil {
+				return
+			}
 		}
-	}()
+	})
 	u, _ := url.Parse("http://" + ln.Addr().String() + "/hook")
 	return u
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/whsim/whsim/internal/testnet"
 )
 
 // earlyBackend is a receiver on raw TCP that answers 200 from a call's
@@ -18,49 +20,36 @@ import (
 // read hears, for each call, whether its body was read whole.
 func earlyBackend(t *testing.T, readOn bool) (*url.URL, <-chan bool) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	stop := make(chan struct{})
-	t.Cleanup(func() { close(stop); ln.Close() })
 	read := make(chan bool, 16)
-	go func() {
+	ln := testnet.Serve(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
 		for {
-			c, err := ln.Accept()
+			req, err := http.ReadRequest(br)
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					if _, err := io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"); err != nil {
-						return
-					}
-					if !readOn {
-						read <- false
-						c.(*net.TCPConn).SetLinger(0) // a reset: the body unread
-						return
-					}
-					select {
-					case <-time.After(300 * time.Millisecond):
-					case <-stop:
-						return
-					}
-					n, err := io.Copy(io.Discard, req.Body)
-					read <- err == nil && n == req.ContentLength
-					if err != nil {
-						return
-					}
-				}
-			}()
+			if _, err := io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"); err != nil {
+				return
+			}
+			if !readOn {
+				read <- false
+				c.(*net.TCPConn).SetLinger(0) // a reset: the body unread
+				return
+			}
+			select {
+			case <-time.After(300 * time.Millisecond):
+			case <-stop:
+				return
+			}
+			n, err := io.Copy(io.Discard, req.Body)
+			read <- err == nil && n == req.ContentLength
+			if err != nil {
+				return
+			}
 		}
-	}()
+	})
+	t.Cleanup(func() { close(stop) }) // before Serve's, which waits for the handlers
 	u, _ := url.Parse("http://" + ln.Addr().String() + "/hook")
 	return u, read
 }
