@@ -1,13 +1,9 @@
 package attempt
 
 import (
-	"bufio"
 	"context"
-	"io"
-	"net"
 	"net/http"
 	"net/http/httptrace"
-	"net/url"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -40,7 +36,7 @@ func TestCallMadeAgainLeavesThePoolAlone(t *testing.T) {
 	for _, p := range paths[:2] { // the paths through net/http
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
-			srv := newGatedServer(t)
+			srv := testnet.NewOneCallServer(t)
 			met := 0
 			for round := range 20 {
 				if poolRound(t, srv, p.follow, round) {
@@ -59,16 +55,16 @@ func TestCallMadeAgainLeavesThePoolAlone(t *testing.T) {
 
 // poolRound is one round of TestCallMadeAgainLeavesThePoolAlone: it says
 // whether B took Y and A's answer was held as B's call was made again.
-func poolRound(t *testing.T, srv *gatedServer, follow bool, round int) (met bool) {
+func poolRound(t *testing.T, srv *testnet.OneCallServer, follow bool, round int) (met bool) {
 	c, err := newTestClient(ClientOptions{Timeout: 10 * time.Second, Concurrency: 2, FollowRedirects: follow})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.CloseIdleConnections()
-	d := &Deliverer{Client: c, Target: srv.url()}
+	d := &Deliverer{Client: c, Target: srv.URL()}
 	who := func(name string) []byte { return []byte(`{"round":` + strconv.Itoa(round) + `,"who":"` + name + `"}`) }
 	a, b0, b := who("A"), who("B0"), who("B")
-	gateA, gateB0 := srv.gate(a), srv.gate(b0)
+	gateA, gateB0 := srv.Gate(string(a)), srv.Gate(string(b0))
 	var openA sync.Once
 	letA := func() { openA.Do(func() { close(gateA) }) }
 
@@ -124,7 +120,7 @@ func poolRound(t *testing.T, srv *gatedServer, follow bool, round int) (met bool
 			if gots == 1 && i.Reused {
 				// B has Y, found closed: A's answer comes, and X is put
 				// idle, before B's call is made again.
-				srv.waitTaken(a)
+				srv.WaitTaken(string(a))
 				select {
 				case <-aIn:
 					met = true
@@ -137,11 +133,11 @@ func poolRound(t *testing.T, srv *gatedServer, follow bool, round int) (met bool
 	results := make([]*Result, 3)
 	var wg sync.WaitGroup
 	wg.Go(func() { defer close(aDone); results[0] = d.Deliver(aCtx, &Request{Body: a}) })
-	srv.waitRead(a)
+	srv.WaitRead(string(a))
 	wg.Go(func() { defer close(b0Done); results[1] = d.Deliver(b0Ctx, &Request{Body: b0}) })
-	srv.waitRead(b0)
+	srv.WaitRead(string(b0))
 	close(gateB0)
-	srv.waitTaken(b0)
+	srv.WaitTaken(string(b0))
 	select {
 	case <-b0In:
 	case <-b0Done: // not put idle: nothing to meet this round
@@ -158,112 +154,11 @@ func poolRound(t *testing.T, srv *gatedServer, follow bool, round int) (met bool
 		}
 	}
 	for _, body := range [][]byte{a, b0, b} {
-		if n := srv.calls(body); n != 1 {
+		if n := srv.Calls(string(body)); n != 1 {
 			t.Errorf("round %d: the receiver read %s %d times, want once", round, body, n)
 		}
 	}
 	return met
-}
-
-// gatedServer is a receiver on raw TCP that reads one call on each
-// connection, answers it with a bodyless 200 (no Connection: close) once
-// the call's gate opens (at once for a body with none), and closes the
-// connection. It tells of each call read and of each close the client has
-// taken (testnet.WaitTaken), by the call's body.
-type gatedServer struct {
-	ln    net.Listener
-	mu    sync.Mutex
-	gates map[string]chan struct{}
-	read  map[string]chan struct{}
-	taken map[string]chan struct{}
-	got   map[string]int
-}
-
-func newGatedServer(t *testing.T) *gatedServer {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &gatedServer{ln: ln, gates: map[string]chan struct{}{}, read: map[string]chan struct{}{}, taken: map[string]chan struct{}{}, got: map[string]int{}}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go s.serve(c)
-		}
-	}()
-	return s
-}
-
-// chans are the gate, read and taken channels of the call with body.
-func (s *gatedServer) chans(body string) (gate, read, taken chan struct{}) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.read[body] == nil {
-		s.read[body], s.taken[body] = make(chan struct{}), make(chan struct{})
-	}
-	return s.gates[body], s.read[body], s.taken[body]
-}
-
-func (s *gatedServer) gate(body []byte) chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	g := make(chan struct{})
-	s.gates[string(body)] = g
-	return g
-}
-
-func (s *gatedServer) serve(c net.Conn) {
-	defer c.Close()
-	req, err := http.ReadRequest(bufio.NewReader(c))
-	if err != nil {
-		return
-	}
-	body, err := io.ReadAll(req.Body)
-	if err != nil {
-		return
-	}
-	gate, read, taken := s.chans(string(body))
-	s.mu.Lock()
-	s.got[string(body)]++
-	first := s.got[string(body)] == 1
-	s.mu.Unlock()
-	if first {
-		close(read)
-	}
-	if gate != nil {
-		<-gate
-	}
-	io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
-	c.(*net.TCPConn).CloseWrite()
-	testnet.WaitTaken(c)
-	if first {
-		close(taken)
-	}
-}
-
-func (s *gatedServer) waitRead(body []byte) {
-	_, read, _ := s.chans(string(body))
-	<-read
-}
-
-func (s *gatedServer) waitTaken(body []byte) {
-	_, _, taken := s.chans(string(body))
-	<-taken
-}
-
-func (s *gatedServer) calls(body []byte) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.got[string(body)]
-}
-
-func (s *gatedServer) url() *url.URL {
-	u, _ := url.Parse("http://" + s.ln.Addr().String() + "/hook")
-	return u
 }
 
 // An attempt is made again for unfit kept-alive connections more often

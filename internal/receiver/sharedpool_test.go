@@ -1,14 +1,11 @@
 package receiver
 
 import (
-	"bufio"
 	"context"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httptrace"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,7 +37,7 @@ import (
 // so there are several, and at least one must meet.
 func TestForwardMadeAgainLeavesThePoolAlone(t *testing.T) {
 	t.Parallel()
-	srv := newOneCallServer(t)
+	srv := testnet.NewOneCallServer(t)
 	met := 0
 	for round := range 20 {
 		if forwardPoolRound(t, srv, round) {
@@ -59,7 +56,7 @@ func TestForwardMadeAgainLeavesThePoolAlone(t *testing.T) {
 // forwardPoolRound is one round of TestForwardMadeAgainLeavesThePoolAlone:
 // it says whether B's first try failed on Y, found closed, with A's answer
 // held.
-func forwardPoolRound(t *testing.T, srv *oneCallServer, round int) (met bool) {
+func forwardPoolRound(t *testing.T, srv *testnet.OneCallServer, round int) (met bool) {
 	client := newClient(16, 10*time.Second, nil)
 	tr := client.Transport.(*http.Transport)
 	dial := tr.DialContext
@@ -76,11 +73,11 @@ func forwardPoolRound(t *testing.T, srv *oneCallServer, round int) (met bool) {
 	client.Transport = tries
 	defer client.CloseIdleConnections()
 	mem := &memRecorder{}
-	rcv := New(Config{ForwardTo: srv.url(), Capture: mem, Client: client})
+	rcv := New(Config{ForwardTo: srv.URL(), Capture: mem, Client: client})
 
 	who := func(name string) string { return `{"round":` + strconv.Itoa(round) + `,"who":"` + name + `"}` }
 	a, b0, b := who("A"), who("B0"), who("B")
-	gateA, gateB0 := srv.gate(a), srv.gate(b0)
+	gateA, gateB0 := srv.Gate(a), srv.Gate(b0)
 	var openA sync.Once
 	letA := func() { openA.Do(func() { close(gateA) }) }
 
@@ -140,7 +137,7 @@ func forwardPoolRound(t *testing.T, srv *oneCallServer, round int) (met bool) {
 			if gots == 1 {
 				// B has Y: A's answer comes, and X is put idle, before
 				// B's call is made again.
-				srv.waitTaken(a)
+				srv.WaitTaken(a)
 				select {
 				case <-aIn:
 					met = true
@@ -164,11 +161,11 @@ func forwardPoolRound(t *testing.T, srv *oneCallServer, round int) (met bool) {
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { defer close(aDone); forward(aCtx, a, &codes[0]) })
-	srv.waitRead(a)
+	srv.WaitRead(a)
 	wg.Go(func() { defer close(b0Done); forward(b0Ctx, b0, &codes[1]) })
-	srv.waitRead(b0)
+	srv.WaitRead(b0)
 	close(gateB0)
-	srv.waitTaken(b0)
+	srv.WaitTaken(b0)
 	select {
 	case <-b0In:
 	case <-b0Done: // not put idle: nothing to meet this round
@@ -186,7 +183,7 @@ func forwardPoolRound(t *testing.T, srv *oneCallServer, round int) (met bool) {
 		}
 	}
 	for _, body := range []string{a, b0, b} {
-		if n := srv.calls(body); n != 1 {
+		if n := srv.Calls(body); n != 1 {
 			t.Errorf("round %d: the receiver read %s %d times, want once", round, body, n)
 		}
 	}
@@ -275,107 +272,6 @@ func seenOf(c net.Conn) (*closeSeen, bool) {
 	}
 	cs, ok := cc.Conn.(*closeSeen)
 	return cs, ok
-}
-
-// oneCallServer is a receiver on raw TCP that reads one call on each
-// connection, answers it with a bodyless 200 (no Connection: close) once
-// the call's gate opens (at once for a body with none), and closes the
-// connection. It tells of each call read and of each close the client has
-// taken (testnet.WaitTaken), by the call's body.
-type oneCallServer struct {
-	ln    net.Listener
-	mu    sync.Mutex
-	gates map[string]chan struct{}
-	read  map[string]chan struct{}
-	taken map[string]chan struct{}
-	got   map[string]int
-}
-
-func newOneCallServer(t *testing.T) *oneCallServer {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &oneCallServer{ln: ln, gates: map[string]chan struct{}{}, read: map[string]chan struct{}{}, taken: map[string]chan struct{}{}, got: map[string]int{}}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go s.serve(c)
-		}
-	}()
-	return s
-}
-
-// chans are the gate, read and taken channels of the call with body.
-func (s *oneCallServer) chans(body string) (gate, read, taken chan struct{}) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.read[body] == nil {
-		s.read[body], s.taken[body] = make(chan struct{}), make(chan struct{})
-	}
-	return s.gates[body], s.read[body], s.taken[body]
-}
-
-func (s *oneCallServer) gate(body string) chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	g := make(chan struct{})
-	s.gates[body] = g
-	return g
-}
-
-func (s *oneCallServer) serve(c net.Conn) {
-	defer c.Close()
-	req, err := http.ReadRequest(bufio.NewReader(c))
-	if err != nil {
-		return
-	}
-	body, err := io.ReadAll(req.Body)
-	if err != nil {
-		return
-	}
-	gate, read, taken := s.chans(string(body))
-	s.mu.Lock()
-	s.got[string(body)]++
-	first := s.got[string(body)] == 1
-	s.mu.Unlock()
-	if first {
-		close(read)
-	}
-	if gate != nil {
-		<-gate
-	}
-	io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
-	c.(*net.TCPConn).CloseWrite()
-	testnet.WaitTaken(c)
-	if first {
-		close(taken)
-	}
-}
-
-func (s *oneCallServer) waitRead(body string) {
-	_, read, _ := s.chans(body)
-	<-read
-}
-
-func (s *oneCallServer) waitTaken(body string) {
-	_, _, taken := s.chans(body)
-	<-taken
-}
-
-func (s *oneCallServer) calls(body string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.got[body]
-}
-
-func (s *oneCallServer) url() *url.URL {
-	u, _ := url.Parse("http://" + s.ln.Addr().String() + "/hook")
-	return u
 }
 
 // A forward meets at most every idle connection of the pool closed by the
