@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net"
+	"net/http"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -179,35 +180,46 @@ func TestCheckNamesKeepAliveAnsweringTheFirstCallOnly(t *testing.T) {
 // one kept alive): the load said the receiver buckles under load, of
 // calls held on kept-alive connections, and went on making its calls on
 // them. It says what it saw, and its later calls go on new connections.
+//
+// On the transport of this run of the tests too (testClient: the fast
+// path by default), where no call said it went out on a kept-alive
+// connection before, and the load said the receiver buckles under load.
 func TestLoadNamesKeepAliveAnsweringTheFirstCallOnly(t *testing.T) {
 	t.Parallel()
-	url, held := answersFirstCallOnly(t)
-
-	cfg := testConfig(t, url)
-	c, err := attempt.NewClient(attempt.ClientOptions{Timeout: 5 * time.Second, Concurrency: 16, NetHTTP: true})
+	netHTTP, err := attempt.NewClient(attempt.ClientOptions{Timeout: 5 * time.Second, Concurrency: 16, NetHTTP: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(c.CloseIdleConnections)
-	cfg.Client, cfg.Signer = c, nil
-	cfg.Checks = []string{Load}
-	cfg.LoadCount, cfg.LoadConcurrency = 64, 4
-	sum, results, err := run(t, context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	load := ofCheck(results, Load)
-	if len(load) != 1 {
-		t.Fatalf("load results %+v", load)
-	}
-	why := load[0].Reason
-	if strings.Contains(why, "buckles under load") || !strings.Contains(why, "see the note on kept-alive connections") {
-		t.Errorf("load: %s, %q; want keep-alive named, not load", load[0].Verdict, why)
-	}
-	if notes := (&SummaryReport{Summary: sum}).Notes(); !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, "no call on a kept-alive connection was answered: ") }) {
-		t.Errorf("notes %q, want keep-alive named", notes)
-	}
-	if n := held.Load(); n == 0 || n > 2*int32(cfg.LoadConcurrency) {
-		t.Errorf("%d calls went out on a kept-alive connection, want some and no more than those in flight as the first got no answer, %d at most", n, 2*cfg.LoadConcurrency)
+	for _, tt := range []struct {
+		name   string
+		client *http.Client
+	}{{"net/http", netHTTP}, {"the run's transport", testClient(t, 5*time.Second)}} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			url, held := answersFirstCallOnly(t)
+			cfg := testConfig(t, url)
+			t.Cleanup(tt.client.CloseIdleConnections)
+			cfg.Client, cfg.Signer = tt.client, nil
+			cfg.Checks = []string{Load}
+			cfg.LoadCount, cfg.LoadConcurrency = 64, 4
+			sum, results, err := run(t, context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			load := ofCheck(results, Load)
+			if len(load) != 1 {
+				t.Fatalf("load results %+v", load)
+			}
+			why := load[0].Reason
+			if strings.Contains(why, "buckles under load") || !strings.Contains(why, "see the note on kept-alive connections") {
+				t.Errorf("load: %s, %q; want keep-alive named, not load", load[0].Verdict, why)
+			}
+			if notes := (&SummaryReport{Summary: sum}).Notes(); !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, "no call on a kept-alive connection was answered: ") }) {
+				t.Errorf("notes %q, want keep-alive named", notes)
+			}
+			if n := held.Load(); n == 0 || n > 2*int32(cfg.LoadConcurrency) {
+				t.Errorf("%d calls went out on a kept-alive connection, want some and no more than those in flight as the first got no answer, %d at most", n, 2*cfg.LoadConcurrency)
+			}
+		})
 	}
 }
