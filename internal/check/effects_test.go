@@ -43,10 +43,14 @@ type storeDefects struct {
 	dropBusy     bool          // answers 2xx and drops documents while busy
 	refuseEarly  bool          // 409 to an audit or void of an unknown document (careful too)
 	storeAfter   time.Duration // stores from a queue this long after answering (careful too)
-	// copiesAfter, with storeAfter, stores a delivery whose requestId it
-	// has seen before this long after answering it, not storeAfter:
-	// copies of a document land well after the first.
-	copiesAfter time.Duration
+	// storeOnAsk stores from a queue that only the probe moves: the
+	// first ask about a document finds nothing and then stores its first
+	// call, each later ask stores every call of it that came since. With
+	// storesAgain, copies land after the first was found held once, on
+	// any machine however slow (a clock-timed queue stored the first copy
+	// before the first ask when the calls were slow, and the run never
+	// asked again).
+	storeOnAsk bool
 	// backlog is a queue's worker that takes this long over each call,
 	// in the order they came: documents sent last are stored last, and
 	// late.
@@ -89,6 +93,11 @@ type store struct {
 	mu   sync.Mutex
 	seen map[string]bool   // requestIds processed
 	rows map[string][]*row // kind/code -> the rows stored
+	// asked serializes storeOnAsk's probe answers: an ask reads what is
+	// held and stores what waited before the next ask reads.
+	asked   sync.Mutex
+	pending map[string][]job // kind/code -> calls storeOnAsk holds
+	found   map[string]bool  // kind/code -> asked about before
 }
 
 type row struct {
@@ -106,7 +115,7 @@ type job struct {
 }
 
 func newStore(t *testing.T, d storeDefects) *store {
-	s := &store{base: newReceiver(t, defects{}), d: d, seen: map[string]bool{}, rows: map[string][]*row{}}
+	s := &store{base: newReceiver(t, defects{}), d: d, seen: map[string]bool{}, rows: map[string][]*row{}, pending: map[string][]job{}, found: map[string]bool{}}
 	if d.backlog > 0 {
 		s.queue = make(chan job, 4096)
 		go func() {
@@ -188,16 +197,13 @@ func (s *store) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		}
 	}
 	j.lines = len(lines)
-	if s.d.copiesAfter > 0 {
+	if s.d.storeOnAsk {
 		s.mu.Lock()
-		again := s.seen[j.id]
-		s.seen[j.id] = true
+		key := j.kind + "/" + j.code
+		s.pending[key] = append(s.pending[key], j)
 		s.mu.Unlock()
-		if again {
-			time.AfterFunc(s.d.copiesAfter, func() { s.apply(context.Background(), j) })
-			w.WriteHeader(http.StatusOK)
-			return
-		}
+		w.WriteHeader(http.StatusOK)
+		return
 	}
 	if s.queue != nil {
 		s.queue <- j
@@ -277,13 +283,29 @@ func stateAfter(event string) string {
 }
 
 func (s *store) probe(w http.ResponseWriter, key string) {
+	if s.d.storeOnAsk {
+		s.asked.Lock()
+		defer s.asked.Unlock()
+	}
 	s.mu.Lock()
 	rows := s.rows[key]
 	var last row
 	if len(rows) > 0 {
 		last = *rows[len(rows)-1]
 	}
+	var store []job
+	if s.d.storeOnAsk {
+		store = s.pending[key]
+		if !s.found[key] && len(store) > 1 {
+			store = store[:1]
+		}
+		s.pending[key] = s.pending[key][len(store):]
+		s.found[key] = true
+	}
 	s.mu.Unlock()
+	for _, j := range store {
+		s.apply(context.Background(), j)
+	}
 	if len(rows) == 0 {
 		http.NotFound(w, nil)
 		return
@@ -336,10 +358,10 @@ func TestEffects(t *testing.T) {
 		{"careful, refusing early follow-ups", storeDefects{refuseEarly: true}, 0, "", "", 0},
 		{"stores 400ms after answering", storeDefects{storeAfter: 400 * time.Millisecond}, DefaultSettle, "", "", 0},
 		{"stores a re-delivery again", storeDefects{storesAgain: true}, 0, "a re-delivery (same requestId, same document) was stored again", "", 0},
-		// From a queue, the first copy of a document 400ms after its
-		// answer, the others a second after theirs: held once when first
+		// From a queue, the first copy of a document after the first ask
+		// about it, the others after the next: held once when first
 		// found, it is held more than once before the settle time is out.
-		{"stores a re-delivery again, late", storeDefects{storesAgain: true, storeAfter: 400 * time.Millisecond, copiesAfter: time.Second}, DefaultSettle, "a re-delivery (same requestId, same document) was stored again", "", 0},
+		{"stores a re-delivery again, late", storeDefects{storesAgain: true, storeOnAsk: true}, DefaultSettle, "a re-delivery (same requestId, same document) was stored again", "", 0},
 		{"check-then-insert race", storeDefects{raceCopies: true}, 0, "checks, then inserts, without a lock", "", 0},
 		{"never voids", storeDefects{neverVoids: true}, 0, "the void was acknowledged and never applied", "", 0},
 		{"late create revives a void", storeDefects{reviveVoided: true}, 0, "the late create revived the voided document", "", 0},

@@ -450,9 +450,9 @@ func TestRerunEffectsLateCopiesStillFail(t *testing.T) {
 	if err != nil || len(cases) != 2 {
 		t.Fatalf("%d cases, %v; want the two serial-x4 documents", len(cases), err)
 	}
-	// The same defect, stored from a queue: the first copy 400ms after its
-	// answer, the others a second after theirs.
-	late := httptest.NewServer(newStore(t, storeDefects{storesAgain: true, unsigned: true, storeAfter: 400 * time.Millisecond, copiesAfter: time.Second}))
+	// The same defect, stored from a queue: the first copy once the
+	// document was asked about, the others once asked again.
+	late := httptest.NewServer(newStore(t, storeDefects{storesAgain: true, unsigned: true, storeOnAsk: true}))
 	defer late.Close()
 	p, err := probe.ParseURL(late.URL+"/probe/{kind}/{code}", cfg.Client, nil)
 	if err != nil {
