@@ -258,6 +258,8 @@ type effDoc struct {
 	ans  probe.Answer
 	asks int
 	met  bool
+	// firstAsked is when the probe was first asked about it.
+	firstAsked time.Time
 	// changed: an answer differed from the one before it, so the
 	// receiver stored something of it while the probe asked.
 	changed bool
@@ -638,7 +640,8 @@ func (r *runner) deliverOne(ctx context.Context, c *Case, req *attempt.Request) 
 // once, or a late follow-up, may land after that first match. So once
 // every document has settled, each of more than one call that matched is
 // asked once more when the settle time is out, and judged on that answer.
-// A receiver that held every document when first asked pays nothing more.
+// A receiver that held every document when first asked may still store
+// from a queue quicker than the probe came: see probe.LastLanded.
 func (r *runner) probeAll(ctx context.Context, docs []*effDoc) error {
 	asked := slices.DeleteFunc(slices.Clone(docs), func(d *effDoc) bool { return d.skip != "" })
 	deadline := time.Now().Add(r.cfg.Settle)
@@ -648,6 +651,9 @@ func (r *runner) probeAll(ctx context.Context, docs []*effDoc) error {
 			return err
 		}
 		d.changed = d.changed || d.asks > 0 && (a.Count != d.ans.Count || a.State != d.ans.State || a.Lines != d.ans.Lines)
+		if d.asks == 0 {
+			d.firstAsked = time.Now()
+		}
 		d.asks++
 		d.ans = a
 		d.met = d.want.met(a)
@@ -665,14 +671,23 @@ func (r *runner) probeAll(ctx context.Context, docs []*effDoc) error {
 		}
 		return true, nil
 	})
-	if err != nil || !slices.ContainsFunc(asked, func(d *effDoc) bool { return d.asks > 1 }) {
+	if err != nil {
 		return err
 	}
+	late := slices.ContainsFunc(asked, func(d *effDoc) bool { return d.asks > 1 })
 	again := slices.DeleteFunc(asked, func(d *effDoc) bool { return !d.met || d.calls() < 2 })
 	if len(again) == 0 {
 		return nil
 	}
-	t := time.NewTimer(time.Until(deadline))
+	until := deadline
+	if !late {
+		until = time.Time{}
+		for _, d := range again {
+			until = probe.Later(until, probe.LastLanded(d.firstAsked, d.began, d.end))
+		}
+		until = probe.Earlier(until, deadline)
+	}
+	t := time.NewTimer(time.Until(until))
 	defer t.Stop()
 	select {
 	case <-ctx.Done():

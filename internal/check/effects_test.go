@@ -51,6 +51,11 @@ type storeDefects struct {
 	// before the first ask when the calls were slow, and the run never
 	// asked again).
 	storeOnAsk bool
+	// copiesOnAsk stores a call at once, but one whose requestId it has
+	// seen (a copy) only after the probe is asked about its document:
+	// with storesAgain, held once when first asked, with nothing late
+	// about any other call of the run.
+	copiesOnAsk bool
 	// backlog is a queue's worker that takes this long over each call,
 	// in the order they came: documents sent last are stored last, and
 	// late.
@@ -98,6 +103,7 @@ type store struct {
 	asked   sync.Mutex
 	pending map[string][]job // kind/code -> calls storeOnAsk holds
 	found   map[string]bool  // kind/code -> asked about before
+	arrived map[string]bool  // requestIds copiesOnAsk has had a call of
 }
 
 type row struct {
@@ -115,7 +121,7 @@ type job struct {
 }
 
 func newStore(t *testing.T, d storeDefects) *store {
-	s := &store{base: newReceiver(t, defects{}), d: d, seen: map[string]bool{}, rows: map[string][]*row{}, pending: map[string][]job{}, found: map[string]bool{}}
+	s := &store{base: newReceiver(t, defects{}), d: d, seen: map[string]bool{}, rows: map[string][]*row{}, pending: map[string][]job{}, found: map[string]bool{}, arrived: map[string]bool{}}
 	if d.backlog > 0 {
 		s.queue = make(chan job, 4096)
 		go func() {
@@ -197,13 +203,19 @@ func (s *store) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		}
 	}
 	j.lines = len(lines)
-	if s.d.storeOnAsk {
+	if s.d.storeOnAsk || s.d.copiesOnAsk {
 		s.mu.Lock()
 		key := j.kind + "/" + j.code
-		s.pending[key] = append(s.pending[key], j)
+		hold := s.d.storeOnAsk || s.arrived[j.id]
+		if hold {
+			s.pending[key] = append(s.pending[key], j)
+		}
+		s.arrived[j.id] = true
 		s.mu.Unlock()
-		w.WriteHeader(http.StatusOK)
-		return
+		if hold {
+			w.WriteHeader(http.StatusOK)
+			return
+		}
 	}
 	if s.queue != nil {
 		s.queue <- j
@@ -283,7 +295,8 @@ func stateAfter(event string) string {
 }
 
 func (s *store) probe(w http.ResponseWriter, key string) {
-	if s.d.storeOnAsk {
+	onAsk := s.d.storeOnAsk || s.d.copiesOnAsk
+	if onAsk {
 		s.asked.Lock()
 		defer s.asked.Unlock()
 	}
@@ -294,9 +307,9 @@ func (s *store) probe(w http.ResponseWriter, key string) {
 		last = *rows[len(rows)-1]
 	}
 	var store []job
-	if s.d.storeOnAsk {
+	if onAsk {
 		store = s.pending[key]
-		if !s.found[key] && len(store) > 1 {
+		if s.d.storeOnAsk && !s.found[key] && len(store) > 1 {
 			store = store[:1]
 		}
 		s.pending[key] = s.pending[key][len(store):]

@@ -423,15 +423,18 @@ func TestSavedCaseRecordsThePathAsListenDoes(t *testing.T) {
 	}
 }
 
-// A rerun judges a document the receiver held only when asked again as
-// the run does: it stores after answering, so a copy may land after the
-// first match, and a document of more than one call is asked once more as
-// the settle time runs out. A receiver that still stored every copy, each
-// late, read FIXED: the first copy was held once when the rerun first
-// found it, and the rerun asked no more.
+// A run and a rerun judge a document of more than one call on an answer
+// given once the receiver has stored every call it stores late: a copy may
+// land after the first match. A receiver that still stored every copy,
+// each late, read FIXED: the first copy was held once when the rerun first
+// found it, and the rerun asked no more; one that held the first copy
+// when first asked, the others a moment later, passed the run.
 func TestRerunEffectsLateCopiesStillFail(t *testing.T) {
 	t.Parallel()
-	broken := httptest.NewServer(newStore(t, storeDefects{storesAgain: true, unsigned: true}))
+	// Each copy stored again once the probe has asked about it: held
+	// once when first asked, as every document of the run is, and four
+	// times a moment later.
+	broken := httptest.NewServer(newStore(t, storeDefects{storesAgain: true, unsigned: true, copiesOnAsk: true}))
 	defer broken.Close()
 	cfg := probeConfig(t, broken.URL)
 	cfg.Signer = nil
@@ -451,25 +454,31 @@ func TestRerunEffectsLateCopiesStillFail(t *testing.T) {
 		t.Fatalf("%d cases, %v; want the two serial-x4 documents", len(cases), err)
 	}
 	// The same defect, stored from a queue: the first copy once the
-	// document was asked about, the others once asked again.
-	late := httptest.NewServer(newStore(t, storeDefects{storesAgain: true, unsigned: true, storeOnAsk: true}))
-	defer late.Close()
-	p, err := probe.ParseURL(late.URL+"/probe/{kind}/{code}", cfg.Client, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	target, _ := url.Parse(late.URL)
-	rc := RerunConfig{Client: cfg.Client, Target: target, Now: time.Now, IDs: reqid.NewIDs(7), Probe: p, Settle: DefaultSettle}
-	n := 0
-	if err := Rerun(context.Background(), rc, cases, func(r RerunResult) {
-		n++
-		if r.Outcome != StillFailing || !strings.Contains(r.Reason, `the probe answered {"count":4`) {
-			t.Errorf("%s: %s %s, want still failing, the 4 copies held", r.Case.Name, r.Outcome, r.Reason)
+	// document was asked about, the others once asked again; or the first
+	// at once and the others once asked, held once when first asked.
+	for _, d := range []storeDefects{
+		{storesAgain: true, unsigned: true, storeOnAsk: true},
+		{storesAgain: true, unsigned: true, copiesOnAsk: true},
+	} {
+		late := httptest.NewServer(newStore(t, d))
+		defer late.Close()
+		p, err := probe.ParseURL(late.URL+"/probe/{kind}/{code}", cfg.Client, nil)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if n != 2 {
-		t.Errorf("%d cases rerun, want 2", n)
+		target, _ := url.Parse(late.URL)
+		rc := RerunConfig{Client: cfg.Client, Target: target, Now: time.Now, IDs: reqid.NewIDs(7), Probe: p, Settle: DefaultSettle}
+		n := 0
+		if err := Rerun(context.Background(), rc, cases, func(r RerunResult) {
+			n++
+			if r.Outcome != StillFailing || !strings.Contains(r.Reason, `the probe answered {"count":4`) {
+				t.Errorf("%+v: %s: %s %s, want still failing, the 4 copies held", d, r.Case.Name, r.Outcome, r.Reason)
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if n != 2 {
+			t.Errorf("%+v: %d cases rerun, want 2", d, n)
+		}
 	}
 }

@@ -81,3 +81,33 @@ func AskUntil(ctx context.Context, deadline time.Time, ask func(context.Context)
 		wait = min(2*wait, 400*time.Millisecond)
 	}
 }
+
+// LastLanded is when a receiver that held a document of more than one call
+// when first asked (at asked) has stored every one of them, if it stores
+// from a queue that keeps each call the same time before storing it:
+// whichever of the calls, sent from began to end, it held by then, that
+// time is at most asked-began, so the last call is stored by
+// end+(asked-began). A document held once when first asked whose copy the
+// receiver stores again a moment later is then seen for the price of one
+// more question, a few milliseconds after the first on a receiver that
+// stores at once. (One that showed it stores late, a document matching
+// only when asked again, is asked again when the settle time is out.)
+func LastLanded(asked, began, end time.Time) time.Time {
+	return asked.Add(end.Sub(began))
+}
+
+// Earlier is the earlier of a and b.
+func Earlier(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// Later is the later of a and b.
+func Later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}

@@ -55,3 +55,49 @@ func TestSettle(t *testing.T) {
 		t.Errorf("a cancelled run: %v, want context.Canceled", err)
 	}
 }
+
+// LastLanded: whatever time a queue keeps each call before storing it,
+// if it had stored any of a document's calls when the probe answered, it
+// has stored every one by LastLanded; and the slowest such queue stores
+// its last call then, so nothing earlier would do.
+func TestLastLanded(t *testing.T) {
+	began := time.Date(2026, 12, 7, 9, 0, 0, 0, time.UTC)
+	ms := time.Millisecond
+	for _, tt := range []struct {
+		name  string
+		calls []time.Duration // when each call was answered, after began
+		asked time.Duration   // when the probe answered, after began
+	}{
+		{"one moment", []time.Duration{0, 0}, 5 * ms},
+		{"copies in turn", []time.Duration{1 * ms, 12 * ms, 25 * ms, 40 * ms}, 45 * ms},
+		{"a retry long after", []time.Duration{0, 30 * time.Second}, 31 * time.Second},
+		{"asked long after", []time.Duration{0, 40 * ms}, time.Minute},
+	} {
+		end := began.Add(tt.calls[len(tt.calls)-1])
+		asked := began.Add(tt.asked)
+		got := LastLanded(asked, began, end)
+		slowest := time.Duration(0)
+		for keep := time.Duration(0); keep <= tt.asked+ms; keep += ms / 2 {
+			heldOne, last := false, time.Time{}
+			for _, c := range tt.calls {
+				stored := began.Add(c + keep)
+				heldOne = heldOne || !stored.After(asked)
+				last = Later(last, stored)
+			}
+			if !heldOne {
+				continue
+			}
+			if last.After(got) {
+				t.Errorf("%s: a queue keeping each call %v stores the last at %v, after LastLanded %v", tt.name, keep, last.Sub(began), got.Sub(began))
+			}
+			slowest = max(slowest, last.Sub(began))
+		}
+		// No later than it need be: began stands for the first answer.
+		if over := got.Sub(began) - slowest; over > tt.calls[0]+ms/2 {
+			t.Errorf("%s: LastLanded %v, %v after the slowest queue's last call %v", tt.name, got.Sub(began), over, slowest)
+		}
+		if Earlier(got, asked) != asked || Later(got, asked) != got {
+			t.Errorf("%s: Earlier and Later of %v and %v", tt.name, got, asked)
+		}
+	}
+}

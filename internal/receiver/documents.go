@@ -80,6 +80,9 @@ type Doc struct {
 	// Unsafe, when set, says why the probe did not ask about it.
 	Unsafe *probe.UnsafeError
 	asks   int
+	// first and last are when its first and last calls passed through;
+	// firstAsked when the probe first answered about it.
+	first, last, firstAsked time.Time
 }
 
 // NewDocuments returns a Documents that has seen no call.
@@ -113,6 +116,10 @@ func (d *Documents) Observe(c *Call) {
 		d.order = append(d.order, doc)
 	}
 	doc.Calls++
+	doc.last = time.Now()
+	if doc.Calls == 1 {
+		doc.first = doc.last
+	}
 	if spec.StateAfter(e) == spec.DocCreated && !strings.HasPrefix(doc.Q.Event, "CREATE_") {
 		// The question names the call that created the document; past
 		// maxDocBytes it keeps the earlier call's requestId.
@@ -294,6 +301,9 @@ func (d *Documents) Judge(ctx context.Context, p probe.Probe, settle time.Durati
 		if err != nil {
 			return false, err
 		}
+		if doc.asks == 0 {
+			doc.firstAsked = time.Now()
+		}
 		doc.asks++
 		doc.Answer = a
 		if doc.Want == "" {
@@ -315,30 +325,37 @@ func (d *Documents) Judge(ctx context.Context, p probe.Probe, settle time.Durati
 	// after it answers: a copy or a later event of a document it held
 	// once may land after that answer. Each document of more than one
 	// call it held is asked once more when settle is out, and judged on
-	// that answer; a receiver that held every one when first asked pays
-	// nothing more.
-	if slices.ContainsFunc(asked, func(doc *Doc) bool { return doc.asks > 1 }) {
-		var again []int
-		for i, doc := range asked {
-			if doc.Held && doc.Unsafe == nil && doc.Calls > 1 && doc.Want != "" {
-				again = append(again, i)
+	// that answer; when it held every one when first asked, once a queue
+	// quicker than the probe would have stored their last calls too
+	// (probe.LastLanded).
+	late := slices.ContainsFunc(asked, func(doc *Doc) bool { return doc.asks > 1 })
+	var again []int
+	until := deadline
+	if !late {
+		until = time.Time{}
+	}
+	for i, doc := range asked {
+		if doc.Held && doc.Unsafe == nil && doc.Calls > 1 && doc.Want != "" {
+			again = append(again, i)
+			if !late {
+				until = probe.Later(until, probe.LastLanded(doc.firstAsked, doc.first, doc.last))
 			}
 		}
-		if len(again) > 0 {
-			t := time.NewTimer(time.Until(deadline))
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return v, ctx.Err()
-			case <-t.C:
-			}
-			err := probe.Settle(ctx, len(again), time.Time{}, func(ctx context.Context, i int) (bool, error) {
-				_, err := ask(ctx, asked[again[i]])
-				return true, err
-			})
-			if err != nil {
-				return v, err
-			}
+	}
+	if len(again) > 0 {
+		t := time.NewTimer(time.Until(probe.Earlier(until, deadline)))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return v, ctx.Err()
+		case <-t.C:
+		}
+		err := probe.Settle(ctx, len(again), time.Time{}, func(ctx context.Context, i int) (bool, error) {
+			_, err := ask(ctx, asked[again[i]])
+			return true, err
+		})
+		if err != nil {
+			return v, err
 		}
 	}
 	for _, doc := range asked {

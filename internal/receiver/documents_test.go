@@ -397,6 +397,51 @@ func TestDocumentsJudgeLateCopies(t *testing.T) {
 	}
 }
 
+// copiesOnFirstAsk answers as a probe over a receiver that stored the
+// first call of each document at once and its re-delivery only after the
+// probe's first question: SKD-A is held once when first asked, twice after.
+type copiesOnFirstAsk struct {
+	mu   sync.Mutex
+	asks map[string]int
+}
+
+func (p *copiesOnFirstAsk) Ask(_ context.Context, q probe.Question) (probe.Answer, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.asks[q.Code]++
+	if q.Code == "SKD-A" && p.asks[q.Code] > 1 {
+		return probe.Answer{Count: 2, State: probe.StateCreated, Lines: -1, Raw: `{"count":2,"state":"created"}`}, nil
+	}
+	if strings.HasPrefix(q.Code, "WHSIM-NONE-") {
+		return probe.Answer{Lines: -1, Raw: `{"count":0}`}, nil
+	}
+	return probe.Answer{Count: 1, State: probe.StateCreated, Lines: -1, Raw: `{"count":1,"state":"created"}`}, nil
+}
+func (p *copiesOnFirstAsk) Command(q probe.Question) string { return "ask " + q.Code }
+
+// TestDocumentsJudgeCopiesAfterFirstAsk: every document held as it should
+// be when first asked said nothing of a receiver storing late, and a
+// re-delivery it stored a moment later was never seen: a document of more
+// than one call is asked once more, once a queue that took no longer than
+// the probe came would have stored its last call.
+func TestDocumentsJudgeCopiesAfterFirstAsk(t *testing.T) {
+	d := NewDocuments()
+	d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptA, 200, nil))
+	d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptA, 200, nil))
+	d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptB, 200, nil))
+	p := &copiesOnFirstAsk{asks: map[string]int{}}
+	v, err := d.Judge(context.Background(), p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Held != 1 || len(v.Broke) != 1 || v.Broke[0].Name() != "receipt SKD-A" || v.Broke[0].Defect() != "holds 2 records of it, want 1 (created)" {
+		t.Errorf("verdict %+v, want SKD-A broken, held twice", v)
+	}
+	if p.asks["SKD-B"] != 1 {
+		t.Errorf("SKD-B, sent once and held, asked %d times, want 1", p.asks["SKD-B"])
+	}
+}
+
 // A document the receiver refused every call of is not judged on its
 // state, but two records of it are wrong whatever it answered: a receiver
 // that inserts, then answers 500, is sent the call again and keeps each
