@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -788,6 +789,8 @@ func TestDuplicatesAtOnceNoAnswer(t *testing.T) {
 // resting on calls that got no answer and dropped at the stop, so every
 // output said the receiver stopped answering after the case before, and
 // the copies at once it failed were in none.
+var copiesNotAnswered = regexp.MustCompile(`^7 of 8 copies delivered at once got no answer \((timeout|6: timeout; 1: timeout on a kept-alive connection the receiver had answered a call on before \(the call may have been taken\))\) while 1 got 2xx`)
+
 func TestDuplicatesAtOnceAnsweredBeforeAStop(t *testing.T) {
 	var mu sync.Mutex
 	calls := 0
@@ -824,7 +827,9 @@ func TestDuplicatesAtOnceAnsweredBeforeAStop(t *testing.T) {
 	for _, r := range results {
 		if r.Case.Name == atOnce {
 			found = true
-			if r.Verdict != Fail || !strings.Contains(r.Reason, "7 of 8 copies delivered at once got no answer (timeout) while 1 got 2xx") {
+			// A copy that went out on the connection serial-x4 left
+			// idle is worded so, on its own, not as if all were.
+			if r.Verdict != Fail || !copiesNotAnswered.MatchString(r.Reason) {
 				t.Errorf("%s: %s %q, want the 7 copies not answered named", r.Case.Name, r.Verdict, r.Reason)
 			}
 		}

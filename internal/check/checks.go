@@ -400,6 +400,43 @@ func notTogether(n int) string {
 	return fmt.Sprintf("inconclusive: no two of the %d copies were in flight together, each went out only after the one before had been answered (this machine did not send them at once, as a loaded one may not), so the race was not tried; run the check again on a less loaded machine", n)
 }
 
+// notAccepted says what the copies that got no 2xx got, each different
+// answer with how many got it: "got no answer (timeout)", or, when they
+// differ (a copy that went out on a kept-alive connection is worded so),
+// "got no answer (6: timeout; 1: timeout on a kept-alive connection …)".
+// One answer stood for all of them, and 7 copies read as sent on a
+// kept-alive connection when one was.
+func notAccepted(results []*attempt.Result) string {
+	var bad []attempt.Attempt
+	for _, res := range results {
+		if a := res.Last(); !is2xx(a.Status) {
+			bad = append(bad, a)
+		}
+	}
+	unanswered := !slices.ContainsFunc(bad, func(a attempt.Attempt) bool { return a.Status != 0 })
+	var texts []string // in the order first seen
+	count := map[string]int{}
+	for _, a := range bad {
+		text := answer(a)
+		if a.Status == 0 && !unanswered {
+			text = "no answer (" + text + ")"
+		}
+		if count[text] == 0 {
+			texts = append(texts, text)
+		}
+		count[text]++
+	}
+	if len(texts) > 1 {
+		for k, t := range texts {
+			texts[k] = fmt.Sprintf("%d: %s", count[t], t)
+		}
+	}
+	if unanswered {
+		return "got no answer (" + strings.Join(texts, "; ") + ")"
+	}
+	return "got no 2xx (" + strings.Join(texts, "; ") + ")"
+}
+
 // judgeDuplicates: every copy must get 2xx. When none did, the call itself
 // was not accepted, which is accepts-valid's to judge.
 func judgeDuplicates(c *Case, results []*attempt.Result) Result {
@@ -420,8 +457,8 @@ func judgeDuplicates(c *Case, results []*attempt.Result) Result {
 	case c.AtOnce && ok == 0, !c.AtOnce && !is2xx(first.Status):
 		return unjudged(c, first, answer(first)+" on the first delivery: inconclusive, the call itself was not accepted (accepts-valid judges that)")
 	case c.AtOnce && bad.Status == 0:
-		return result(c, bad, Fail, fmt.Sprintf("%d of %d copies delivered at once got no answer (%s) while %d got 2xx: every copy of a call arriving together (at-least-once delivery) must get 2xx",
-			len(results)-ok, len(results), answer(bad), ok))
+		return result(c, bad, Fail, fmt.Sprintf("%d of %d copies delivered at once %s while %d got 2xx: every copy of a call arriving together (at-least-once delivery) must get 2xx",
+			len(results)-ok, len(results), notAccepted(results), ok))
 	case bad.Status == 0:
 		// No answer is no refusal: nothing says the receiver keyed the
 		// copy on anything, so the duplicate-key advice below is not given.

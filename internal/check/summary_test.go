@@ -257,6 +257,11 @@ func TestJudgeDuplicates(t *testing.T) {
 	// uniqueKey is a 503 whose body names the key the copy broke.
 	uniqueKey := got(200, 503)
 	uniqueKey[1].Attempts[0].BodyPrefix = []byte(`{"error":"UNIQUE constraint failed: calls.request_id"}`)
+	// One copy of the three unanswered went out on a kept-alive
+	// connection, and one more got 500: each is said as it was.
+	keptAlive := got(200, 0, 0, 0)
+	keptAlive[2].Attempts[0].KeptAlive = true
+	mixed := got(0, 200, 500, 0)
 	for _, tt := range []struct {
 		name    string
 		c       Case
@@ -265,6 +270,9 @@ func TestJudgeDuplicates(t *testing.T) {
 		because string
 	}{
 		{"serial, all 2xx", Case{}, got(200, 200, 200, 200), Pass, ""},
+		{"at once, unanswered alike", Case{AtOnce: true}, got(200, 0, 0), Fail, "2 of 3 copies delivered at once got no answer (timeout) while 1 got 2xx"},
+		{"at once, one of the unanswered kept alive", Case{AtOnce: true}, keptAlive, Fail, "3 of 4 copies delivered at once got no answer (2: timeout; 1: timeout on a kept-alive connection the receiver had answered a call on before (the call may have been taken)) while 1 got 2xx"},
+		{"at once, unanswered and refused", Case{AtOnce: true}, mixed, Fail, "3 of 4 copies delivered at once got no 2xx (2: no answer (timeout); 1: got 500) while 1 got 2xx"},
 		{"serial, the second unanswered", Case{}, got(200, 0, 200, 200), Fail, "delivery 2 of 4 got no answer"},
 		{"serial, the third refused", Case{}, got(200, 200, 409, 200), Fail, "re-delivery 3 of 4"},
 		{"serial, the second and third refused", Case{}, got(200, 409, 500, 200), Fail, "re-delivery 2 of 4 got 409"},
