@@ -401,9 +401,10 @@ func notTogether(n int) string {
 }
 
 // notAccepted says what the copies that got no 2xx got, each different
-// answer with how many got it: "got no answer (timeout)", or, when they
-// differ (a copy that went out on a kept-alive connection is worded so),
-// "got no answer (6: timeout; 1: timeout on a kept-alive connection …)".
+// answer with how many got it: "got no answer (timeout)", "got 409", or,
+// when they differ (a copy that went out on a kept-alive connection is
+// worded so), "got no answer (6: timeout; 1: timeout on a kept-alive
+// connection …)", "got no 2xx (2: got 409; 1: no answer (timeout))".
 // One answer stood for all of them, and 7 copies read as sent on a
 // kept-alive connection when one was.
 func notAccepted(results []*attempt.Result) string {
@@ -431,8 +432,11 @@ func notAccepted(results []*attempt.Result) string {
 			texts[k] = fmt.Sprintf("%d: %s", count[t], t)
 		}
 	}
-	if unanswered {
+	switch {
+	case unanswered:
 		return "got no answer (" + strings.Join(texts, "; ") + ")"
+	case len(texts) == 1:
+		return texts[0] // "got 409"
 	}
 	return "got no 2xx (" + strings.Join(texts, "; ") + ")"
 }
@@ -474,10 +478,10 @@ func judgeDuplicates(c *Case, results []*attempt.Result) Result {
 			copies = "copies of one document, each under a new requestId,"
 		}
 		return result(c, bad, Fail, fmt.Sprintf("%d of %d %s delivered at once %s while %d got 2xx: the receiver turned calls away as too many at once, but the copies of a call can arrive together (at-least-once delivery) and each must get 2xx: take at least %d calls at a time",
-			len(results)-ok, len(results), copies, answer(bad), ok, len(results)))
+			len(results)-ok, len(results), copies, notAccepted(results), ok, len(results)))
 	case c.NewRequestIDs && c.AtOnce:
 		return result(c, bad, Fail, fmt.Sprintf("%d of %d copies of one document delivered at once, each under a new requestId, %s while %d got 2xx: %s, so answer 2xx and keep the one document, keyed on the document, not on requestId",
-			len(results)-ok, len(results), answer(bad), ok, requestIDTrap))
+			len(results)-ok, len(results), notAccepted(results), ok, requestIDTrap))
 	case c.NewRequestIDs:
 		return result(c, bad, Fail, fmt.Sprintf("delivery %d of %d, the same document under a new requestId, %s after the first got %d: %s, so answer 2xx and keep the one document, keyed on the document, not on requestId",
 			badAt, len(results), answer(bad), first.Status, requestIDTrap))
@@ -485,10 +489,10 @@ func judgeDuplicates(c *Case, results []*attempt.Result) Result {
 		// A unique key refusing the copies: seen before or inserted at
 		// the same moment, the remedy is the same.
 		return result(c, bad, Fail, fmt.Sprintf("%d of %d copies delivered at once %s while %d got 2xx: the copies were refused as a duplicate key; the same call arriving together (at-least-once delivery) must be accepted, so answer 2xx for a requestId already held",
-			len(results)-ok, len(results), answer(bad), ok))
+			len(results)-ok, len(results), notAccepted(results), ok))
 	case c.AtOnce:
 		return result(c, bad, Fail, fmt.Sprintf("%d of %d copies delivered at once %s while %d got 2xx: the same call arriving together (at-least-once delivery) must be accepted, as by a receiver that checks then inserts without a lock",
-			len(results)-ok, len(results), answer(bad), ok))
+			len(results)-ok, len(results), notAccepted(results), ok))
 	}
 	return result(c, bad, Fail, fmt.Sprintf("re-delivery %d of %d %s after the first got %d: a re-delivered call (same requestId, same bytes) must be accepted again, not refused as a duplicate key",
 		badAt, len(results), answer(bad), first.Status))

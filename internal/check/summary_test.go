@@ -273,6 +273,7 @@ func TestJudgeDuplicates(t *testing.T) {
 		{"at once, unanswered alike", Case{AtOnce: true}, got(200, 0, 0), Fail, "2 of 3 copies delivered at once got no answer (timeout) while 1 got 2xx"},
 		{"at once, one of the unanswered kept alive", Case{AtOnce: true}, keptAlive, Fail, "3 of 4 copies delivered at once got no answer (2: timeout; 1: timeout on a kept-alive connection the receiver had answered a call on before (the call may have been taken)) while 1 got 2xx"},
 		{"at once, unanswered and refused", Case{AtOnce: true}, mixed, Fail, "3 of 4 copies delivered at once got no 2xx (2: no answer (timeout); 1: got 500) while 1 got 2xx"},
+		{"at once, refused and unanswered", Case{AtOnce: true}, got(409, 200, 0, 409), Fail, "3 of 4 copies delivered at once got no 2xx (2: got 409; 1: no answer (timeout)) while 1 got 2xx"},
 		{"serial, the second unanswered", Case{}, got(200, 0, 200, 200), Fail, "delivery 2 of 4 got no answer"},
 		{"serial, the third refused", Case{}, got(200, 200, 409, 200), Fail, "re-delivery 3 of 4"},
 		{"serial, the second and third refused", Case{}, got(200, 409, 500, 200), Fail, "re-delivery 2 of 4 got 409"},
