@@ -187,6 +187,7 @@ func (s *sockIO) Send(p []byte, check bool) error {
 		// waits in the socket: the reader takes it.
 		err = nil
 	}
+	s.wrote = len(s.p) < len(p)
 	if err == nil && s.busy {
 		s.p = nil
 		return errBusy
@@ -204,6 +205,7 @@ func (s *sockIO) Send(p []byte, check bool) error {
 				rest, errno, done = writeOut(fd, rest)
 				return done
 			})
+			s.wrote = s.wrote || len(rest) < len(p)
 			if err == nil && errno != 0 {
 				err = os.NewSyscallError("write", errno)
 			}
