@@ -80,9 +80,6 @@ func TestResetMidBodyWordedOneWay(t *testing.T) {
 	// or refused.
 	for _, way := range []string{"net/http", "worker", "lanes"} {
 		t.Run("reset before the first byte/"+way, func(t *testing.T) {
-			if way == "net/http" {
-				t.Skip("net/http's path counts a write begun as gone out")
-			}
 			t.Parallel()
 			ln := testnet.Serve(t, func(c net.Conn) {
 				c.(*net.TCPConn).SetLinger(0)
