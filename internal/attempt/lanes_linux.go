@@ -489,7 +489,7 @@ func (lp *loop) done(l *lane) {
 // send writes the call of a lane whose connection passed the look.
 func (lp *loop) send(l *lane) {
 	if l.fd < 0 { // dropped: bytes or the receiver's close
-		lp.away(l, func() { lp.d.attempts(lp.ctx, l.req, l.res, l.t, l.buf, 0) })
+		lp.anew(l)
 		return
 	}
 	l.start = time.Now()
@@ -508,6 +508,12 @@ func (lp *loop) send(l *lane) {
 	l.in, l.end = l.in[:0], nil
 	l.state = laneRead
 	lp.write(l)
+}
+
+// anew hands a lane's call, none of which went out, to the worker's
+// path, which makes it on a new connection.
+func (lp *loop) anew(l *lane) {
+	lp.away(l, func() { lp.d.attempts(lp.ctx, l.req, l.res, l.t, l.buf, 0) })
 }
 
 // write writes what is left of a lane's call.
@@ -534,8 +540,12 @@ func (lp *loop) write(l *lane) {
 				return
 			}
 			err := l.opError("write", os.NewSyscallError("write", e))
-			if staleErr(err) { // the look passed: it closed as the call went out
-				err = closedAsSent{err}
+			// The look passed: the receiver ended the connection as the
+			// call went out, or before any of it did.
+			if err = unanswered(err, err, len(l.out) < len(l.buf.req), true); err == errBusy {
+				lp.drop(l)
+				lp.anew(l)
+				return
 			}
 			lp.failed(l, err)
 			return
@@ -553,14 +563,15 @@ func (lp *loop) writeAway(l *lane) {
 		return
 	}
 	req, res, t, method, start, rest := l.req, l.res, l.t, l.method, l.start, l.out
+	sentBefore := len(rest) < len(l.buf.req)
 	lp.away(l, func() {
 		var resp *http.Response
-		err := rc.io.Send(rest, false)
-		if err == nil {
-			_, err = rc.r.Peek(1)
-		}
-		if err != nil && staleErr(err) { // as the loop's own write says it
-			err = closedAsSent{err}
+		err := rc.call(rest, false, true, sentBefore)
+		if err == errBusy { // none of it went out: on a new connection
+			rc.close()
+			l.buf.raw = nil
+			lp.d.attempts(lp.ctx, req, res, t, l.buf, 0)
+			return
 		}
 		if err == nil {
 			resp, err = lp.d.readAnswer(rc.r, method, &rc.resp, &rc.pre, &rc.lim)
@@ -603,11 +614,9 @@ func (lp *loop) read(l *lane) {
 // error, or the attempt's deadline).
 func (lp *loop) parse(l *lane) {
 	if len(l.in) == 0 { // the connection ended before a byte of an answer
-		err := l.end
-		if staleErr(err) {
-			err = closedAsSent{err}
-		}
-		lp.failed(l, err)
+		// The call went out whole (one written in part is written
+		// away), with no error.
+		lp.failed(l, unanswered(l.end, nil, true, true))
 		return
 	}
 	l.ar = answerReader{b: l.in, end: l.end}

@@ -97,6 +97,9 @@ type connIO interface {
 	// Written waits for the request's write to end and says what kept it
 	// from going out whole (nil: nothing).
 	Written() error
+	// Wrote says whether any byte of the request went out: known once
+	// Written returned, or Send returned with no rest being written.
+	Wrote() bool
 }
 
 // errBusy is a kept-alive connection found, before a call was written on
@@ -111,14 +114,20 @@ var errBusy = errors.New("kept-alive connection closed by the receiver or holdin
 type restWriting struct {
 	done      chan error // the rest write's end; nil when none is under way
 	unwritten error      // what kept the last request from going out whole
+	// wrote says some of the last request went out: set by Send and by
+	// the rest write, read once that has ended (Wrote).
+	wrote bool
 }
 
 // begin starts a request's write, waiting for the rest write of the one
 // before (the connection's close ended it).
 func (w *restWriting) begin() {
 	w.Written()
-	w.unwritten = nil
+	w.unwritten, w.wrote = nil, false
 }
+
+// Wrote says whether any byte of the request went out.
+func (w *restWriting) Wrote() bool { return w.wrote }
 
 // apart says the rest of the request is written apart: write runs in a
 // goroutine of its own and says how it ended.
@@ -175,11 +184,13 @@ func (c *netIO) Send(p []byte, check bool) error {
 		return errBusy
 	}
 	if len(p) <= netWriteApart {
-		_, err := c.Write(p)
+		n, err := c.Write(p)
+		c.wrote = n > 0
 		return err
 	}
 	c.apart(func() error {
-		_, err := c.Write(p)
+		n, err := c.Write(p)
+		c.wrote = n > 0
 		return err
 	})
 	return nil
@@ -237,6 +248,41 @@ type endedAfterSent struct{ cause error }
 func (e endedAfterSent) Error() string { return e.cause.Error() }
 
 func (e endedAfterSent) Unwrap() error { return e.cause }
+
+// unanswered is the error of a call on the fast path that got no byte of
+// an answer, by one rule for its single calls (rawConn.call) and its
+// event loops (lanes_linux.go): err ended the wait for the answer, or the
+// call's write; writeErr ended the write (nil: it went out whole, or did
+// not end so); out says some of the call went out, keptAlive that its
+// connection carried a call before.
+//
+// A reset is one whichever system call met it first: the socket gives
+// its error (ECONNRESET, EPIPE) to one call only, and a write of the
+// call's rest that takes it leaves the reader the connection's end (EOF),
+// which said "connection closed". A call that ended so after some of it
+// went out may have been taken (closedAsSent, endedAfterSent), whatever
+// call failed: a write that failed part way through on a new connection
+// said a bare reset. One none of which went out was not: on a kept-alive
+// connection it is errBusy, and goes on a new one, as a connection the
+// look before it found closed (and as net/http makes such a call again);
+// on a new one it fails as what ended it.
+func unanswered(err, writeErr error, out, keptAlive bool) error {
+	if !staleErr(err) {
+		return err
+	}
+	if Classify(err) != KindReset && writeErr != nil && Classify(writeErr) == KindReset {
+		err = writeErr
+	}
+	switch {
+	case !out && keptAlive:
+		return errBusy
+	case !out:
+		return err
+	case keptAlive:
+		return closedAsSent{err}
+	}
+	return endedAfterSent{err}
+}
 
 func (d *Deliverer) rawAttempt(ctx context.Context, tr *http.Transport, method string, req *Request, res *Result, t *target, buf *bodyBuf, h http.Header, plain bool, host string) (Attempt, time.Duration) {
 	start := time.Now()
@@ -389,26 +435,48 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 		// one found open that ends now without an answer was closed by
 		// the receiver as the call went out.
 		buf.keptAlive = reused
-		err := rc.io.Send(w, reused)
+		err := rc.call(w, reused, reused, false)
 		if err == errBusy {
 			d.noteBusy(rc.c)
 			rc.close()
 			rc, buf.raw, buf.keptAlive = nil, nil, false // the call goes on a new one
 			continue
 		}
-		if err == nil {
-			if _, err = rc.r.Peek(1); err != nil && !reused && staleErr(err) {
-				err = endedAfterSent{err}
-			}
-		}
 		if err != nil {
-			if reused && staleErr(err) {
-				err = closedAsSent{err}
-			}
 			return nil, err
 		}
 		return d.readAnswer(rc.r, method, &rc.resp, &rc.pre, &rc.lim)
 	}
+}
+
+// call writes the call p on the connection (with check, looking at it
+// first: connIO.Send) and waits for the first byte of its answer. Its
+// error, when none came, is unanswered's; sentBefore says some of the
+// call went out before p (its start, written by an event loop).
+func (rc *rawConn) call(p []byte, check, keptAlive, sentBefore bool) error {
+	err := rc.io.Send(p, check)
+	if err == errBusy {
+		return err
+	}
+	writeErr := err // a write of the call that failed
+	if err == nil {
+		if _, err = rc.r.Peek(1); err == nil {
+			return nil
+		}
+	}
+	if !staleErr(err) {
+		return err
+	}
+	if rc.io.Pending() {
+		// The connection ended under the write of the call's rest, which
+		// may have met the reset this read did not: it is ended here, if
+		// it has not ended yet, and said what it met.
+		rc.c.Close()
+	}
+	if werr := rc.io.Written(); werr != nil {
+		writeErr = werr
+	}
+	return unanswered(err, writeErr, sentBefore || rc.io.Wrote(), keptAlive)
 }
 
 // dialRaw dials the worker's connection to t, as buf.raw.

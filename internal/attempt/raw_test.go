@@ -9,9 +9,11 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -310,5 +312,59 @@ func TestUnfinishedSplitsReadErrors(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(100, func() { unfinished(nil) }); n != 0 {
 		t.Errorf("unfinished(nil): %v allocations, want 0", n)
+	}
+}
+
+// TestUnansweredOneRule: the fast path's words for a call that got no
+// byte of an answer. A reset is one whichever system call met it (a
+// write that took it leaves the reader the connection's end, EOF); a
+// call some of which went out may have been taken (closedAsSent on a
+// kept-alive connection, endedAfterSent on a new one); one none of which
+// went out was not: on a kept-alive connection it goes on a new one
+// (errBusy), on a new one it fails as what ended it.
+func TestUnansweredOneRule(t *testing.T) {
+	op := func(op string, err error) error {
+		return &net.OpError{Op: op, Net: "tcp", Err: os.NewSyscallError(op, err)}
+	}
+	readReset, writeReset, writePipe := op("read", syscall.ECONNRESET), op("write", syscall.ECONNRESET), op("write", syscall.EPIPE)
+	closedHere := op("write", net.ErrClosed)
+	deadline := op("read", os.ErrDeadlineExceeded)
+	const (
+		plain = iota
+		ended
+		closedAs
+		busy
+	)
+	for _, tc := range []struct {
+		name          string
+		err, writeErr error
+		out, kept     bool
+		wrapped       int
+		kind          string
+	}{
+		{"the reader's reset", readReset, nil, true, false, ended, KindReset},
+		{"the reader's close", io.EOF, nil, true, false, ended, KindClosed},
+		{"the writer took the reset, the reader saw the end", io.EOF, writeReset, true, false, ended, KindReset},
+		{"the same, a broken pipe, kept alive", io.EOF, writePipe, true, true, closedAs, KindReset},
+		{"the reader's reset, the write ended here", readReset, closedHere, true, true, closedAs, KindReset},
+		{"the reader's close, the write ended here", io.EOF, closedHere, true, true, closedAs, KindClosed},
+		{"a write that failed part way, new connection", writeReset, writeReset, true, false, ended, KindReset},
+		{"a write that failed at once, new connection", writeReset, writeReset, false, false, plain, KindReset},
+		{"a write that failed at once, kept alive", writeReset, writeReset, false, true, busy, ""},
+		{"no answer in time", deadline, nil, true, true, plain, KindTimeout},
+	} {
+		err := unanswered(tc.err, tc.writeErr, tc.out, tc.kept)
+		wrapped := plain
+		switch {
+		case err == errBusy:
+			wrapped = busy
+		case errors.As(err, new(closedAsSent)):
+			wrapped = closedAs
+		case errors.As(err, new(endedAfterSent)):
+			wrapped = ended
+		}
+		if kind := Classify(err); wrapped != tc.wrapped || wrapped != busy && kind != tc.kind {
+			t.Errorf("%s: %v (%T, kind %q); want wrapped %d, kind %q", tc.name, err, err, kind, tc.wrapped, tc.kind)
+		}
 	}
 }

@@ -217,13 +217,17 @@ func TestCallConnResend(t *testing.T) {
 	tests := []struct {
 		name string
 		// steps on the connection after it is given the call: "write" (a
-		// byte of the call), "fail" (a read meets the receiver's close),
-		// "refused" (a write on a connection found unfit), "answer".
+		// byte of the call), "unwritten" (a write of the call that fails
+		// having written nothing: the receiver's close came first),
+		// "fail" (a read meets the receiver's close), "refused" (a write
+		// on a connection found unfit), "answer".
 		steps []string
 		sent  bool
 	}{
 		{"nothing written", []string{"fail"}, false},
 		{"written, then the read failed", []string{"write", "fail"}, true},
+		{"a write that wrote nothing, then the read failed", []string{"unwritten", "fail"}, false},
+		{"written, a write that wrote nothing, then the read failed", []string{"write", "unwritten", "fail"}, true},
 		{"the read failed, then bytes of the close", []string{"fail", "write"}, false},
 		{"the write refused", []string{"refused", "fail"}, false},
 		{"answered, then a redirect", []string{"write", "answer", "fail"}, false},
@@ -244,6 +248,11 @@ func TestCallConnResend(t *testing.T) {
 				case "write":
 					// Begun, whether or not the receiver is still there.
 					_, _ = wc.Write([]byte("POST / HTTP/1.1\r\n"))
+				case "unwritten":
+					server.Close()
+					if n, err := wc.Write([]byte("POST / HTTP/1.1\r\n")); n != 0 || err == nil {
+						t.Fatalf("a write after the receiver's close: %d, %v", n, err)
+					}
 				case "refused":
 					wc.closed.Store(true) // net/http's reader met the receiver's close
 					if wc.ready(context.Background()) {

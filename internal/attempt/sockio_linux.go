@@ -31,7 +31,11 @@ type sockIO struct {
 	// check: send looks at the socket before it writes (a kept-alive
 	// connection); busy: it found bytes there, or the receiver's close,
 	// and wrote nothing.
-	check, busy       bool
+	check, busy bool
+	// taken is the socket's error (a reset) a look took (idle): the
+	// next Read says it, which would otherwise find the connection's end
+	// (EOF) in its place and say a close.
+	taken             syscall.Errno
 	peek              [1]byte
 	read, write, send func(fd uintptr) bool
 	// held, when set (by tests), runs once send's request is out, where
@@ -138,6 +142,11 @@ func (s *sockIO) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
+	if s.taken != 0 {
+		e := s.taken
+		s.taken = 0
+		return 0, s.opError("read", os.NewSyscallError("read", e))
+	}
 	s.p, s.n, s.errno = p, 0, 0
 	err := s.rc.Read(s.read)
 	if err != nil && s.lateLook(err, s.read) {
@@ -155,9 +164,13 @@ func (s *sockIO) Read(p []byte) (int, error) {
 	return s.n, nil
 }
 
-// idle says whether the socket has nothing to read: peekIdle's look.
+// idle says whether the socket has nothing to read: peekIdle's look. An
+// error the look takes is kept for the next Read (taken).
 func (s *sockIO) idle(fd uintptr) bool {
 	_, e := peekByte(fd, s.peek[:])
+	if e != 0 && e != syscall.EAGAIN {
+		s.taken = e
+	}
 	return e == syscall.EAGAIN
 }
 
@@ -166,7 +179,7 @@ func (s *sockIO) idle(fd uintptr) bool {
 // nothing yet (EAGAIN) before the wait. With check it first looks at the
 // socket, and finding it not idle writes nothing: errBusy.
 func (s *sockIO) Send(p []byte, check bool) error {
-	s.p, s.n, s.errno, s.sent, s.check, s.busy = p, 0, 0, false, check, false
+	s.p, s.n, s.errno, s.sent, s.check, s.busy, s.taken = p, 0, 0, false, check, false, 0
 	s.begin()
 	err := s.rc.Read(s.send)
 	if err != nil && s.sent && s.lateLook(err, func(fd uintptr) bool { return !s.idle(fd) }) {
@@ -174,6 +187,7 @@ func (s *sockIO) Send(p []byte, check bool) error {
 		// waits in the socket: the reader takes it.
 		err = nil
 	}
+	s.wrote = len(s.p) < len(p)
 	if err == nil && s.busy {
 		s.p = nil
 		return errBusy
@@ -191,6 +205,7 @@ func (s *sockIO) Send(p []byte, check bool) error {
 				rest, errno, done = writeOut(fd, rest)
 				return done
 			})
+			s.wrote = s.wrote || len(rest) < len(p)
 			if err == nil && errno != 0 {
 				err = os.NewSyscallError("write", errno)
 			}

@@ -49,6 +49,11 @@ type watchConn struct {
 	// byte of the call.
 	begun, readBegun atomic.Int64
 	readErr          atomic.Pointer[error]
+	// wrote counts the bytes the writes put in the socket, ended the
+	// bytes (begun's) of the writes that returned: a write that returned
+	// having written nothing (the receiver's reset already there) put no
+	// byte of its call before the receiver, however it was begun.
+	wrote, ended atomic.Int64
 	// firstRead is set by the connection's first read, and h2Settings
 	// then says the bytes it gave start with an HTTP/2 SETTINGS frame's
 	// header: a receiver that speaks only HTTP/2 (h2c) sends one at once,
@@ -612,6 +617,8 @@ func (c *watchConn) Write(p []byte) (int, error) {
 	c.begun.Add(int64(len(p)))
 	c.gen.Add(1) // a call's: what comes next may be its answer
 	n, err := c.Conn.Write(p)
+	c.wrote.Add(int64(n))
+	c.ended.Add(int64(len(p))) // after wrote: what ended has written is counted
 	if err != nil && c.writeCut(err) {
 		return len(p), nil
 	}
@@ -807,9 +814,10 @@ type callConn struct {
 	// conn is the connection the call was last given, nil when it is none
 	// of NewClient's plain or HTTP/1 over TLS ones (an HTTP/2 connection
 	// carries other calls' streams: its bytes are not the call's).
-	conn *watchConn
-	at   int64        // conn's bytes begun when it was given the call
-	gen  atomic.Int64 // conn's writes as the call's answer began (wrote)
+	conn    *watchConn
+	at      int64        // conn's bytes begun when it was given the call
+	wroteAt int64        // conn's bytes written when it was given the call
+	gen     atomic.Int64 // conn's writes as the call's answer began (wrote)
 	// given is conn's writes when it was given the call: the same as
 	// the answer began, none of the call was written (a write refused on
 	// a connection found unfit), and what net/http read as its answer
@@ -995,7 +1003,7 @@ func (s *callConn) got(i httptrace.GotConnInfo) {
 		wc.refuse.Store(&s.sent)
 		return
 	}
-	s.conn, s.at, s.given = wc, wc.wire().begun.Load(), wc.gen.Load()
+	s.conn, s.at, s.wroteAt, s.given = wc, wc.wire().begun.Load(), wc.wire().wrote.Load(), wc.gen.Load()
 	// A plain connection's writes are calls', and net/http puts one back
 	// idle only after its answer; over TLS, the handshake's are written
 	// too, and the answer's putting idle says it (putIdle).
@@ -1064,7 +1072,16 @@ func (s *callConn) resend() error {
 		return nil
 	}
 	c := s.conn.wire()
-	if s.answered.Load() || c.readBegun.Load() <= s.at {
+	read := c.readBegun.Load()
+	if s.answered.Load() || read <= s.at {
+		return nil
+	}
+	if c.ended.Load() >= read && c.wrote.Load() == s.wroteAt {
+		// Each write begun before that read returned has returned, and
+		// none put a byte in the socket since the call was given it: the
+		// receiver's reset was there before the call's first write, which
+		// failed whole. Counted as begun, it said the call may have been
+		// taken.
 		return nil
 	}
 	e := sentError{cause: io.EOF} // a TLS close_notify: no read error below it
