@@ -89,12 +89,19 @@ func AskUntil(ctx context.Context, deadline time.Time, ask func(context.Context)
 // time is at most asked-began, so the last call is stored by
 // end+(asked-began). A document held once when first asked whose copy the
 // receiver stores again a moment later is then seen for the price of one
-// more question, a few milliseconds after the first on a receiver that
-// stores at once. (One that showed it stores late, a document matching
+// more question, a moment after the first on a receiver that stores at
+// once. (One that showed it stores late, a document matching
 // only when asked again, is asked again when the settle time is out.)
+// QueueJitter more covers a queue whose time varies by that much, as one
+// a worker polls.
 func LastLanded(asked, began, end time.Time) time.Time {
-	return asked.Add(end.Sub(began))
+	return asked.Add(end.Sub(began) + QueueJitter)
 }
+
+// QueueJitter is how much a queue's time before it stores a call may vary
+// from call to call and LastLanded still hold: a worker polling its queue
+// ten times a second. A run pays it once, all documents asked together.
+const QueueJitter = 100 * time.Millisecond
 
 // Earlier is the earlier of a and b.
 func Earlier(a, b time.Time) time.Time {

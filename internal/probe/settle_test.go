@@ -57,9 +57,10 @@ func TestSettle(t *testing.T) {
 }
 
 // LastLanded: whatever time a queue keeps each call before storing it,
-// if it had stored any of a document's calls when the probe answered, it
-// has stored every one by LastLanded; and the slowest such queue stores
-// its last call then, so nothing earlier would do.
+// give or take QueueJitter, if it had stored any of a document's calls
+// when the probe answered, it has stored every one by LastLanded; and the
+// slowest such queue stores its last call then, so nothing earlier would
+// do.
 func TestLastLanded(t *testing.T) {
 	began := time.Date(2026, 12, 7, 9, 0, 0, 0, time.UTC)
 	ms := time.Millisecond
@@ -78,11 +79,12 @@ func TestLastLanded(t *testing.T) {
 		got := LastLanded(asked, began, end)
 		slowest := time.Duration(0)
 		for keep := time.Duration(0); keep <= tt.asked+ms; keep += ms / 2 {
+			// The held call stored soonest, the others up to
+			// QueueJitter later.
 			heldOne, last := false, time.Time{}
 			for _, c := range tt.calls {
-				stored := began.Add(c + keep)
-				heldOne = heldOne || !stored.After(asked)
-				last = Later(last, stored)
+				heldOne = heldOne || !began.Add(c+keep).After(asked)
+				last = Later(last, began.Add(c+keep+QueueJitter))
 			}
 			if !heldOne {
 				continue
