@@ -676,7 +676,7 @@ func (r *runner) probeAll(ctx context.Context, docs []*effDoc) error {
 	}
 	late := slices.ContainsFunc(asked, func(d *effDoc) bool { return d.asks > 1 })
 	again := slices.DeleteFunc(asked, func(d *effDoc) bool { return !d.met || d.calls() < 2 })
-	if len(again) == 0 {
+	if len(again) == 0 || !late && r.cfg.Settle == 0 { // --settle 0 asks once
 		return nil
 	}
 	until := deadline

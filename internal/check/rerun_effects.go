@@ -162,7 +162,7 @@ func rerunEffects(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, 
 	for _, s := range sent {
 		deliveries += len(s.answers)
 	}
-	if deliveries > 1 && want.met(a) {
+	if deliveries > 1 && want.met(a) && (asks > 1 || cfg.Settle > 0) { // --settle 0 asks once
 		at := deadline
 		if asks == 1 {
 			at = probe.Earlier(probe.LastLanded(firstAsked, began, end), deadline)

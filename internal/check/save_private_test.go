@@ -438,7 +438,7 @@ func TestRerunEffectsLateCopiesStillFail(t *testing.T) {
 	defer broken.Close()
 	cfg := probeConfig(t, broken.URL)
 	cfg.Signer = nil
-	cfg.Checks, cfg.Settle = []string{Effects}, 0
+	cfg.Checks, cfg.Settle = []string{Effects}, DefaultSettle
 	cfg.ExcludeCases = []string{"created/*/*", "lifecycle/*/*", "out-of-order/*/*", "re-delivered/*/concurrent-x8", "re-delivered/*/sender-retry", "re-delivered/*/new-request-id-*"}
 	rep := &Reporter{Target: cfg.Target, Now: time.Now}
 	var in bytes.Buffer

@@ -335,6 +335,9 @@ func (d *Documents) Judge(ctx context.Context, p probe.Probe, settle time.Durati
 		until = time.Time{}
 	}
 	for i, doc := range asked {
+		if !late && settle == 0 { // --settle 0 asks once
+			break
+		}
 		if doc.Held && doc.Unsafe == nil && doc.Calls > 1 && doc.Want != "" {
 			again = append(again, i)
 			if !late {

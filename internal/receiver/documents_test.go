@@ -430,7 +430,9 @@ func TestDocumentsJudgeCopiesAfterFirstAsk(t *testing.T) {
 	d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptA, 200, nil))
 	d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptB, 200, nil))
 	p := &copiesOnFirstAsk{asks: map[string]int{}}
-	v, err := d.Judge(context.Background(), p, 0)
+	// Asked again a moment after the first answer, long before the
+	// settle time is out.
+	v, err := d.Judge(context.Background(), p, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -439,6 +441,14 @@ func TestDocumentsJudgeCopiesAfterFirstAsk(t *testing.T) {
 	}
 	if p.asks["SKD-B"] != 1 {
 		t.Errorf("SKD-B, sent once and held, asked %d times, want 1", p.asks["SKD-B"])
+	}
+	// --settle 0 asks once.
+	d = NewDocuments()
+	d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptA, 200, nil))
+	d.Observe(docCall("CREATE_RECEIVABLE_DOC", receiptA, 200, nil))
+	p = &copiesOnFirstAsk{asks: map[string]int{}}
+	if _, err := d.Judge(context.Background(), p, 0); err != nil || p.asks["SKD-A"] != 1 {
+		t.Errorf("settle 0: asked %d times (%v), want once", p.asks["SKD-A"], err)
 	}
 }
 

@@ -145,7 +145,7 @@ than one call is asked once more as --settle runs out and judged on that
 answer: a copy or a follow-up stored late counts. When every one matched
 when first asked, each of more than one call is still asked once more, as
 long after that answer as its calls took and 0.1s more (by then a queue
-that held any of them that long has stored them all). Document numbers,
+that held any of them that long has stored them all); --settle 0 asks once. Document numbers,
 requestIds and webhook-ids are fresh per run, even with --seed, so that a
 receiver keeping earlier runs' documents passes again: --seed fixes the
 documents, --fixed-ids the ids too (a byte-exact repeat). Without a probe,

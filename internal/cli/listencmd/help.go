@@ -39,7 +39,8 @@ When the receiver held one only when asked again (it stores after
 answering), each of more than one call is asked once more as --settle runs
 out, and judged on that answer: a copy stored late counts. When every one
 matched when first asked, each of more than one call is still asked once
-more, as long after that answer as its calls took and 0.1s more.
+more, as long after that answer as its calls took and 0.1s more (not with
+--settle 0, which asks once).
 It then asks about a document no sender sent, which must answer count 0:
 a probe answering of another document than the one asked is its error.
 A number or requestId from the sender holding anything but letters, digits
