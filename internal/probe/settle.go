@@ -84,16 +84,14 @@ func AskUntil(ctx context.Context, deadline time.Time, ask func(context.Context)
 
 // LastLanded is when a receiver that held a document of more than one call
 // when first asked (at asked) has stored every one of them, if it stores
-// from a queue that keeps each call the same time before storing it:
+// from a queue that keeps each call about the same time before storing it:
 // whichever of the calls, sent from began to end, it held by then, that
 // time is at most asked-began, so the last call is stored by
-// end+(asked-began). A document held once when first asked whose copy the
-// receiver stores again a moment later is then seen for the price of one
-// more question, a moment after the first on a receiver that stores at
-// once. (One that showed it stores late, a document matching
-// only when asked again, is asked again when the settle time is out.)
-// QueueJitter more covers a queue whose time varies by that much, as one
-// a worker polls.
+// end+(asked-began), and QueueJitter more for a queue whose time varies.
+// A document held once when first asked whose copy the receiver stores
+// again a moment later is then seen for one more question. (A receiver
+// that showed it stores late, a document matching only when asked again,
+// is asked again when the settle time is out.)
 func LastLanded(asked, began, end time.Time) time.Time {
 	return asked.Add(end.Sub(began) + QueueJitter)
 }

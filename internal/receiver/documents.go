@@ -335,10 +335,8 @@ func (d *Documents) Judge(ctx context.Context, p probe.Probe, settle time.Durati
 		until = time.Time{}
 	}
 	for i, doc := range asked {
-		if !late && settle == 0 { // --settle 0 asks once
-			break
-		}
-		if doc.Held && doc.Unsafe == nil && doc.Calls > 1 && doc.Want != "" {
+		if (late || settle > 0) && // --settle 0 asks once
+			doc.Held && doc.Unsafe == nil && doc.Calls > 1 && doc.Want != "" {
 			again = append(again, i)
 			if !late {
 				until = probe.Later(until, probe.LastLanded(doc.firstAsked, doc.first, doc.last))
