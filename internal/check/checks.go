@@ -415,7 +415,7 @@ func notAccepted(results []*attempt.Result) string {
 		}
 	}
 	unanswered := !slices.ContainsFunc(bad, func(a attempt.Attempt) bool { return a.Status != 0 })
-	var texts []string // in the order first seen
+	var texts []string // in the order first seen, then by count
 	count := map[string]int{}
 	for _, a := range bad {
 		text := answer(a)
@@ -428,6 +428,9 @@ func notAccepted(results []*attempt.Result) string {
 		count[text]++
 	}
 	if len(texts) > 1 {
+		// The commonest first, so that the same answers read the same
+		// whichever copy met which.
+		slices.SortStableFunc(texts, func(a, b string) int { return count[b] - count[a] })
 		for k, t := range texts {
 			texts[k] = fmt.Sprintf("%d: %s", count[t], t)
 		}

@@ -260,7 +260,7 @@ func TestJudgeDuplicates(t *testing.T) {
 	// One copy of the three unanswered went out on a kept-alive
 	// connection, and one more got 500: each is said as it was.
 	keptAlive := got(200, 0, 0, 0)
-	keptAlive[2].Attempts[0].KeptAlive = true
+	keptAlive[1].Attempts[0].KeptAlive = true // met first, said after the commoner
 	mixed := got(0, 200, 500, 0)
 	for _, tt := range []struct {
 		name    string
