@@ -54,7 +54,7 @@ func TestForwardOnAConnectionClosedFirst(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			srv := newClosingServer(t, scheme)
-			closeOne := srv.gate("one")
+			closeOne := srv.Gate("one")
 			mem := &memRecorder{}
 			client := newClient(16, 10*time.Second, srv.roots)
 			defer client.CloseIdleConnections()
@@ -80,7 +80,7 @@ func TestForwardOnAConnectionClosedFirst(t *testing.T) {
 						return
 					}
 					close(closeOne)
-					srv.waitTaken("one") // the receiver's close is in listen's socket
+					srv.WaitTaken("one") // the receiver's close is in listen's socket
 					close(idle)
 					select {
 					case <-given:
@@ -140,7 +140,7 @@ func TestForwardOnAConnectionClosedFirst(t *testing.T) {
 				}
 			}
 			for _, body := range []string{"one", "two"} {
-				if n := srv.calls(body); n != 1 {
+				if n := srv.Calls(body); n != 1 {
 					t.Errorf("the receiver read %q %d times, want once", body, n)
 				}
 			}
@@ -187,12 +187,9 @@ func (g *gatedSock) Close() error {
 // each close the client has taken (testnet.WaitTaken), by the call's
 // body.
 type closingServer struct {
+	*testnet.CallLog
 	url   *url.URL
 	roots *tls.Config // the client's, over https
-	mu    sync.Mutex
-	gates map[string]chan struct{}
-	taken map[string]chan struct{}
-	got   map[string]int
 }
 
 func newClosingServer(t *testing.T, scheme string) *closingServer {
@@ -200,7 +197,7 @@ func newClosingServer(t *testing.T, scheme string) *closingServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &closingServer{gates: map[string]chan struct{}{}, taken: map[string]chan struct{}{}, got: map[string]int{}}
+	s := &closingServer{CallLog: testnet.NewCallLog()}
 	var serving *tls.Config
 	if scheme == "https" {
 		serving, s.roots = testTLS()
@@ -219,23 +216,6 @@ func newClosingServer(t *testing.T, scheme string) *closingServer {
 	return s
 }
 
-func (s *closingServer) gate(body string) chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	g := make(chan struct{})
-	s.gates[body] = g
-	return g
-}
-
-func (s *closingServer) takenChan(body string) chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.taken[body] == nil {
-		s.taken[body] = make(chan struct{})
-	}
-	return s.taken[body]
-}
-
 func (s *closingServer) serve(sock net.Conn, serving *tls.Config) {
 	defer sock.Close()
 	c := sock
@@ -250,11 +230,7 @@ func (s *closingServer) serve(sock net.Conn, serving *tls.Config) {
 	if err != nil {
 		return
 	}
-	s.mu.Lock()
-	s.got[string(body)]++
-	first := s.got[string(body)] == 1
-	gate := s.gates[string(body)]
-	s.mu.Unlock()
+	gate, first := s.Arrived(string(body))
 	if _, err := io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"); err != nil {
 		return
 	}
@@ -267,14 +243,6 @@ func (s *closingServer) serve(sock net.Conn, serving *tls.Config) {
 	sock.(*net.TCPConn).CloseWrite()
 	testnet.WaitTaken(sock)
 	if first {
-		close(s.takenChan(string(body)))
+		s.Taken(string(body))
 	}
-}
-
-func (s *closingServer) waitTaken(body string) { <-s.takenChan(string(body)) }
-
-func (s *closingServer) calls(body string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.got[body]
 }

@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"sync"
 	"testing"
 )
 
@@ -22,12 +21,8 @@ import (
 // test that failed first never opens, and Serve's cleanup would wait for
 // it.
 type OneCallServer struct {
-	ln    net.Listener
-	mu    sync.Mutex
-	gates map[string]chan struct{}
-	read  map[string]chan struct{}
-	taken map[string]chan struct{}
-	got   map[string]int
+	*CallLog
+	ln net.Listener
 }
 
 // NewOneCallServer starts a OneCallServer on 127.0.0.1, its listener
@@ -38,7 +33,7 @@ func NewOneCallServer(t testing.TB) *OneCallServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &OneCallServer{ln: ln, gates: map[string]chan struct{}{}, read: map[string]chan struct{}{}, taken: map[string]chan struct{}{}, got: map[string]int{}}
+	s := &OneCallServer{CallLog: NewCallLog(), ln: ln}
 	t.Cleanup(func() { ln.Close() })
 	go func() {
 		for {
@@ -58,46 +53,6 @@ func (s *OneCallServer) URL() *url.URL {
 	return u
 }
 
-// Gate makes the call with body wait for the returned channel's close
-// before it is answered.
-func (s *OneCallServer) Gate(body string) chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	g := make(chan struct{})
-	s.gates[body] = g
-	return g
-}
-
-// WaitRead returns once the call with body was read.
-func (s *OneCallServer) WaitRead(body string) {
-	_, read, _ := s.chans(body)
-	<-read
-}
-
-// WaitTaken returns once the client's end took the answer to the call
-// with body and the connection's close (its FIN acknowledged).
-func (s *OneCallServer) WaitTaken(body string) {
-	_, _, taken := s.chans(body)
-	<-taken
-}
-
-// Calls is how many times the call with body was read.
-func (s *OneCallServer) Calls(body string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.got[body]
-}
-
-// chans are the gate, read and taken channels of the call with body.
-func (s *OneCallServer) chans(body string) (gate, read, taken chan struct{}) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.read[body] == nil {
-		s.read[body], s.taken[body] = make(chan struct{}), make(chan struct{})
-	}
-	return s.gates[body], s.read[body], s.taken[body]
-}
-
 func (s *OneCallServer) serve(c net.Conn) {
 	defer c.Close()
 	req, err := http.ReadRequest(bufio.NewReader(c))
@@ -108,14 +63,7 @@ func (s *OneCallServer) serve(c net.Conn) {
 	if err != nil {
 		return
 	}
-	gate, read, taken := s.chans(string(body))
-	s.mu.Lock()
-	s.got[string(body)]++
-	first := s.got[string(body)] == 1
-	s.mu.Unlock()
-	if first {
-		close(read)
-	}
+	gate, first := s.Arrived(string(body))
 	if gate != nil {
 		<-gate
 	}
@@ -123,6 +71,6 @@ func (s *OneCallServer) serve(c net.Conn) {
 	c.(*net.TCPConn).CloseWrite()
 	WaitTaken(c)
 	if first {
-		close(taken)
+		s.Taken(string(body))
 	}
 }
