@@ -639,9 +639,7 @@ func (r *runner) deliverOne(ctx context.Context, c *Case, req *attempt.Request) 
 // after it answers (from a queue): the later copies of a document it held
 // once, or a late follow-up, may land after that first match. So once
 // every document has settled, each of more than one call that matched is
-// asked once more when the settle time is out, and judged on that answer.
-// A receiver that held every document when first asked may still store
-// from a queue quicker than the probe came: see probe.LastLanded.
+// asked once more, and judged on that answer: when is probe.AgainAt's.
 func (r *runner) probeAll(ctx context.Context, docs []*effDoc) error {
 	asked := slices.DeleteFunc(slices.Clone(docs), func(d *effDoc) bool { return d.skip != "" })
 	deadline := time.Now().Add(r.cfg.Settle)
@@ -676,23 +674,16 @@ func (r *runner) probeAll(ctx context.Context, docs []*effDoc) error {
 	}
 	late := slices.ContainsFunc(asked, func(d *effDoc) bool { return d.asks > 1 })
 	again := slices.DeleteFunc(asked, func(d *effDoc) bool { return !d.met || d.calls() < 2 })
-	if len(again) == 0 || !late && r.cfg.Settle == 0 { // --settle 0 asks once
+	held := make([]probe.Sent, len(again))
+	for i, d := range again {
+		held[i] = probe.Sent{Began: d.began, End: d.end, FirstAnswer: d.firstAsked}
+	}
+	at, ok := probe.AgainAt(held, late, r.cfg.Settle, deadline)
+	if !ok {
 		return nil
 	}
-	until := deadline
-	if !late {
-		until = time.Time{}
-		for _, d := range again {
-			until = probe.Later(until, probe.LastLanded(d.firstAsked, d.began, d.end))
-		}
-		until = probe.Earlier(until, deadline)
-	}
-	t := time.NewTimer(time.Until(until))
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
+	if err := probe.WaitUntil(ctx, at); err != nil {
+		return err
 	}
 	return probe.Settle(ctx, len(again), time.Time{}, func(ctx context.Context, i int) (bool, error) {
 		return true, ask(ctx, again[i])

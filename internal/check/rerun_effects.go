@@ -151,24 +151,19 @@ func rerunEffects(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, 
 		return RerunResult{}, err
 	}
 	firstAsked := time.Now()
-	// Held only when asked again, as the run's probeAll judges: the
-	// receiver stores after answering, and a copy or a follow-up of a
-	// document of more than one call may land after the first match. It
-	// is asked once more as the settle time runs out: a receiver still
-	// storing each copy, late, read FIXED on its first copy. Held when
-	// first asked, it is asked once more when a queue quicker than the
-	// probe has stored the last call too (probe.LastLanded).
+	// A document of more than one call that matched is asked once more,
+	// as the run's probeAll asks (probe.AgainAt): a receiver still storing
+	// each copy, late, read FIXED on its first copy.
 	deliveries := 0
 	for _, s := range sent {
 		deliveries += len(s.answers)
 	}
-	if deliveries > 1 && want.met(a) && (asks > 1 || cfg.Settle > 0) { // --settle 0 asks once
-		at := deadline
-		if asks == 1 {
-			at = probe.Earlier(probe.LastLanded(firstAsked, began, end), deadline)
-		}
-		if a, err = askAt(ctx, cfg, q, at); err != nil {
-			return RerunResult{}, err
+	if deliveries > 1 && want.met(a) {
+		held := []probe.Sent{{Began: began, End: end, FirstAnswer: firstAsked}}
+		if at, ok := probe.AgainAt(held, asks > 1, cfg.Settle, deadline); ok {
+			if a, err = askAt(ctx, cfg, q, at); err != nil {
+				return RerunResult{}, err
+			}
 		}
 	}
 	// Asked again once the document is probed: a probe that ignores the
@@ -220,14 +215,10 @@ func askUntil(ctx context.Context, cfg RerunConfig, q probe.Question, want expec
 	return a, asks, err
 }
 
-// askAt asks the probe about q once the deadline has passed.
-func askAt(ctx context.Context, cfg RerunConfig, q probe.Question, deadline time.Time) (probe.Answer, error) {
-	t := time.NewTimer(time.Until(deadline))
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return probe.Answer{}, ctx.Err()
-	case <-t.C:
+// askAt asks the probe about q once, at at.
+func askAt(ctx context.Context, cfg RerunConfig, q probe.Question, at time.Time) (probe.Answer, error) {
+	if err := probe.WaitUntil(ctx, at); err != nil {
+		return probe.Answer{}, err
 	}
 	return cfg.Probe.Ask(ctx, q)
 }

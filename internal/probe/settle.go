@@ -82,35 +82,73 @@ func AskUntil(ctx context.Context, deadline time.Time, ask func(context.Context)
 	}
 }
 
-// LastLanded is when a receiver that held a document of more than one call
+// Sent is one document that matched as check or listen first asked about
+// it, of more than one call: the calls went out from Began to End, and the
+// probe first answered about it at FirstAnswer.
+type Sent struct{ Began, End, FirstAnswer time.Time }
+
+// AgainAt is when the documents of more than one call that matched, held,
+// are asked once more, and whether they are; each is judged on that
+// answer. A receiver that held some document of the run only when asked
+// again (late) stores after it answers, so a copy or a later event of a
+// document it held once may land after the match: they are asked when the
+// settle time is out, at deadline. One that held every document when
+// first asked may still store from a queue quicker than the probe came:
+// they are asked when such a queue has stored their last calls
+// (lastLanded), deadline at most. With settle 0 each is asked once.
+func AgainAt(held []Sent, late bool, settle time.Duration, deadline time.Time) (time.Time, bool) {
+	switch {
+	case len(held) == 0, !late && settle == 0:
+		return time.Time{}, false
+	case late:
+		return deadline, true
+	}
+	var at time.Time
+	for _, s := range held {
+		at = later(at, lastLanded(s.FirstAnswer, s.Began, s.End))
+	}
+	return earlier(at, deadline), true
+}
+
+// WaitUntil returns at at, or at ctx's end with its error.
+func WaitUntil(ctx context.Context, at time.Time) error {
+	t := time.NewTimer(time.Until(at))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// lastLanded is when a receiver that held a document of more than one call
 // when first asked (at asked) has stored every one of them, if it stores
 // from a queue that keeps each call about the same time before storing it:
 // whichever of the calls, sent from began to end, it held by then, that
 // time is at most asked-began, so the last call is stored by
 // end+(asked-began), and QueueJitter more for a queue whose time varies.
 // A document held once when first asked whose copy the receiver stores
-// again a moment later is then seen for one more question. (A receiver
-// that showed it stores late, a document matching only when asked again,
-// is asked again when the settle time is out.)
-func LastLanded(asked, began, end time.Time) time.Time {
+// again a moment later is then seen for one more question.
+func lastLanded(asked, began, end time.Time) time.Time {
 	return asked.Add(end.Sub(began) + QueueJitter)
 }
 
 // QueueJitter is how much a queue's time before it stores a call may vary
-// from call to call and LastLanded still hold: a worker polling its queue
+// from call to call and lastLanded still hold: a worker polling its queue
 // ten times a second. A run pays it once, all documents asked together.
 const QueueJitter = 100 * time.Millisecond
 
-// Earlier is the earlier of a and b.
-func Earlier(a, b time.Time) time.Time {
+// earlier is the earlier of a and b.
+func earlier(a, b time.Time) time.Time {
 	if b.Before(a) {
 		return b
 	}
 	return a
 }
 
-// Later is the later of a and b.
-func Later(a, b time.Time) time.Time {
+// later is the later of a and b.
+func later(a, b time.Time) time.Time {
 	if b.After(a) {
 		return b
 	}

@@ -56,9 +56,9 @@ func TestSettle(t *testing.T) {
 	}
 }
 
-// LastLanded: whatever time a queue keeps each call before storing it,
+// lastLanded: whatever time a queue keeps each call before storing it,
 // give or take QueueJitter, if it had stored any of a document's calls
-// when the probe answered, it has stored every one by LastLanded; and the
+// when the probe answered, it has stored every one by lastLanded; and the
 // slowest such queue stores its last call then, so nothing earlier would
 // do.
 func TestLastLanded(t *testing.T) {
@@ -76,7 +76,7 @@ func TestLastLanded(t *testing.T) {
 	} {
 		end := began.Add(tt.calls[len(tt.calls)-1])
 		asked := began.Add(tt.asked)
-		got := LastLanded(asked, began, end)
+		got := lastLanded(asked, began, end)
 		slowest := time.Duration(0)
 		for keep := time.Duration(0); keep <= tt.asked+ms; keep += ms / 2 {
 			// The held call stored soonest, the others up to
@@ -84,22 +84,64 @@ func TestLastLanded(t *testing.T) {
 			heldOne, last := false, time.Time{}
 			for _, c := range tt.calls {
 				heldOne = heldOne || !began.Add(c+keep).After(asked)
-				last = Later(last, began.Add(c+keep+QueueJitter))
+				last = later(last, began.Add(c+keep+QueueJitter))
 			}
 			if !heldOne {
 				continue
 			}
 			if last.After(got) {
-				t.Errorf("%s: a queue keeping each call %v stores the last at %v, after LastLanded %v", tt.name, keep, last.Sub(began), got.Sub(began))
+				t.Errorf("%s: a queue keeping each call %v stores the last at %v, after lastLanded %v", tt.name, keep, last.Sub(began), got.Sub(began))
 			}
 			slowest = max(slowest, last.Sub(began))
 		}
 		// No later than it need be: began stands for the first answer.
 		if over := got.Sub(began) - slowest; over > tt.calls[0]+ms/2 {
-			t.Errorf("%s: LastLanded %v, %v after the slowest queue's last call %v", tt.name, got.Sub(began), over, slowest)
+			t.Errorf("%s: lastLanded %v, %v after the slowest queue's last call %v", tt.name, got.Sub(began), over, slowest)
 		}
-		if Earlier(got, asked) != asked || Later(got, asked) != got {
-			t.Errorf("%s: Earlier and Later of %v and %v", tt.name, got, asked)
+		if earlier(got, asked) != asked || later(got, asked) != got {
+			t.Errorf("%s: earlier and later of %v and %v", tt.name, got, asked)
 		}
+	}
+}
+
+// AgainAt: late documents wait for the settle time, documents held at
+// once for the latest of their queues' last calls (no later than the
+// deadline), and nothing is asked again with settle 0 or nothing held.
+func TestAgainAt(t *testing.T) {
+	t0 := time.Date(2026, 12, 7, 9, 0, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	quick := Sent{Began: at(0), End: at(10), FirstAnswer: at(20)}  // lands by 20+10+100
+	slow := Sent{Began: at(0), End: at(300), FirstAnswer: at(350)} // lands by 350+300+100
+	for _, tt := range []struct {
+		name     string
+		held     []Sent
+		late     bool
+		settle   time.Duration
+		deadline time.Time
+		want     time.Time
+		again    bool
+	}{
+		{"nothing held", nil, true, 2 * time.Second, at(2000), time.Time{}, false},
+		{"settle 0", []Sent{quick}, false, 0, at(0), time.Time{}, false},
+		{"late waits for the deadline", []Sent{quick}, true, 2 * time.Second, at(2000), at(2000), true},
+		{"held at once: its last call", []Sent{quick}, false, 2 * time.Second, at(2000), at(130), true},
+		{"held at once: the latest of them", []Sent{quick, slow, quick}, false, 2 * time.Second, at(2000), at(750), true},
+		{"held at once: no later than the deadline", []Sent{slow}, false, 500 * time.Millisecond, at(500), at(500), true},
+	} {
+		got, again := AgainAt(tt.held, tt.late, tt.settle, tt.deadline)
+		if !got.Equal(tt.want) || again != tt.again {
+			t.Errorf("%s: AgainAt = %v, %v; want %v, %v", tt.name, got.Sub(t0), again, tt.want.Sub(t0), tt.again)
+		}
+	}
+}
+
+func TestWaitUntilEndsWithItsContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := WaitUntil(ctx, time.Now().Add(time.Hour)); !errors.Is(err, context.Canceled) {
+		t.Errorf("WaitUntil of a cancelled context: %v, want context.Canceled", err)
+	}
+	if err := WaitUntil(context.Background(), time.Now().Add(-time.Second)); err != nil {
+		t.Errorf("WaitUntil of a time gone: %v", err)
 	}
 }

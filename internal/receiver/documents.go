@@ -321,38 +321,24 @@ func (d *Documents) Judge(ctx context.Context, p probe.Probe, settle time.Durati
 			asked = append(asked, doc) // judged: the probe's sanity below covers its kind
 		}
 	}
-	// A receiver that held some document only when asked again stores
-	// after it answers: a copy or a later event of a document it held
-	// once may land after that answer. Each document of more than one
-	// call it held is asked once more when settle is out, and judged on
-	// that answer; when it held every one when first asked, once a queue
-	// quicker than the probe would have stored their last calls too
-	// (probe.LastLanded).
+	// A document of more than one call the receiver held is asked once
+	// more, and judged on that answer: a copy or a later event of it may
+	// land after the first (probe.AgainAt).
 	late := slices.ContainsFunc(asked, func(doc *Doc) bool { return doc.asks > 1 })
-	var again []int
-	until := deadline
-	if !late {
-		until = time.Time{}
-	}
-	for i, doc := range asked {
-		if (late || settle > 0) && // --settle 0 asks once
-			doc.Held && doc.Unsafe == nil && doc.Calls > 1 && doc.Want != "" {
-			again = append(again, i)
-			if !late {
-				until = probe.Later(until, probe.LastLanded(doc.firstAsked, doc.first, doc.last))
-			}
+	var again []*Doc
+	var held []probe.Sent
+	for _, doc := range asked {
+		if doc.Held && doc.Unsafe == nil && doc.Calls > 1 && doc.Want != "" {
+			again = append(again, doc)
+			held = append(held, probe.Sent{Began: doc.first, End: doc.last, FirstAnswer: doc.firstAsked})
 		}
 	}
-	if len(again) > 0 {
-		t := time.NewTimer(time.Until(probe.Earlier(until, deadline)))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return v, ctx.Err()
-		case <-t.C:
+	if at, ok := probe.AgainAt(held, late, settle, deadline); ok {
+		if err := probe.WaitUntil(ctx, at); err != nil {
+			return v, err
 		}
 		err := probe.Settle(ctx, len(again), time.Time{}, func(ctx context.Context, i int) (bool, error) {
-			_, err := ask(ctx, asked[again[i]])
+			_, err := ask(ctx, again[i])
 			return true, err
 		})
 		if err != nil {
