@@ -144,6 +144,10 @@ type watchConn struct {
 	// connection (callConn.got): an answer read before it ends is held
 	// from net/http until it does (holdAnswer).
 	callWrite atomic.Pointer[writeEnd]
+	// writing is the end of the write last begun on the connection,
+	// closed as that write returns: an answer's read waits for it
+	// (awaitWrite).
+	writing atomic.Pointer[chan struct{}]
 	// held is the answer holdAnswer last held while its call's write was
 	// under way, for the call it came to (callConn.heldAnswer).
 	held atomic.Pointer[heldAnswer]
@@ -392,7 +396,38 @@ func (c *watchConn) Read(p []byte) (int, error) {
 	defer c.readEnd()
 	n, err := c.readAnswer(p)
 	c.holdAnswer(p[:n])
+	c.awaitWrite(p[:n])
 	return n, err
+}
+
+// awaitWrite has the read of an answer's start, b, wait until the write
+// last begun on the connection has returned. net/http's reader, at the
+// end of an answer, waits 50 ms for its writer to say the call's write
+// ended, and when not told closes the connection rather than keep it
+// alive; the writer, back from the write's system call on a loaded
+// machine, can wait longer than that for a thread. A connection closed so
+// never shows the bytes the receiver sent after the answer, left unread
+// in net/http's buffer: the case they followed passed on its 200 (one in
+// a few hundred runs of a test beside a CPU hog). Once the write has
+// returned, the writer is running, and has only to say so. An answer that
+// says 4xx or 5xx does not wait, as in holdAnswer: a receiver that will
+// not read a body it refuses would hold the write, and this read, until
+// the time limit.
+func (c *watchConn) awaitWrite(b []byte) {
+	if len(b) == 0 || c.answerAt.Load() <= c.callAt.Load() || refusing(b) {
+		return
+	}
+	w := c.writing.Load()
+	if w == nil {
+		return
+	}
+	select {
+	case <-*w:
+		return
+	default:
+	}
+	c.signal() // a write cut by the receiver (writeCut) waits for this read's note
+	<-*w
 }
 
 // holdAnswer holds the start of an answer, b, read while its call is
@@ -616,6 +651,9 @@ func (c *watchConn) Write(p []byte) (int, error) {
 	}
 	c.begun.Add(int64(len(p)))
 	c.gen.Add(1) // a call's: what comes next may be its answer
+	returned := make(chan struct{})
+	c.writing.Store(&returned)
+	defer close(returned)
 	n, err := c.Conn.Write(p)
 	c.wrote.Add(int64(n))
 	c.ended.Add(int64(len(p))) // after wrote: what ended has written is counted
