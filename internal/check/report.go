@@ -114,7 +114,9 @@ type CaseRecord struct {
 	Effects *EffectsRecord `json:"effects,omitempty"`
 }
 
-// AnswerRecord is the receiver's answer of a warning or failing case.
+// AnswerRecord is the receiver's answer of a warning or failing case:
+// its status line and the start of its body as the reason shows it
+// (termsafe.Excerpt), ending in "…" when the body ran on.
 type AnswerRecord struct {
 	Status string `json:"status"`
 	Body   string `json:"body"`
@@ -145,7 +147,9 @@ func (c *CaseReport) Record() CaseRecord {
 		Effects: c.Effects,
 	}
 	if a := c.Answer; a != nil && c.Verdict != Pass {
-		j.Answer = &AnswerRecord{Status: termsafe.Text(a.Status), Body: termsafe.Text(strings.TrimSpace(string(a.Body)))}
+		// The excerpt the reason shows in text, JUnit and the job summary,
+		// "…" where the run stopped reading: the HTML report shows this one.
+		j.Answer = &AnswerRecord{Status: termsafe.Text(a.Status), Body: termsafe.Excerpt(a.Body, a.Cut)}
 	}
 	if c.Verdict != Pass && c.sent.header != nil {
 		rc := c.Case

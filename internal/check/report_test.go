@@ -149,3 +149,34 @@ func TestReproduceCarriesTheRunsTLS(t *testing.T) {
 		}
 	}
 }
+
+// The answer a case's JSON line carries (and the HTML report, which shows
+// that line) reads as its reason does in text, JUnit and the job summary
+// (termsafe.Excerpt): a body cut where the run stopped reading ends in
+// "…", so that the start of an answer does not read as the whole of it,
+// and controls at its ends are escaped, not trimmed away.
+func TestRecordAnswerIsTheReasonsExcerpt(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		body string
+		cut  bool
+		want string
+	}{
+		{"whole", `{"error":"bad"}` + "\n", false, `{"error":"bad"}`},
+		{"cut", `{"error":"请求体格式错误`, true, `{"error":"请求体格式错误…`},
+		{"controls at the ends", "\vbad\f", false, `\x0bbad\x0c`},
+		{"only blanks", " \r\n", false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &CaseReport{Result: Result{Case: &Case{Check: acceptsValid, Name: "x"}, Verdict: Fail, Status: 400,
+				Answer: &Reply{Status: "400 Bad Request", Body: []byte(tc.body), Cut: tc.cut}}}
+			a := c.Record().Answer
+			if a == nil {
+				t.Fatal("no answer in the record of a failed case")
+			}
+			if a.Body != tc.want || a.Status != "400 Bad Request" {
+				t.Errorf("answer %+v, want body %q", *a, tc.want)
+			}
+		})
+	}
+}

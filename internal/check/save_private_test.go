@@ -239,7 +239,7 @@ func TestEffectsRecordAndBodyFiles(t *testing.T) {
 			t.Errorf("answer %+v, want 200 with its latency", a)
 		}
 	}
-	m := regexp.MustCompile(`--data-binary @([^;\s]+)`).FindStringSubmatch(e.Calls[0].Reproduce)
+	m := regexp.MustCompile(`--data-binary @- <([^;\s]+)`).FindStringSubmatch(e.Calls[0].Reproduce)
 	if m == nil {
 		t.Fatalf("command %s reads no body file", e.Calls[0].Reproduce)
 	}

@@ -200,7 +200,7 @@ func TestDetailTreeFindingsAndMasking(t *testing.T) {
 
 	var bin detail
 	get(t, srv.URL+"/api/calls/3", &bin)
-	if bin.BodyEncoding != capture.Base64 || bin.Tree != nil || !strings.Contains(bin.Curl, "--data-binary @call-3.json") {
+	if bin.BodyEncoding != capture.Base64 || bin.Tree != nil || !strings.Contains(bin.Curl, "--data-binary @- <call-3.json") {
 		t.Errorf("non-UTF-8 detail = %+v", bin)
 	}
 	for path, want := range map[string]int{"/api/calls/9": 404, "/api/calls/x": 400, "/api/calls/0": 404} {

@@ -299,11 +299,17 @@ func jsonErr(err error, b []byte) string {
 	return fmt.Sprintf("%s at byte %d", msg, se.Offset)
 }
 
-// shorten is what came back, on one line and short enough for a reason.
+// shorten is what came back, on one line and short enough for a reason:
+// cut at a character's start, as a cut inside one would show its first
+// bytes escaped (\xe6\x95), as if the probe had printed them.
 func shorten(b []byte) string {
 	s := strings.Join(strings.Fields(string(b)), " ")
 	if len(s) > 200 {
-		s = s[:200] + "…"
+		cut := 200
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
 	}
 	return termsafe.Text(s)
 }

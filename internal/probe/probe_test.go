@@ -761,3 +761,22 @@ func TestHTTPProbeCommandEndsItsLine(t *testing.T) {
 		t.Skip("no sh, bash or zsh to run the command in")
 	}
 }
+
+// What a probe printed, as a reason quotes it: on one line, cut after 200
+// bytes at a character's start, never inside one, where the character's
+// first bytes showed escaped (\xe8\xbf) as if the probe had printed them
+// (psql's and MySQL's messages are often in the server's language).
+func TestShorten(t *testing.T) {
+	t.Parallel()
+	han := strings.Repeat("错误：数据库连接失败", 8) // 30 bytes each
+	for _, tc := range []struct{ name, in, want string }{
+		{"short", "  no such table:\n\tinvoices ", "no such table: invoices"},
+		{"cut between characters", strings.Repeat("x", 250), strings.Repeat("x", 200) + "…"},
+		{"cut inside a character", han, han[:198] + "…"},
+		{"controls escaped", "::error::x\x1b[31m", `\x3a:error::x\x1b[31m`},
+	} {
+		if got := shorten([]byte(tc.in)); got != tc.want {
+			t.Errorf("%s: shorten(%q) = %q, want %q", tc.name, tc.in, got, tc.want)
+		}
+	}
+}

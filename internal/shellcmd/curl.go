@@ -45,8 +45,8 @@ type Curl struct {
 	// a file's name).
 	Body   []byte
 	NoBody bool
-	// BodyFile is the file --data-binary reads the body from when it is
-	// not printed inline: longer than MaxInline bytes, or not UTF-8 text
+	// BodyFile is the file the body is read from (curl's stdin) when it
+	// is not printed inline: longer than MaxInline bytes, or not UTF-8 text
 	// a terminal shows as it is (a shell word cannot carry every byte, and
 	// a tab or a CR would go as printf escapes, a subshell each).
 	BodyFile  string
@@ -127,7 +127,12 @@ func (c *Curl) String() string {
 	case c.Inline():
 		b.WriteString(" --data-binary " + Quote(string(c.Body)))
 	default:
-		b.WriteString(" --data-binary " + Word("@"+c.BodyFile))
+		// From stdin, the shell opening the file: a file that is not
+		// there (check's BODY_FILE placeholder, a saved case's path from
+		// another directory) stops the command, where curl's own
+		// --data-binary @FILE sent an empty body, its warning silenced
+		// by -s, and the command's answer read as the call's.
+		b.WriteString(" --data-binary @- <" + Word(c.BodyFile))
 	}
 	switch {
 	case c.Copies > 1 && c.AtOnce:

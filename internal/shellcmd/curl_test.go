@@ -72,13 +72,13 @@ func TestCurl(t *testing.T) {
 			`curl -X POST 'http://h/' --data-binary ''`},
 		{"a body longer than MaxInline read from its file, a note at the end",
 			Curl{URL: "http://h/", Body: []byte(big), BodyFile: "BODY_FILE", MaxInline: 4, Note: "BODY_FILE: not written"},
-			`curl 'http://h/' --data-binary @BODY_FILE  # BODY_FILE: not written`},
+			`curl 'http://h/' --data-binary @- <BODY_FILE  # BODY_FILE: not written`},
 		{"a body that is not UTF-8 read from its file",
 			Curl{URL: "http://h/", Body: []byte{0xff, 'a'}, BodyFile: "call 3.json", MaxInline: 100},
-			`curl 'http://h/' --data-binary '@call 3.json'`},
+			`curl 'http://h/' --data-binary @- <'call 3.json'`},
 		{"MaxInline below 0: always from the file",
 			Curl{URL: "http://h/", Body: []byte(`{}`), BodyFile: "cases/x.json", MaxInline: -1},
-			`curl 'http://h/' --data-binary @cases/x.json`},
+			`curl 'http://h/' --data-binary @- <cases/x.json`},
 		{"copies in a loop, a note's line break kept off the command",
 			Curl{Flags: []string{"-sS", "--cacert", "/a b/ca.pem"}, URL: "http://h/", Body: []byte(`{}`), MaxInline: 9, Copies: 3, Note: "one\nrm -rf x"},
 			`for i in $(seq 3); do curl -sS --cacert '/a b/ca.pem' 'http://h/' --data-binary '{}'; done  # one rm -rf x`},
@@ -332,6 +332,12 @@ func FuzzCurlReadBack(f *testing.F) {
 		f.Add(s[0], s[1], s[2], s[3], s[4], "Bearer s3cret")
 	}
 	sh := newShellReader(f, "curl", "whsim")
+	// The body a command reads from its file: there, so that the shell
+	// opens it.
+	bodyFile := filepath.Join(f.TempDir(), "body file.json")
+	if err := os.WriteFile(bodyFile, nil, 0o644); err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, method, url, name, value, body, auth string) {
 		for _, s := range []string{method, url, name, value, body, auth} {
 			if strings.ContainsRune(s, 0) {
@@ -351,7 +357,7 @@ func FuzzCurlReadBack(f *testing.F) {
 		user := http.Header{"Authorization": {auth}, "X-Trace": {value}}
 		own := http.Header{name: {value}}
 		c := Curl{Flags: []string{"-sS", "-w", `%{http_code}\n`}, Method: method, URL: url, Header: user, Own: own,
-			Body: []byte(body), BodyFile: "body file.json", MaxInline: 16}
+			Body: []byte(body), BodyFile: bodyFile, MaxInline: 16}
 		want := append([]string{}, c.Flags...)
 		if method != "" {
 			want = append(want, "-X", method)
@@ -370,7 +376,7 @@ func FuzzCurlReadBack(f *testing.F) {
 		} else if c.Inline() {
 			want = append(want, "--data-binary", body)
 		} else {
-			want = append(want, "--data-binary", "@body file.json")
+			want = append(want, "--data-binary", "@-")
 		}
 		lines := []shLine{{line: c.String()}}
 		wants := [][]string{want}
@@ -562,10 +568,75 @@ func FuzzCurlOneLineSendsTheBody(f *testing.F) {
 // show as it is (a tab-indented JSON) is read from its file.
 func TestCurlPrintedThroughTermsafe(t *testing.T) {
 	env := argvPrinter(t, "curl")
-	c := Curl{URL: "http://h/x", Header: http.Header{"X-Trace": {"a\tb\r"}}, Body: []byte("{\n\t\"a\": 1\n}"), BodyFile: "body.json", MaxInline: 1 << 10}
+	file := filepath.Join(t.TempDir(), "body.json")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := Curl{URL: "http://h/x", Header: http.Header{"X-Trace": {"a\tb\r"}}, Body: []byte("{\n\t\"a\": 1\n}"), BodyFile: file, MaxInline: 1 << 10}
 	printed := termsafe.Lines(c.String())
-	want := []string{"http://h/x", "-H", "X-Trace: a\tb\r", "--data-binary", "@body.json"}
+	want := []string{"http://h/x", "-H", "X-Trace: a\tb\r", "--data-binary", "@-"}
 	if got := readArgv(t, env, printed); !slices.Equal(got, want) {
 		t.Errorf("sh read\n  %s\nas %q\nwant %q", printed, got, want)
+	}
+}
+
+// A command whose body is read from a file runs as printed: it sends the
+// file's bytes, once and in a loop of copies, and where the file is not
+// there (check's BODY_FILE placeholder, a saved case's path pasted in
+// another directory) it stops, sending nothing. curl's own --data-binary
+// @FILE sends an empty body then, exit 0, its warning silenced by -s: the
+// receiver's answer to an empty POST read as the call's. The curl here
+// does what curl does with the arguments: its stdin for @-, a file's
+// bytes for @FILE, nothing for a file it cannot read, and writes the
+// body it would send followed by one line.
+func TestCurlBodyFileRunsAsPrinted(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh on PATH")
+	}
+	bin := t.TempDir()
+	fake := "#!" + sh + `
+for a do
+  case $a in
+  @-) cat ;;
+  @*) cat "${a#@}" 2>/dev/null ;;
+  esac
+done
+echo sent
+`
+	if err := os.WriteFile(filepath.Join(bin, "curl"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	if err := os.WriteFile(filepath.Join(work, "call 3.json"), []byte(`{"n":1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(c Curl) (string, error) {
+		cmd := exec.Command(sh, "-c", termsafe.Lines(c.String()))
+		cmd.Dir = work
+		cmd.Env = []string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")}
+		out, err := cmd.Output()
+		return string(out), err
+	}
+	big := []byte(strings.Repeat("x", 10))
+	for _, tc := range []struct {
+		name string
+		c    Curl
+		want string
+	}{
+		{"the file's bytes", Curl{URL: "http://h/", Body: big, BodyFile: "call 3.json", MaxInline: 4}, `{"n":1}sent` + "\n"},
+		{"in a loop", Curl{URL: "http://h/", Body: big, BodyFile: "call 3.json", MaxInline: 4, Copies: 2}, strings.Repeat(`{"n":1}sent`+"\n", 2)},
+	} {
+		if out, err := run(tc.c); err != nil || out != tc.want {
+			t.Errorf("%s: %s wrote %q (%v), want %q", tc.name, tc.c.String(), out, err, tc.want)
+		}
+	}
+	for _, c := range []Curl{
+		{URL: "http://h/", Body: big, BodyFile: "BODY_FILE", MaxInline: 4, Note: "BODY_FILE: not written"},
+		{URL: "http://h/", Body: big, BodyFile: "cases/x.json", MaxInline: -1, Copies: 3},
+	} {
+		if out, err := run(c); err == nil || strings.Contains(out, "sent") {
+			t.Errorf("%s, its file not there: wrote %q (%v), want it to stop before curl sends anything", c.String(), out, err)
+		}
 	}
 }

@@ -2,7 +2,8 @@
 // a payload) safe to print on a terminal: C0 and C1 control characters, DEL,
 // bidi controls and invalid UTF-8 are written as escapes (\x1b, \u202e,
 // \xff), so that the text cannot move the cursor, retitle the window, write
-// the clipboard or reorder what the reader sees. It is the one formatter for
+// the clipboard or reorder what the reader sees; so are U+FFFE and U+FFFF,
+// which XML 1.0 lacks, so that a JUnit report quotes what the text does. It is the one formatter for
 // such text in every command and output mode.
 //
 // A CI runner reads the output too: GitHub Actions takes a line that
@@ -66,7 +67,7 @@ func escape(s string, keepNewlines bool) string {
 			b.WriteString(`\t`)
 		case r < 0x20 || r == 0x7f:
 			writeHex(&b, `\x`, r, 2)
-		case r >= 0x80 && r <= 0x9f, isBidi(r):
+		case r >= 0x80 && r <= 0x9f, isBidi(r), notXML(r):
 			writeHex(&b, `\u`, r, 4)
 		case r == ':' && lineStart && workflowCommand(s[i:]):
 			b.WriteString(`\x3a`)
@@ -106,7 +107,7 @@ func unsafeAt(s string, keepNewlines bool) int {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r < 0x20 || r >= 0x7f && r <= 0x9f || isBidi(r) || r == utf8.RuneError && size == 1 {
+		if r < 0x20 || r >= 0x7f && r <= 0x9f || isBidi(r) || notXML(r) || r == utf8.RuneError && size == 1 {
 			return i
 		}
 		lineStart = lineStart && blank(r)
@@ -174,8 +175,13 @@ func isBidi(r rune) bool {
 	return false
 }
 
+// notXML reports the two noncharacters, valid UTF-8, that XML 1.0 has no
+// character for: a JUnit report wrote each as U+FFFD, so that it quoted
+// another answer than the text and JSON of the same run did.
+func notXML(r rune) bool { return r == 0xfffe || r == 0xffff }
+
 // Safe reports whether s prints as it is: valid UTF-8 with no control, C1,
-// DEL or bidi character.
+// DEL, bidi character or noncharacter XML lacks.
 func Safe(s string) bool { return unsafeAt(s, false) < 0 }
 
 const (
@@ -188,8 +194,8 @@ const (
 func hasZeroByte(w uint64) bool { return (w-lowBits)&^w&highBits != 0 }
 
 // JSON returns encoded JSON with what encoders leave raw but a terminal
-// would act on written as \u escapes: DEL, C1 and bidi controls, and
-// invalid UTF-8 as \ufffd (as encoding/json writes it), and the first '#'
+// would act on written as \u escapes: DEL, C1 and bidi controls, the
+// noncharacters Text escapes too (notXML), and invalid UTF-8 as \ufffd (as encoding/json writes it), and the first '#'
 // of "##[" as \u0023, which a CI runner would take for a command. The value is
 // unchanged for a parser: outside strings JSON is ASCII. It returns b itself,
 // without allocating, when there is nothing to escape.
@@ -224,7 +230,7 @@ func jsonControls(b []byte) []byte {
 			continue
 		}
 		r, size := utf8.DecodeRune(b[i:])
-		if r >= 0x80 && r <= 0x9f || isBidi(r) || r == utf8.RuneError && size == 1 {
+		if r >= 0x80 && r <= 0x9f || isBidi(r) || notXML(r) || r == utf8.RuneError && size == 1 {
 			first = i
 			break
 		}
@@ -240,7 +246,7 @@ func jsonControls(b []byte) []byte {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			out = append(out, `\ufffd`...)
-		case r == 0x7f || r >= 0x80 && r <= 0x9f || isBidi(r):
+		case r == 0x7f || r >= 0x80 && r <= 0x9f || isBidi(r) || notXML(r):
 			out = append(out, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
 		default:
 			out = append(out, b[i:i+size]...)

@@ -25,6 +25,9 @@ func TestText(t *testing.T) {
 		{"truncated \xe6\x94", `truncated \xe6\x94`},
 		{"收款\x1b单", `收款\x1b单`},
 		{"replacement \ufffd stays", "replacement \ufffd stays"},
+		// XML 1.0 has no character for these two: JUnit wrote each as
+		// U+FFFD where the text showed it raw.
+		{"not in XML \ufffe\uffff", `not in XML \ufffe\uffff`},
 	}
 	for _, tt := range tests {
 		if got := Text(tt.in); got != tt.want {
@@ -156,6 +159,7 @@ func TestJSON(t *testing.T) {
 		{"{\"a\":\"\u0085\u202e\x7f\"}", `{"a":"\u0085\u202e\u007f"}`},
 		{"{\"a\":\"bad \xff\"}", `{"a":"bad \ufffd"}`},
 		{`{"a":"\u001b]52"}`, `{"a":"\u001b]52"}`},
+		{"{\"a\":\"\ufffe\uffff\"}", `{"a":"\ufffe\uffff"}`},
 	}
 	for _, tt := range tests {
 		if got := string(JSON([]byte(tt.in))); got != tt.want {
