@@ -358,6 +358,11 @@ func dropCredentials(req *http.Request, via []*http.Request) error {
 		return redirectError("redirected to " + strconv.Quote(req.URL.String()) + ", which is not http or https")
 	}
 	first := via[0].URL
+	if onThisMachine(first.Hostname()) && !onThisMachine(req.URL.Hostname()) {
+		// A receiver under test on this machine does not get whsim to
+		// send its calls (documents, signatures) to another one.
+		return redirectError("redirected to " + strconv.Quote(req.URL.Redacted()) + ", off this machine, from a receiver on it")
+	}
 	if strings.EqualFold(req.URL.Host, first.Host) && req.URL.Scheme == first.Scheme {
 		return nil
 	}
@@ -368,6 +373,18 @@ func dropCredentials(req *http.Request, via []*http.Request) error {
 	}
 	req.Header.Del("Referer")
 	return nil
+}
+
+// onThisMachine says whether host (a URL's, without its port) is this
+// machine's: a loopback address, localhost or a name under it. Another
+// name is not resolved: it may be anywhere.
+func onThisMachine(host string) bool {
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // directTransport marks the transport of a client that follows no

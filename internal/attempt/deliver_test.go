@@ -693,7 +693,8 @@ func TestKeptAlive408IsSentAgain(t *testing.T) {
 // A redirect whsim will not follow through (a loop past maxRedirects, a
 // Location that is not http or https) is the receiver's configuration,
 // not a passing fault: retrying it only sends the call around the loop
-// again. Such an attempt is not retried and its kind says redirect.
+// again; so is one off this machine from a receiver on it. Such an
+// attempt is not retried and its kind says redirect.
 func TestRedirectsThatCannotEndAreNotRetried(t *testing.T) {
 	var calls atomic.Int32
 	mux := http.NewServeMux()
@@ -706,14 +707,27 @@ func TestRedirectsThatCannotEndAreNotRetried(t *testing.T) {
 		w.Header().Set("Location", "ftp://files.example/in")
 		w.WriteHeader(http.StatusPermanentRedirect)
 	})
+	mux.HandleFunc("/away", func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		http.Redirect(w, r, "http://192.0.2.1/in", http.StatusTemporaryRedirect)
+	})
+	mux.HandleFunc("/localhost", func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		http.Redirect(w, r, "http://localhost:"+r.URL.Query().Get("port")+"/away", http.StatusTemporaryRedirect)
+	})
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
+	port := srv.URL[strings.LastIndexByte(srv.URL, ':')+1:]
 	for _, tt := range []struct {
 		path, words string
 		calls       int32
 	}{
 		{"/loop", "stopped after 10 redirects", maxRedirects},
 		{"/ftp", `redirected to "ftp://files.example/in"`, 1},
+		// A receiver on this machine is followed on it (localhost), never
+		// off it: before, the call went to 192.0.2.1, body and all.
+		{"/away", `redirected to "http://192.0.2.1/in", off this machine`, 1},
+		{"/localhost?port=" + port, `redirected to "http://192.0.2.1/in", off this machine`, 2},
 	} {
 		calls.Store(0)
 		vs := &virtualSleep{}

@@ -105,6 +105,14 @@ func (h *leanHead) read(br *bufio.Reader, resp *http.Response) error {
 func (h *leanHead) field(br *bufio.Reader) ([]byte, error) {
 	line, err := readLine(br, &h.long)
 	if err != nil {
+		if len(line) > 0 && staleErr(err) && bytes.IndexByte(line, ':') < 0 {
+			// net/http's reader takes the bytes before the connection's
+			// end for a last line (bufio.Reader.ReadLine), and refuses
+			// one without a colon: a head cut there ("Content-Le", then
+			// the close) is a malformed answer on both paths, not a
+			// malformed one on net/http's and a closed connection here.
+			return nil, malformedError("malformed MIME header: missing colon: " + strconv.Quote(string(line)))
+		}
 		return nil, headErr(err)
 	}
 	line = dropEOL(line)

@@ -70,6 +70,23 @@ func (dp DocPaths) offsets(event string, body []byte) []int {
 	return offs
 }
 
+// numbered says whether t, a template of a body of event, has a number
+// each delivery makes anew (DocOffs), or the numbers are the user's
+// (--set under one of the kind's paths): false for a generated body
+// whose every number is missing or too short to carry a serial.
+func (dp DocPaths) numbered(event string, t *attempt.Template) bool {
+	e, ok := spec.Lookup(event)
+	if !ok || dp == nil || len(t.DocOffs) > 0 {
+		return true
+	}
+	for _, p := range dp[e.Kind] {
+		if p.kept {
+			return true
+		}
+	}
+	return len(dp[e.Kind]) == 0
+}
+
 // byDay returns body with each document number that carries its date
 // (PREFIX+yyyyMMdd+NNNN, as DocNumber draws it: the date of the document)
 // given DocDigits of sequence after that date, for a body of event. Its

@@ -60,7 +60,7 @@ func (l Lanes) Build() ([][][]attempt.Template, error) {
 	}
 	docs := NewDocPaths(l.Set)
 	if l.Lives != nil {
-		lives, err := l.Lives(Pool(l.Rounds))
+		lives, err := numberedLives(l.Lives, Pool(l.Rounds), docs)
 		if err != nil {
 			return nil, err
 		}
@@ -85,16 +85,58 @@ func EventLanes(events []spec.Event, n int, header http.Header, fresh bool, docs
 		// built in a fresh heap, where every allocation costs page faults.
 		groups, tmpls := make([][]attempt.Template, n), make([]attempt.Template, n)
 		for j := range n {
-			body, err := next(e)
-			if err != nil {
-				return nil, err
+			// A body without a number to make anew (a sample-shape
+			// invoice's empty code, its only number) would be the same
+			// document each time the pool comes round, and no receiver
+			// could tell it from another such: another is drawn.
+			for try := 0; ; try++ {
+				body, err := next(e)
+				if err != nil {
+					return nil, err
+				}
+				tmpls[j] = newTemplate(e.Name, header, body, fresh, docs)
+				if try == maxRedraws || docs.numbered(e.Name, &tmpls[j]) {
+					break
+				}
 			}
-			tmpls[j] = newTemplate(e.Name, header, body, fresh, docs)
 			groups[j] = tmpls[j : j+1 : j+1]
 		}
 		lanes[i] = groups
 	}
 	return lanes, nil
+}
+
+// maxRedraws bounds the draws made for a body with a number to make anew:
+// a generator that never makes one still ends.
+const maxRedraws = 100
+
+// numberedLives is n documents' lives from lives, only those whose first
+// body has numbers to make anew (DocPaths.numbered) while lives gives
+// any. A scenario's generator starts over on every call (its seed), so
+// more lives are asked for at once rather than again.
+func numberedLives(lives func(n int) ([][]Step, error), n int, docs DocPaths) ([][]Step, error) {
+	for ask := n; ; ask += ask/4 + 1 {
+		all, err := lives(ask)
+		if err != nil {
+			return nil, err
+		}
+		kept := make([][]Step, 0, n)
+		for _, life := range all {
+			if len(life) > 0 {
+				first := newTemplate(life[0].Event, nil, life[0].Body, false, docs)
+				if !docs.numbered(life[0].Event, &first) {
+					continue
+				}
+			}
+			kept = append(kept, life)
+		}
+		if len(kept) >= n {
+			return kept[:n], nil
+		}
+		if ask >= n*maxRedraws || len(all) < ask {
+			return all[:min(n, len(all))], nil
+		}
+	}
 }
 
 // Step is one delivery of a document's life: its event and body.
