@@ -688,7 +688,15 @@ func TestHTTP2NoStreamWithinTimeLimit(t *testing.T) {
 				}
 			}()
 			for srv.streams.Load() == 0 { // the first call reached the receiver
-				runtime.Gosched()
+				select {
+				case r := <-first:
+					first <- r // for what follows, and the deferred check
+					if srv.streams.Load() == 0 {
+						t.Fatalf("the first call ended and the receiver read no call: %+v", r.Attempts)
+					}
+				default:
+					runtime.Gosched()
+				}
 			}
 			if tc.want == tests[0].want {
 				<-first
