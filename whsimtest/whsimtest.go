@@ -40,6 +40,7 @@ const signatureCheck = "signature"
 // t.Skip. Call it once per test.
 func Check(t *testing.T, h http.Handler, opts ...Option) {
 	t.Helper()
+	defer func() { panicAfterCompletion(t.Name(), "Check", recover()) }()
 	checkHandler(realT{t}, h, opts)
 }
 
@@ -48,7 +49,27 @@ func Check(t *testing.T, h http.Handler, opts ...Option) {
 // --url does, reporting as Check does.
 func CheckURL(t *testing.T, url string, opts ...Option) {
 	t.Helper()
+	defer func() { panicAfterCompletion(t.Name(), "CheckURL", recover()) }()
 	checkURL(realT{t}, url, opts)
+}
+
+// panicAfterCompletion panics again with p, a panic that ended Check or
+// CheckURL (fn) on test; testing's at a failure said to a test that has
+// completed ("Fail in goroutine after TestX has completed") is said as
+// what happened and what to do. A completed test cannot be failed, and
+// passing unsaid would hide every defect found: the panic, which ends
+// the test binary, is the one way left to say it.
+func panicAfterCompletion(test, fn string, p any) {
+	if p == nil {
+		return // returned, or t.Fatal's runtime.Goexit
+	}
+	said, ok := p.(string)
+	if !ok || !strings.Contains(said, " in goroutine after "+test+" has completed") {
+		panic(p)
+	}
+	panic(fmt.Sprintf("whsimtest.%s ran on %s after it had completed (called from a goroutine the test did not wait for): "+
+		"a completed test cannot be failed, so nothing it found can be said; call %s in the test's body, "+
+		"or wait for the goroutine that calls it before the test returns", fn, test, fn))
 }
 
 func checkHandler(t tb, h http.Handler, opts []Option) {
