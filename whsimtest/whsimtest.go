@@ -429,10 +429,10 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 		}
 	}
 	if mem != nil && !waitForHandlers(t, ctx, mem.running, s.timeout) {
-		logf("whsimtest: the run ended (%v) with %d handler call(s) still running, left to finish", context.Cause(ctx), mem.running.n.Load())
+		o.cutWait(err, ctx, mem.running, "the handler", "handler", logf)
 	}
 	if fp != nil && !waitFor(t, ctx, fp.running, s.timeout, probeStillRunning) {
-		logf("whsimtest: the run ended (%v) with %d %s call(s) still running, left to finish", context.Cause(ctx), fp.running.n.Load(), probeName)
+		o.cutWait(err, ctx, fp.running, "the "+probeName, probeName, logf)
 	}
 	if n, first := pn.said(); n > 0 {
 		o.problems = append(o.problems, fmt.Sprintf("whsimtest: the handler panicked on %d call(s), each a connection closed without an answer to the sender; the first, %s", n, first))
@@ -522,6 +522,26 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 		}
 	}
 	return nil
+}
+
+// cutWait says the calls of r (of who, named as whose calls) still
+// running when the end of ctx cut the run's wait for them short. A run
+// that ended whole (err nil) whose wait go test's -timeout cut short
+// fails, naming them, as the doc says: it passed only because the wait
+// was cut, and the calls it names are what held the test. Otherwise
+// (the run's own end, an error that fails the test already, or the
+// context Run was given) they are left to finish, said in the log.
+func (o *outcome) cutWait(err error, ctx context.Context, r *running, who, whose string, logf func(string, ...any)) {
+	still := r.still()
+	if len(still) == 0 {
+		return // they returned as the wait ended
+	}
+	if err == nil && errors.Is(context.Cause(ctx), errNearDeadline) {
+		o.problems = append(o.problems, fmt.Sprintf("whsimtest: %s had not returned from %d call(s) when go test's -timeout was near, so the wait for it stopped: %s",
+			who, len(still), strings.Join(still, ", ")))
+		return
+	}
+	logf("whsimtest: the run ended (%v) with %d %s call(s) still running, left to finish: %s", context.Cause(ctx), len(still), whose, strings.Join(still, ", "))
 }
 
 // waitForHandlers returns when every handler call of the run has
