@@ -36,7 +36,8 @@
 // a testing/synctest bubble (Run, which makes none, runs there) or in a
 // t.Cleanup function. Called on a test that has completed (from a
 // goroutine it did not wait for), which can no longer be failed, they
-// panic saying so, ending the test binary, rather than pass unsaid.
+// panic saying so, ending the test binary, rather than pass unsaid; so
+// do they and NewBody and NewRequest given a nil t.
 //
 // # The calls, in memory
 //

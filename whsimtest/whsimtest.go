@@ -39,6 +39,7 @@ const signatureCheck = "signature"
 // t.Error with the CLI's reason, a warning t.Log, a check that cannot run
 // t.Skip. Call it once per test.
 func Check(t *testing.T, h http.Handler, opts ...Option) {
+	mustHaveTest(t, "Check")
 	t.Helper()
 	defer func() { panicAfterCompletion(t.Name(), "Check", recover()) }()
 	checkHandler(realT{t}, h, opts)
@@ -48,9 +49,19 @@ func Check(t *testing.T, h http.Handler, opts ...Option) {
 // the test started in another process, or a container), as whsim check
 // --url does, reporting as Check does.
 func CheckURL(t *testing.T, url string, opts ...Option) {
+	mustHaveTest(t, "CheckURL")
 	t.Helper()
 	defer func() { panicAfterCompletion(t.Name(), "CheckURL", recover()) }()
 	checkURL(realT{t}, url, opts)
+}
+
+// mustHaveTest panics, saying so, when t, given to fn, is nil: no test
+// can be failed then, and testing's own panic is a nil pointer
+// dereference that names no argument.
+func mustHaveTest(t testing.TB, fn string) {
+	if isNil(t) {
+		panic("whsimtest." + fn + ": t is nil: pass the test's t (the *testing.T its function is given)")
+	}
 }
 
 // panicAfterCompletion panics again with p, a panic that ended Check or
@@ -130,13 +141,13 @@ func checkURL(t tb, raw string, opts []Option) {
 // errRootCAsInMemory is said when Check or Run is given WithRootCAs.
 const errRootCAsInMemory = "WithRootCAs is CheckURL's: Check and Run call the handler in memory, with no TLS"
 
-// isNil says whether h is nil, or a nil pointer, func or map in an
-// interface, which would panic on its first call.
-func isNil(h http.Handler) bool {
-	if h == nil {
+// isNil says whether x (a handler, a test) is nil, or a nil pointer, func
+// or map in an interface, which would panic on its first call.
+func isNil(x any) bool {
+	if x == nil {
 		return true
 	}
-	switch v := reflect.ValueOf(h); v.Kind() {
+	switch v := reflect.ValueOf(x); v.Kind() {
 	case reflect.Pointer, reflect.Func, reflect.Map, reflect.Chan, reflect.Interface, reflect.Slice:
 		return v.IsNil()
 	}

@@ -707,6 +707,36 @@ func TestRunNilContext(t *testing.T) {
 	}
 }
 
+// A nil t can be failed by nothing: each function that takes one panics
+// saying what is wrong, not with a nil pointer dereference inside testing
+// that names no argument.
+func TestNilTestSaysSo(t *testing.T) {
+	t.Parallel()
+	var nilT *testing.T
+	var nilTB testing.TB
+	call := Call{Event: "CREATE_RECEIVABLE_DOC"}
+	for _, tt := range []struct {
+		name string
+		call func()
+	}{
+		{"Check", func() { Check(nilT, http.NotFoundHandler()) }},
+		{"CheckURL", func() { CheckURL(nilT, "http://127.0.0.1:9/") }},
+		{"NewBody", func() { NewBody(nilTB, call) }},
+		{"NewRequest", func() { NewRequest(nilTB, call) }},
+		{"NewRequest", func() { NewRequest((*testing.T)(nil), call) }},
+	} {
+		var said any
+		func() {
+			defer func() { said = recover() }()
+			tt.call()
+		}()
+		want := "whsimtest." + tt.name + ": t is nil: pass the test's t (the *testing.T its function is given)"
+		if said != want {
+			t.Errorf("%s with a nil t: panicked with %v, want %q", tt.name, said, want)
+		}
+	}
+}
+
 // A header's value reaches the handler as a server reads it off the wire,
 // and as whsim check -H sends it: without the spaces around it.
 func TestWithHeaderTrimsTheValue(t *testing.T) {
