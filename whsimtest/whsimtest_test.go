@@ -707,6 +707,33 @@ func TestRunNilContext(t *testing.T) {
 	}
 }
 
+// A run that could not start has no report, as Run's doc says: nil, and
+// an error naming why; one that started has a report, whatever its error.
+func TestRunThatCannotStartHasNoReport(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		ctx  context.Context
+		h    http.Handler
+		opts []Option
+		says string
+	}{
+		{"nil handler", context.Background(), nil, nil, "whsimtest.Run: the handler is nil"},
+		{"nil context", nil, http.NotFoundHandler(), nil, "whsimtest.Run: the context is nil"},
+		{"mistaken option", context.Background(), http.NotFoundHandler(), []Option{WithLoad(0, 1)}, "whsimtest.Run: WithLoad(0, 1)"},
+	} {
+		rep, err := Run(tt.ctx, tt.h, tt.opts...)
+		if rep != nil || err == nil || !strings.HasPrefix(err.Error(), tt.says) {
+			t.Errorf("%s: Run = %+v, %v; want no report and an error starting %q", tt.name, rep, err, tt.says)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if rep, err := Run(ctx, http.NotFoundHandler(), WithChecks("accepts-valid")); rep == nil || err == nil || !rep.Failed() {
+		t.Errorf("a run whose context had ended: Run = %+v, %v; want a failed report and the error", rep, err)
+	}
+}
+
 // A nil t can be failed by nothing: each function that takes one panics
 // saying what is wrong, not with a nil pointer dereference inside testing
 // that names no argument.
