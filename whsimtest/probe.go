@@ -165,9 +165,9 @@ func (p *funcProbe) call(ctx context.Context, d Document) (s Stored, ended strin
 		ended string
 	}
 	got := make(chan answer, 1)
-	returned := p.running.add(func() string { return d.Kind + " " + d.Code })
+	uncount := p.running.add(func() string { return d.Kind + " " + d.Code })
 	go func() {
-		defer returned()
+		defer uncount()
 		returned := false
 		defer func() {
 			if returned {

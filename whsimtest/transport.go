@@ -142,9 +142,9 @@ func (tr *inMemory) RoundTrip(req *http.Request) (*http.Response, error) {
 		live bool
 	}
 	done := make(chan served, 1)
-	returned := tr.running.add(func() string { return callName(req, body) })
+	uncount := tr.running.add(func() string { return callName(req, body) })
 	go func() {
-		defer returned()
+		defer uncount()
 		defer cancel()
 		// Unless serve returns, the handler ended its goroutine
 		// (runtime.Goexit: t.Fatal in a handler), which net/http's

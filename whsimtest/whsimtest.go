@@ -440,10 +440,10 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 		}
 	}
 	if mem != nil && !waitForHandlers(t, ctx, mem.running, s.timeout) {
-		o.cutWait(err, ctx, mem.running, "the handler", "handler", logf)
+		o.cutWait(ctx, err, mem.running, "the handler", "handler", logf)
 	}
 	if fp != nil && !waitFor(t, ctx, fp.running, s.timeout, probeStillRunning) {
-		o.cutWait(err, ctx, fp.running, "the "+probeName, probeName, logf)
+		o.cutWait(ctx, err, fp.running, "the "+probeName, probeName, logf)
 	}
 	if n, first := pn.said(); n > 0 {
 		o.problems = append(o.problems, fmt.Sprintf("whsimtest: the handler panicked on %d call(s), each a connection closed without an answer to the sender; the first, %s", n, first))
@@ -542,7 +542,7 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 // was cut, and the calls it names are what held the test. Otherwise
 // (the run's own end, an error that fails the test already, or the
 // context Run was given) they are left to finish, said in the log.
-func (o *outcome) cutWait(err error, ctx context.Context, r *running, who, whose string, logf func(string, ...any)) {
+func (o *outcome) cutWait(ctx context.Context, err error, r *running, who, whose string, logf func(string, ...any)) {
 	still := r.still()
 	if len(still) == 0 {
 		return // they returned as the wait ended
