@@ -567,20 +567,23 @@ func waitForHandlers(t tb, ctx context.Context, r *running, grace time.Duration)
 }
 
 // handlersStillRunning and probeStillRunning say why the run waits, when
-// n calls of the handler or the probe are still running grace after the run.
-func handlersStillRunning(n int64, grace time.Duration) string {
+// the calls of the handler or the probe named still are still running
+// grace after the run: which they are, so that a test whose handler hangs
+// says what it hangs on at once (go test -v), not only at its end.
+func handlersStillRunning(still []string, grace time.Duration) string {
 	return fmt.Sprintf("whsimtest: waiting for %d handler call(s) still running %s after their time limit (WithTimeout) ended: "+
-		"the handler does not return when its request's context ends, and the run ends only after its last handler call", n, grace)
+		"the handler does not return when its request's context ends, and the run ends only after its last handler call: %s", len(still), grace, strings.Join(still, ", "))
 }
 
-func probeStillRunning(n int64, grace time.Duration) string {
+func probeStillRunning(still []string, grace time.Duration) string {
 	return fmt.Sprintf("whsimtest: waiting for %d %s call(s) still running %s after their time limit (WithTimeout) ended: "+
-		"the probe does not return when its context ends, and the run ends only after its last call, so that none reads a store the test's t.Cleanup closed", n, probeName, grace)
+		"the probe does not return when its context ends, and the run ends only after its last call, so that none reads a store the test's t.Cleanup closed: %s",
+		len(still), probeName, grace, strings.Join(still, ", "))
 }
 
 // waitFor is waitForHandlers for the calls r counts, saying why it waits
 // with stillRunning.
-func waitFor(t tb, ctx context.Context, r *running, grace time.Duration, stillRunning func(n int64, grace time.Duration) string) bool {
+func waitFor(t tb, ctx context.Context, r *running, grace time.Duration, stillRunning func(still []string, grace time.Duration) string) bool {
 	if t != nil {
 		t.Helper()
 	}
@@ -598,8 +601,8 @@ func waitFor(t tb, ctx context.Context, r *running, grace time.Duration, stillRu
 		return ended()
 	case <-late.C:
 	}
-	if t != nil {
-		t.Log(stillRunning(r.n.Load(), grace))
+	if still := r.still(); t != nil && len(still) > 0 {
+		t.Log(stillRunning(still, grace))
 	}
 	select {
 	case <-all:

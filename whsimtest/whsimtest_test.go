@@ -1050,15 +1050,23 @@ func TestCheckWaitsForHandlersPastTheirTimeLimit(t *testing.T) {
 		checkHandler(t, h, []Option{WithChecks("accepts-valid"), WithTimeout(time.Second)})
 	})
 	<-timedOut
-	for waiting := false; !waiting; {
+	var waiting string
+	for waiting == "" {
 		select {
 		case <-done:
 			t.Fatalf("Check returned while the handler was still running:\n%s", r.said())
 		case l := <-heard:
 			// Any count: on a loaded machine another call may have passed
 			// its time limit too and not yet returned when this is said.
-			waiting = strings.Contains(l, "handler call(s) still running")
+			if strings.Contains(l, "handler call(s) still running") {
+				waiting = l
+			}
 		}
+	}
+	// The wait names what it waits for (-v shows it at once): the held
+	// call, the second the handler got.
+	if !strings.Contains(waiting, ": POST /?businessType=") || !strings.Contains(waiting, " (requestId ") {
+		t.Errorf("the wait does not name the call the handler holds: %s", waiting)
 	}
 	let()
 	<-done
