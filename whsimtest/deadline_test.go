@@ -75,3 +75,48 @@ func TestRunStopsBeforeGoTestTimeout(t *testing.T) {
 		t.Errorf("the check the run ended in does not fail as cut short: %+v\n%s", c, said)
 	}
 }
+
+// A handler that answers its call on the connection it took over
+// (Hijack), then never returns (a goroutine of the receiver's that
+// leaks), holds Check's wait for its handler calls until go test's
+// -timeout nears: the test fails naming the call, as the doc says, not
+// passes because the wait was cut short. Before, it passed, with only
+// a log line saying how many calls were "left to finish".
+func TestWaitCutShortBeforeGoTestTimeoutFails(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	var taken atomic.Bool
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.Contains(r.URL.RawQuery, "CREATE_RECEIVABLE_DOC") || !taken.CompareAndSwap(false, true) {
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		_, _ = conn.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"))
+		<-release
+	})
+	rec := recordBefore("TestLeaks", time.Now().Add(5*time.Second), func(t tb) {
+		checkHandler(t, h, []Option{WithChecks("accepts-valid"), WithSeed(3)})
+	})
+	said := rec.said()
+	rec.walk(func(c *recorder) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		said += strings.Join(c.logs, "\n") + "\n"
+	})
+	if strings.Contains(said, "the run ended: go test's -timeout was near") {
+		t.Fatalf("the run itself did not end before the deadline (a machine too loaded for 5s), so the wait was never reached:\n%s", said)
+	}
+	if !rec.didFail() {
+		t.Errorf("the test passed with a handler call still running when the wait stopped before go test's -timeout:\n%s", said)
+	}
+	want := "whsimtest: the handler had not returned from 1 call(s) when go test's -timeout was near, so the wait for it stopped: POST /?businessType=CREATE_RECEIVABLE_DOC (requestId "
+	if !strings.Contains(strings.Join(rec.errs, "\n"), want) {
+		t.Errorf("the test does not fail naming the call whose handler did not return, want %q:\n%s", want, said)
+	}
+}

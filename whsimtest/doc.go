@@ -34,7 +34,10 @@
 // fails it with one message and runs nothing more. So does a call of
 // Check or CheckURL where testing forbids the subtests they make: inside
 // a testing/synctest bubble (Run, which makes none, runs there) or in a
-// t.Cleanup function.
+// t.Cleanup function. Called on a test that has completed (from a
+// goroutine it did not wait for), which can no longer be failed, they
+// panic saying so, ending the test binary, rather than pass unsaid; so
+// do they and NewBody and NewRequest given a nil t.
 //
 // # The calls, in memory
 //

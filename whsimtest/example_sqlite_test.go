@@ -105,7 +105,11 @@ func (rc *receiver) probe(ctx context.Context, d whsimtest.Document) (whsimtest.
 // database, graded by the checks that judge what it stores. In a test the
 // same is one line, each check a subtest:
 //
-//	whsimtest.Check(t, rc, whsimtest.WithProbe(rc.probe))
+//	whsimtest.Check(t, rc, whsimtest.WithProbe(rc.probe), whsimtest.WithChecks("duplicates", "out-of-order", "effects"))
+//
+// Without WithChecks the whole battery runs, and fails this receiver where
+// it does not check what it is sent: it stores a body of the other kind
+// than its event names, and answers 204 to one without data.
 func Example_sqlite() {
 	dir, err := os.MkdirTemp("", "whsimtest-example")
 	if err != nil {

@@ -159,6 +159,7 @@ func (c Call) request() (*http.Request, []string, error) {
 // NewBody is c.Body for a test: an error fails it at once, and a Set the
 // spec does not know for the event is logged.
 func NewBody(t testing.TB, c Call) []byte {
+	mustHaveTest(t, "NewBody")
 	t.Helper()
 	body, warnings, err := c.body()
 	if err != nil {
@@ -173,6 +174,7 @@ func NewBody(t testing.TB, c Call) []byte {
 // NewRequest is c.Request for a test: an error fails it at once, and a
 // Set the spec does not know for the event is logged, as NewBody logs it.
 func NewRequest(t testing.TB, c Call) *http.Request {
+	mustHaveTest(t, "NewRequest")
 	t.Helper()
 	req, warnings, err := c.request()
 	if err != nil {

@@ -165,9 +165,9 @@ func (p *funcProbe) call(ctx context.Context, d Document) (s Stored, ended strin
 		ended string
 	}
 	got := make(chan answer, 1)
-	p.running.add()
+	uncount := p.running.add(func() string { return d.Kind + " " + d.Code })
 	go func() {
-		defer p.running.done()
+		defer uncount()
 		returned := false
 		defer func() {
 			if returned {

@@ -81,8 +81,10 @@ func (r *Report) Passed() bool {
 
 // Run runs the battery against h in memory, as Check does, and returns
 // its report. Its error says what kept the run from judging anything
-// more (a mistaken option, a probe that failed, a handler that answered
-// nothing); the report holds what was graded before.
+// more (a probe that failed, a handler that answered nothing), and the
+// report holds what was graded before; a run that could not start (a
+// nil handler or context, a mistaken option) has no report: nil, and
+// the error says why.
 func Run(ctx context.Context, h http.Handler, opts ...Option) (*Report, error) {
 	if isNil(h) {
 		return nil, errors.New("whsimtest.Run: the handler is nil")

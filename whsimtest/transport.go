@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -65,13 +66,20 @@ func (tr *inMemory) stoppedHolding(req *http.Request, body []byte) {
 	if !errors.Is(context.Cause(req.Context()), errNearDeadline) {
 		return
 	}
-	call := "POST " + termsafe.Text(req.URL.RequestURI())
-	if id := reqid.Read(body); id != "" {
-		call += " (requestId " + termsafe.Text(id) + ")"
-	}
+	call := callName(req, body)
 	tr.heldMu.Lock()
 	defer tr.heldMu.Unlock()
 	tr.heldDone = append(tr.heldDone, call)
+}
+
+// callName is a call as the test names one the handler held: its method,
+// path and query, and the requestId of its body.
+func callName(req *http.Request, body []byte) string {
+	call := req.Method + " " + termsafe.Text(req.URL.RequestURI())
+	if id := reqid.Read(body); id != "" {
+		call += " (requestId " + termsafe.Text(id) + ")"
+	}
+	return call
 }
 
 // stoppedHeld is what stoppedHolding noted.
@@ -134,9 +142,9 @@ func (tr *inMemory) RoundTrip(req *http.Request) (*http.Response, error) {
 		live bool
 	}
 	done := make(chan served, 1)
-	tr.running.add()
+	uncount := tr.running.add(func() string { return callName(req, body) })
 	go func() {
-		defer tr.running.done()
+		defer uncount()
 		defer cancel()
 		// Unless serve returns, the handler ended its goroutine
 		// (runtime.Goexit: t.Fatal in a handler), which net/http's
@@ -883,24 +891,49 @@ func (p *panics) said() (int, string) {
 // whose time limit passed is left to finish, as net/http leaves it, but
 // the run waits for it: a handler that ignores its request's context
 // must not outlive the test, meeting the store its t.Cleanup closed or
-// logging to a test that has ended. A nil *running counts nothing.
+// logging to a test that has ended. It keeps what each call is, so that
+// a wait cut short can name those that had not returned.
 type running struct {
 	wg sync.WaitGroup
 	n  atomic.Int64
+
+	mu    sync.Mutex
+	begun int
+	calls map[int]func() string // by the order they began in
 }
 
-func (r *running) add() {
-	if r != nil {
-		r.wg.Add(1)
-		r.n.Add(1)
+// add counts a call begun, which what names; done, called when it
+// returns, uncounts it.
+func (r *running) add(what func() string) (done func()) {
+	r.wg.Add(1)
+	r.n.Add(1)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.calls == nil {
+		r.calls = map[int]func() string{}
 	}
-}
-
-func (r *running) done() {
-	if r != nil {
+	r.begun++
+	i := r.begun
+	r.calls[i] = what
+	return func() {
+		r.mu.Lock()
+		delete(r.calls, i)
+		r.mu.Unlock()
 		r.n.Add(-1)
 		r.wg.Done()
 	}
+}
+
+// still names the calls not yet returned, in the order they began.
+func (r *running) still() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	order := slices.Sorted(maps.Keys(r.calls))
+	names := make([]string, len(order))
+	for j, i := range order {
+		names[j] = r.calls[i]()
+	}
+	return names
 }
 
 // returned is closed when every handler call has returned.

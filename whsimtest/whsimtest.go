@@ -39,7 +39,9 @@ const signatureCheck = "signature"
 // t.Error with the CLI's reason, a warning t.Log, a check that cannot run
 // t.Skip. Call it once per test.
 func Check(t *testing.T, h http.Handler, opts ...Option) {
+	mustHaveTest(t, "Check")
 	t.Helper()
+	defer func() { panicAfterCompletion(t.Name(), "Check", recover()) }()
 	checkHandler(realT{t}, h, opts)
 }
 
@@ -47,8 +49,38 @@ func Check(t *testing.T, h http.Handler, opts ...Option) {
 // the test started in another process, or a container), as whsim check
 // --url does, reporting as Check does.
 func CheckURL(t *testing.T, url string, opts ...Option) {
+	mustHaveTest(t, "CheckURL")
 	t.Helper()
+	defer func() { panicAfterCompletion(t.Name(), "CheckURL", recover()) }()
 	checkURL(realT{t}, url, opts)
+}
+
+// mustHaveTest panics, saying so, when t, given to fn, is nil: no test
+// can be failed then, and testing's own panic is a nil pointer
+// dereference that names no argument.
+func mustHaveTest(t testing.TB, fn string) {
+	if isNil(t) {
+		panic("whsimtest." + fn + ": t is nil: pass the test's t (the *testing.T its function is given)")
+	}
+}
+
+// panicAfterCompletion panics again with p, a panic that ended Check or
+// CheckURL (fn) on test; testing's at a failure said to a test that has
+// completed ("Fail in goroutine after TestX has completed") is said as
+// what happened and what to do. A completed test cannot be failed, and
+// passing unsaid would hide every defect found: the panic, which ends
+// the test binary, is the one way left to say it.
+func panicAfterCompletion(test, fn string, p any) {
+	if p == nil {
+		return // returned, or t.Fatal's runtime.Goexit
+	}
+	said, ok := p.(string)
+	if !ok || !strings.Contains(said, " in goroutine after "+test+" has completed") {
+		panic(p)
+	}
+	panic(fmt.Sprintf("whsimtest.%s ran on %s after it had completed (called from a goroutine the test did not wait for): "+
+		"a completed test cannot be failed, so nothing it found can be said; call %s in the test's body, "+
+		"or wait for the goroutine that calls it before the test returns", fn, test, fn))
 }
 
 func checkHandler(t tb, h http.Handler, opts []Option) {
@@ -109,13 +141,13 @@ func checkURL(t tb, raw string, opts []Option) {
 // errRootCAsInMemory is said when Check or Run is given WithRootCAs.
 const errRootCAsInMemory = "WithRootCAs is CheckURL's: Check and Run call the handler in memory, with no TLS"
 
-// isNil says whether h is nil, or a nil pointer, func or map in an
-// interface, which would panic on its first call.
-func isNil(h http.Handler) bool {
-	if h == nil {
+// isNil says whether x (a handler, a test) is nil, or a nil pointer, func
+// or map in an interface, which would panic on its first call.
+func isNil(x any) bool {
+	if x == nil {
 		return true
 	}
-	switch v := reflect.ValueOf(h); v.Kind() {
+	switch v := reflect.ValueOf(x); v.Kind() {
 	case reflect.Pointer, reflect.Func, reflect.Map, reflect.Chan, reflect.Interface, reflect.Slice:
 		return v.IsNil()
 	}
@@ -408,10 +440,10 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 		}
 	}
 	if mem != nil && !waitForHandlers(t, ctx, mem.running, s.timeout) {
-		logf("whsimtest: the run ended (%v) with %d handler call(s) still running, left to finish", context.Cause(ctx), mem.running.n.Load())
+		o.cutWait(ctx, err, mem.running, "the handler", "handler", logf)
 	}
 	if fp != nil && !waitFor(t, ctx, fp.running, s.timeout, probeStillRunning) {
-		logf("whsimtest: the run ended (%v) with %d %s call(s) still running, left to finish", context.Cause(ctx), fp.running.n.Load(), probeName)
+		o.cutWait(ctx, err, fp.running, "the "+probeName, probeName, logf)
 	}
 	if n, first := pn.said(); n > 0 {
 		o.problems = append(o.problems, fmt.Sprintf("whsimtest: the handler panicked on %d call(s), each a connection closed without an answer to the sender; the first, %s", n, first))
@@ -503,6 +535,26 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 	return nil
 }
 
+// cutWait says the calls of r (of who, named as whose calls) still
+// running when the end of ctx cut the run's wait for them short. A run
+// that ended whole (err nil) whose wait go test's -timeout cut short
+// fails, naming them, as the doc says: it passed only because the wait
+// was cut, and the calls it names are what held the test. Otherwise
+// (the run's own end, an error that fails the test already, or the
+// context Run was given) they are left to finish, said in the log.
+func (o *outcome) cutWait(ctx context.Context, err error, r *running, who, whose string, logf func(string, ...any)) {
+	still := r.still()
+	if len(still) == 0 {
+		return // they returned as the wait ended
+	}
+	if err == nil && errors.Is(context.Cause(ctx), errNearDeadline) {
+		o.problems = append(o.problems, fmt.Sprintf("whsimtest: %s had not returned from %d call(s) when go test's -timeout was near, so the wait for it stopped: %s",
+			who, len(still), strings.Join(still, ", ")))
+		return
+	}
+	logf("whsimtest: the run ended (%v) with %d %s call(s) still running, left to finish: %s", context.Cause(ctx), len(still), whose, strings.Join(still, ", "))
+}
+
 // waitForHandlers returns when every handler call of the run has
 // returned, or ctx is done and some have not (false). When some are still
 // running grace after the run, it tells the test t (when not nil) why it
@@ -515,20 +567,23 @@ func waitForHandlers(t tb, ctx context.Context, r *running, grace time.Duration)
 }
 
 // handlersStillRunning and probeStillRunning say why the run waits, when
-// n calls of the handler or the probe are still running grace after the run.
-func handlersStillRunning(n int64, grace time.Duration) string {
+// the calls of the handler or the probe named still are still running
+// grace after the run: which they are, so that a test whose handler hangs
+// says what it hangs on at once (go test -v), not only at its end.
+func handlersStillRunning(still []string, grace time.Duration) string {
 	return fmt.Sprintf("whsimtest: waiting for %d handler call(s) still running %s after their time limit (WithTimeout) ended: "+
-		"the handler does not return when its request's context ends, and the run ends only after its last handler call", n, grace)
+		"the handler does not return when its request's context ends, and the run ends only after its last handler call: %s", len(still), grace, strings.Join(still, ", "))
 }
 
-func probeStillRunning(n int64, grace time.Duration) string {
+func probeStillRunning(still []string, grace time.Duration) string {
 	return fmt.Sprintf("whsimtest: waiting for %d %s call(s) still running %s after their time limit (WithTimeout) ended: "+
-		"the probe does not return when its context ends, and the run ends only after its last call, so that none reads a store the test's t.Cleanup closed", n, probeName, grace)
+		"the probe does not return when its context ends, and the run ends only after its last call, so that none reads a store the test's t.Cleanup closed: %s",
+		len(still), probeName, grace, strings.Join(still, ", "))
 }
 
 // waitFor is waitForHandlers for the calls r counts, saying why it waits
 // with stillRunning.
-func waitFor(t tb, ctx context.Context, r *running, grace time.Duration, stillRunning func(n int64, grace time.Duration) string) bool {
+func waitFor(t tb, ctx context.Context, r *running, grace time.Duration, stillRunning func(still []string, grace time.Duration) string) bool {
 	if t != nil {
 		t.Helper()
 	}
@@ -546,8 +601,8 @@ func waitFor(t tb, ctx context.Context, r *running, grace time.Duration, stillRu
 		return ended()
 	case <-late.C:
 	}
-	if t != nil {
-		t.Log(stillRunning(r.n.Load(), grace))
+	if still := r.still(); t != nil && len(still) > 0 {
+		t.Log(stillRunning(still, grace))
 	}
 	select {
 	case <-all:

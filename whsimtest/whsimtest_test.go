@@ -707,6 +707,63 @@ func TestRunNilContext(t *testing.T) {
 	}
 }
 
+// A run that could not start has no report, as Run's doc says: nil, and
+// an error naming why; one that started has a report, whatever its error.
+func TestRunThatCannotStartHasNoReport(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		ctx  context.Context
+		h    http.Handler
+		opts []Option
+		says string
+	}{
+		{"nil handler", context.Background(), nil, nil, "whsimtest.Run: the handler is nil"},
+		{"nil context", nil, http.NotFoundHandler(), nil, "whsimtest.Run: the context is nil"},
+		{"mistaken option", context.Background(), http.NotFoundHandler(), []Option{WithLoad(0, 1)}, "whsimtest.Run: WithLoad(0, 1)"},
+	} {
+		rep, err := Run(tt.ctx, tt.h, tt.opts...)
+		if rep != nil || err == nil || !strings.HasPrefix(err.Error(), tt.says) {
+			t.Errorf("%s: Run = %+v, %v; want no report and an error starting %q", tt.name, rep, err, tt.says)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if rep, err := Run(ctx, http.NotFoundHandler(), WithChecks("accepts-valid")); rep == nil || err == nil || !rep.Failed() {
+		t.Errorf("a run whose context had ended: Run = %+v, %v; want a failed report and the error", rep, err)
+	}
+}
+
+// A nil t can be failed by nothing: each function that takes one panics
+// saying what is wrong, not with a nil pointer dereference inside testing
+// that names no argument.
+func TestNilTestSaysSo(t *testing.T) {
+	t.Parallel()
+	var nilT *testing.T
+	var nilTB testing.TB
+	call := Call{Event: "CREATE_RECEIVABLE_DOC"}
+	for _, tt := range []struct {
+		name string
+		call func()
+	}{
+		{"Check", func() { Check(nilT, http.NotFoundHandler()) }},
+		{"CheckURL", func() { CheckURL(nilT, "http://127.0.0.1:9/") }},
+		{"NewBody", func() { NewBody(nilTB, call) }},
+		{"NewRequest", func() { NewRequest(nilTB, call) }},
+		{"NewRequest", func() { NewRequest((*testing.T)(nil), call) }},
+	} {
+		var said any
+		func() {
+			defer func() { said = recover() }()
+			tt.call()
+		}()
+		want := "whsimtest." + tt.name + ": t is nil: pass the test's t (the *testing.T its function is given)"
+		if said != want {
+			t.Errorf("%s with a nil t: panicked with %v, want %q", tt.name, said, want)
+		}
+	}
+}
+
 // A header's value reaches the handler as a server reads it off the wire,
 // and as whsim check -H sends it: without the spaces around it.
 func TestWithHeaderTrimsTheValue(t *testing.T) {
@@ -993,15 +1050,23 @@ func TestCheckWaitsForHandlersPastTheirTimeLimit(t *testing.T) {
 		checkHandler(t, h, []Option{WithChecks("accepts-valid"), WithTimeout(time.Second)})
 	})
 	<-timedOut
-	for waiting := false; !waiting; {
+	var waiting string
+	for waiting == "" {
 		select {
 		case <-done:
 			t.Fatalf("Check returned while the handler was still running:\n%s", r.said())
 		case l := <-heard:
 			// Any count: on a loaded machine another call may have passed
 			// its time limit too and not yet returned when this is said.
-			waiting = strings.Contains(l, "handler call(s) still running")
+			if strings.Contains(l, "handler call(s) still running") {
+				waiting = l
+			}
 		}
+	}
+	// The wait names what it waits for (-v shows it at once): the held
+	// call, the second the handler got.
+	if !strings.Contains(waiting, ": POST /?businessType=") || !strings.Contains(waiting, " (requestId ") {
+		t.Errorf("the wait does not name the call the handler holds: %s", waiting)
 	}
 	let()
 	<-done

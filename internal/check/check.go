@@ -673,7 +673,7 @@ func Run(ctx context.Context, cfg Config, report func(Result)) (*Summary, error)
 		d:   newDeliverer(cfg, cfg.Client),
 		sum: &Summary{Checks: map[string]*Tally{}},
 		out: report, byEvent: map[string]*load.Histogram{},
-		statuses: map[int]int{}, accepted: map[string]bool{}, tried: map[string]bool{}, outsideBad: map[int]int{},
+		statuses: map[int]int{}, accepted: map[string]bool{}, tried: map[string]bool{}, outsideBad: map[string]int{},
 	}
 	if cfg.Anchor.IsZero() {
 		cfg.Anchor = cfg.Now()
@@ -924,13 +924,14 @@ type runner struct {
 	// only (keptAliveBroken).
 	keptAliveAnswered, keptAliveTimedOut, newAnswered int
 	// outside counts the valid calls sent alone outside load, outsideBad
-	// those of them answered 5xx or 429 or not at all, by status (0: no
-	// answer): load's failure is no sign of load when the receiver fails
-	// alike without it. Copies sent at once are not alone: a receiver that
-	// turns calls away past so many in flight fails them for the load they
-	// make (the duplicates check says so), not with or without load.
+	// those of them answered 5xx or 429, with an answer that did not come
+	// whole, or not at all, by what they got (outsideFailure): load's
+	// failure is no sign of load when the receiver fails alike without it.
+	// Copies sent at once are not alone: a receiver that turns calls away
+	// past so many in flight fails them for the load they make (the
+	// duplicates check says so), not with or without load.
 	outside    int
-	outsideBad map[int]int
+	outsideBad map[string]int
 	// silent counts them with those lost on a kept-alive connection the
 	// receiver closed as they went out, which do not count towards a stop
 	// but got no answer: the count a stop says.
@@ -1232,8 +1233,8 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 	}
 	if validCheck(c.Check) && c.Check != Load && !(c.AtOnce && c.Copies > 1) {
 		r.outside++
-		if a.Status >= 500 || a.Status == http.StatusTooManyRequests || a.Status == 0 && !a.ClosedAsSent {
-			r.outsideBad[a.Status]++
+		if got := outsideFailure(a); got != "" {
+			r.outsideBad[got]++
 		}
 	}
 	if a.Status != 0 {
@@ -1331,6 +1332,27 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 		Reason: fmt.Sprintf("%d calls in a row got no answer (%s)", r.silent, attempt.ShortError(a))}
 	r.cancel()
 	return errStopped
+}
+
+// outsideFailure says what a valid call sent alone got that the load
+// check counts as a failure under load too ("no answer", "got 503", "got
+// 200 with the body unfinished"), in the load reason's words; "" for an
+// answer it counts as none, or a call lost on a kept-alive connection the
+// receiver closed as it went out, which is no sign either way.
+func outsideFailure(a attempt.Attempt) string {
+	switch {
+	case a.Status == 0 && !a.ClosedAsSent:
+		return "no answer"
+	case a.Status == 0:
+		return ""
+	case a.BodyUnsent != "":
+		return fmt.Sprintf("got %d, %s", a.Status, attempt.BodyUnsentWords)
+	case a.BodyKind != "" && a.BodyKind != attempt.KindInterrupted:
+		return fmt.Sprintf("got %d with the body unfinished", a.Status)
+	case a.Status >= 500 || a.Status == http.StatusTooManyRequests:
+		return fmt.Sprintf("got %d", a.Status)
+	}
+	return ""
 }
 
 // noteConns notes the connections the answers of c's delivery res came

@@ -1026,12 +1026,8 @@ func (r *runner) load() error {
 		case len(outsideBad) > 0:
 			// Not load as such: it fails valid calls sent one at a time too.
 			var saw []string
-			for _, s := range sortedKeys(outsideBad) {
-				if s == 0 {
-					saw = append(saw, fmt.Sprintf("%d no answer", outsideBad[s]))
-				} else {
-					saw = append(saw, fmt.Sprintf("%d got %d", outsideBad[s], s))
-				}
+			for _, got := range sortedKeys(outsideBad) {
+				saw = append(saw, fmt.Sprintf("%d %s", outsideBad[got], got))
 			}
 			why = fmt.Sprintf("the receiver fails valid calls with or without load (%d of %d valid calls sent alone outside load failed too: %s)", sumCounts(outsideBad), outside, strings.Join(saw, ", "))
 		}

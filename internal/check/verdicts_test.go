@@ -400,6 +400,48 @@ func TestLoadFailsAsOutsideLoad(t *testing.T) {
 	}
 }
 
+// A receiver that answers every valid call 200 with a body it never
+// finishes (a malformed chunk here; a head flushed, then a handler that
+// hangs, alike) fails every call sent alone as under load: load fails,
+// saying so, not that the receiver buckles under load. Before, only
+// 5xx, 429 and no answer counted outside load, and the reason blamed
+// load for calls that fail one at a time.
+func TestLoadFailsAsOutsideLoadWithBodiesUnfinished(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		defer conn.Close()
+		_, _ = conn.Write([]byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n"))
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Signer = nil
+	cfg.Checks = []string{acceptsValid, Load}
+	_, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone := 0
+	for _, res := range ofCheck(results, acceptsValid) {
+		if res.Verdict != Fail {
+			t.Errorf("accepts-valid %s: %s %q, want a failure for the body unfinished", res.Case.Name, res.Verdict, res.Reason)
+		}
+		alone++
+	}
+	l := ofCheck(results, Load)
+	if len(l) != 1 || l[0].Verdict != Fail {
+		t.Fatalf("load %+v, want one failure", l)
+	}
+	want := fmt.Sprintf("with or without load (%d of %d valid calls sent alone outside load failed too: %d got 200 with the body unfinished)", alone, alone, alone)
+	if why := l[0].Reason; strings.Contains(why, "buckles under load") || !strings.Contains(why, want) {
+		t.Errorf("load: %s\nwant the calls outside load named (%s), not load blamed", why, want)
+	}
+}
+
 // slowDial makes every new connection wait before it is set up, as one
 // does whose SYN the kernel of a receiver with a full listen backlog
 // dropped: the client sends it again a second later.
