@@ -477,6 +477,11 @@ type RerunResult struct {
 	Took   time.Duration
 	Ended  time.Time
 	Reason string
+	// Answer is the receiver's answer the outcome rests on, as a Result's
+	// (its status line and the start of its body), nil when it did not
+	// answer or the outcome rests on its store (the probe): a STILL
+	// FAILING reason shows it, as a run's failing reasons do.
+	Answer *Reply
 	// unreachable is set when no delivery of the case got an answer for
 	// a reason that says the receiver is not there at all (refused, DNS,
 	// TLS): on a rerun's first call, that is no verdict on the case.
@@ -616,7 +621,7 @@ func Rerun(ctx context.Context, cfg RerunConfig, cases []Failed, out func(RerunR
 }
 
 func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, error) {
-	d := &attempt.Deliverer{Client: cfg.Client, Now: cfg.Now, Target: cfg.Target, Credentials: credentialsOf(cfg.Header, cfg.Signer)}
+	d := &attempt.Deliverer{Client: cfg.Client, Now: cfg.Now, Target: cfg.Target, KeepBody: true, Credentials: credentialsOf(cfg.Header, cfg.Signer)}
 	query := c.Query
 	h := capture.ReplayHeaders(c.Header)
 	for k, v := range cfg.Header {
@@ -658,11 +663,11 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 		a := r.Last()
 		if i == 0 || res.Outcome == Fixed {
 			res.Status, res.Latency = a.Status, a.Latency
-			res.Reason = answer(a)
+			res.Reason, res.Answer = answer(a), replyOf(a)
 		}
 		if res.Outcome == Fixed && !wants(c.Want, a.Status) {
 			res.Outcome = StillFailing
-			res.Reason = answer(a) + ", want " + c.Want
+			res.Reason, res.Answer = answer(a)+", want "+c.Want, replyOf(a)
 			if n > 1 {
 				res.Reason = fmt.Sprintf("delivery %d of %d %s", i+1, n, res.Reason)
 			}
@@ -689,7 +694,7 @@ func rerunOne(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, erro
 // the same calls with the real token as before.
 func notRerunMasked(res RerunResult, a attempt.Attempt, masked string) RerunResult {
 	res.Outcome = NotRerun
-	res.Status, res.Latency = a.Status, a.Latency
+	res.Status, res.Latency, res.Answer = a.Status, a.Latency, replyOf(a)
 	res.Reason = answer(a) + " to a call carrying " + masked + " as the report masks it (a report keeps no credential): the receiver may have refused the mask, not the call; give it again (--url, with -H for a header)"
 	return res
 }

@@ -26,7 +26,7 @@ import (
 // holds as the run did.
 func rerunEffects(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, error) {
 	e := c.Effects
-	d := &attempt.Deliverer{Client: cfg.Client, Now: cfg.Now, Target: cfg.Target, Credentials: credentialsOf(cfg.Header, cfg.Signer)}
+	d := &attempt.Deliverer{Client: cfg.Client, Now: cfg.Now, Target: cfg.Target, KeepBody: true, Credentials: credentialsOf(cfg.Header, cfg.Signer)}
 	if cfg.Signer != nil && slices.ContainsFunc(e.Calls, func(c EffectsCall) bool { return c.Resign }) {
 		d.Signer = cfg.Signer
 	}
@@ -139,7 +139,7 @@ func rerunEffects(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, 
 		return notRerunMasked(res, notTakenAnswer, masked), nil
 	}
 	if notTaken != "" {
-		res.Outcome = StillFailing
+		res.Outcome, res.Answer = StillFailing, replyOf(notTakenAnswer)
 		res.Reason = fmt.Sprintf("%s %s: %s: the call itself was not accepted, so what was stored cannot be judged; calls: %s", e.Kind, q.Code, notTaken, callText)
 		return res, nil
 	}

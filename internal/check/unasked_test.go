@@ -432,7 +432,7 @@ func TestRerunOfACaseWhoseAnswerBytesFollowIsStillFailing(t *testing.T) {
 			if len(out) != 1 || out[0].Outcome != tc.outcome {
 				t.Fatalf("%+v, want %s", out, tc.outcome)
 			}
-			if r := out[0]; tc.outcome == StillFailing && !strings.Contains(r.Reason, `after the answer read as its own ("400") the receiver sent more bytes`) {
+			if r := out[0]; tc.outcome == StillFailing && !strings.Contains(r.Reason, `after the answer read as its own ("400 Bad Request") the receiver sent more bytes`) {
 				t.Errorf("reason %q, want the bytes after its answer", r.Reason)
 			}
 		})
@@ -481,7 +481,7 @@ func TestRerunOfAnEffectsDocumentWhoseAnswerBytesFollowIsStillFailing(t *testing
 			if len(out) != 1 || out[0].Outcome != tc.outcome {
 				t.Fatalf("%+v, want %s", out, tc.outcome)
 			}
-			if r := out[0]; tc.outcome == StillFailing && !strings.Contains(r.Reason, `after the answer read as its own ("200") the receiver sent more bytes`) {
+			if r := out[0]; tc.outcome == StillFailing && !strings.Contains(r.Reason, `after the answer read as its own ("200 OK") the receiver sent more bytes`) {
 				t.Errorf("reason %q, want the bytes after its answer", r.Reason)
 			}
 		})

@@ -42,19 +42,35 @@ func (c RerunCase) AppendText(b []byte, st *term.Style) []byte {
 	b = w.Append(b, outcomeWord(c.Outcome))
 	b = append(b, ' ')
 	b = st.Key.Append(b, c.Case.Check)
-	return fmt.Appendf(b, " %s: %s\n", termsafe.Text(c.Case.Name), termsafe.Text(c.Reason))
+	return fmt.Appendf(b, " %s: %s\n", termsafe.Text(c.Case.Name), c.reason())
+}
+
+// reason is the rerun's reason with the receiver's answer it rests on,
+// as a run's failing reasons carry it (checkReason); a FIXED one's is the
+// 2xx wanted, said already.
+func (c RerunCase) reason() string {
+	r := termsafe.Text(c.Reason)
+	if a := replyText(c.Answer); a != "" && c.Outcome != check.Fixed {
+		r += " [" + a + "]"
+	}
+	return r
 }
 
 func (c RerunCase) AppendJSON(b []byte, _ *term.Style) []byte {
+	var answer *check.AnswerRecord
+	if a := c.Answer; a != nil && c.Outcome != check.Fixed {
+		answer = &check.AnswerRecord{Status: termsafe.Text(a.Status), Body: termsafe.Excerpt(a.Body, a.Cut)}
+	}
 	j, _ := json.Marshal(struct {
-		Check  string `json:"check"`
-		Case   string `json:"case"`
-		Rerun  string `json:"rerun"`
-		Status int    `json:"status"`
-		Was    int    `json:"wasStatus"`
-		Reason string `json:"reason"`
-		Want   string `json:"want,omitempty"`
-	}{c.Case.Check, c.Case.Name, c.Outcome, c.Status, c.Case.Status, termsafe.Text(c.Reason), c.Case.Want})
+		Check  string              `json:"check"`
+		Case   string              `json:"case"`
+		Rerun  string              `json:"rerun"`
+		Status int                 `json:"status"`
+		Was    int                 `json:"wasStatus"`
+		Reason string              `json:"reason"`
+		Want   string              `json:"want,omitempty"`
+		Answer *check.AnswerRecord `json:"answer,omitempty"`
+	}{c.Case.Check, c.Case.Name, c.Outcome, c.Status, c.Case.Status, termsafe.Text(c.Reason), c.Case.Want, answer})
 	return append(append(b, j...), '\n')
 }
 
@@ -62,7 +78,7 @@ func (c RerunCase) JUnit() term.TestCase {
 	// What sending it again took, as a run's case (check.Result.Took).
 	tc := term.TestCase{Suite: c.Case.Check, Name: c.Case.Name, Class: "whsim.check." + c.Case.Check, Time: c.Took, End: c.Ended}
 	if c.Outcome != check.Fixed {
-		tc.Failure, tc.FailureType = c.Reason, c.Outcome
+		tc.Failure, tc.FailureType = c.reason(), c.Outcome
 	} else {
 		tc.Detail = "fixed: " + c.Reason
 	}
