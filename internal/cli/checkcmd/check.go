@@ -487,7 +487,10 @@ func (r *checkRun) jobSummary(pass bool) *jobsummary.Summary {
 	js := jobsummary.FromCollector(r.col, "whsim check", "check", pass)
 	js.Target = r.where()
 	if report != "" {
-		js.Note = "The full report, with every failure's request and answer: " + filepath.Base(report)
+		js.Note = "The full report: " + filepath.Base(report)
+		if len(js.Failures) > 0 {
+			js.Note = "The full report, with every failure's request and answer: " + filepath.Base(report)
+		}
 		js.Full = filepath.Base(report)
 	}
 	cmds := make([]string, len(js.Failures))
