@@ -29,13 +29,13 @@ func dropRecv() int {
 		return 2
 	}
 	var read, held atomic.Int64
-	var answered sync.Map // a connection's remote address: its first call was answered
+	var answered sync.Map // a connection (connKey): its first call was answered
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, err := io.Copy(io.Discard, r.Body); err != nil {
 			return
 		}
 		read.Add(1)
-		if _, again := answered.LoadOrStore(r.RemoteAddr, true); !again {
+		if _, again := answered.LoadOrStore(r.Context().Value(connKey{}), true); !again {
 			_, _ = io.WriteString(w, "ok")
 			return
 		}

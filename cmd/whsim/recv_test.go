@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/tls"
 	"encoding/pem"
 	"fmt"
@@ -26,6 +27,14 @@ import (
 // for readyFile never reads half of it. The signals are caught before the
 // URL is written: a script that signals as soon as it reads the file stops
 // the receiver, never kills it.
+// connKey is the context key of the connection a call came on, for a
+// handler of serveUntilSignal's to key on: a client's address is no
+// connection's name, since a port the client used is used again (on
+// loopback even from TIME_WAIT), and a new connection read as an old one
+// had droprecv hold a first call, which the sender rightly took for no
+// kept-alive one (1 run in 6 beside three CPU hogs).
+type connKey struct{}
+
 func serveUntilSignal(name, readyFile, urlPath string, h http.Handler, stopping func()) int {
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
@@ -34,7 +43,8 @@ func serveUntilSignal(name, readyFile, urlPath string, h http.Handler, stopping 
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		return 1
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context { return context.WithValue(ctx, connKey{}, c) }}
 	scheme := "http"
 	if ca := os.Getenv("RECV_TLS_CA"); ca != "" {
 		// Over TLS, with a certificate of httptest's whose CA goes to
