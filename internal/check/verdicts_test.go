@@ -384,18 +384,8 @@ func TestLoadFailsAsOutsideLoad(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	cfg := testConfig(t, srv.URL)
-	cfg.Signer = nil
-	cfg.Checks = []string{acceptsValid, Load}
-	_, results, err := run(t, context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := ofCheck(results, Load)
-	if len(l) != 1 || l[0].Verdict != Fail {
-		t.Fatalf("load %+v, want one failure", l)
-	}
-	if why := l[0].Reason; strings.Contains(why, "buckles under load") || !strings.Contains(why, "with or without load (3 of 19 valid calls sent alone outside load failed too: 3 got 500)") {
+	l, _ := loadBesideAcceptsValid(t, srv.URL)
+	if why := l.Reason; strings.Contains(why, "buckles under load") || !strings.Contains(why, "with or without load (3 of 19 valid calls sent alone outside load failed too: 3 got 500)") {
 		t.Errorf("load: %s, want the calls outside load named, not load blamed", why)
 	}
 }
@@ -418,28 +408,37 @@ func TestLoadFailsAsOutsideLoadWithBodiesUnfinished(t *testing.T) {
 		_, _ = conn.Write([]byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n"))
 	}))
 	defer srv.Close()
-	cfg := testConfig(t, srv.URL)
+	l, valid := loadBesideAcceptsValid(t, srv.URL)
+	alone := 0
+	for _, res := range valid {
+		if res.Verdict != Fail {
+			t.Errorf("accepts-valid %s: %s %q, want a failure for the body unfinished", res.Case.Name, res.Verdict, res.Reason)
+		}
+		alone++
+	}
+	want := fmt.Sprintf("with or without load (%d of %d valid calls sent alone outside load failed too: %d got 200 with the body unfinished)", alone, alone, alone)
+	if why := l.Reason; strings.Contains(why, "buckles under load") || !strings.Contains(why, want) {
+		t.Errorf("load: %s\nwant the calls outside load named (%s), not load blamed", why, want)
+	}
+}
+
+// loadBesideAcceptsValid runs accepts-valid and load, unsigned, against
+// the receiver at url: load's one result, which must be a failure, and
+// accepts-valid's results.
+func loadBesideAcceptsValid(t *testing.T, url string) (Result, []Result) {
+	t.Helper()
+	cfg := testConfig(t, url)
 	cfg.Signer = nil
 	cfg.Checks = []string{acceptsValid, Load}
 	_, results, err := run(t, context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	alone := 0
-	for _, res := range ofCheck(results, acceptsValid) {
-		if res.Verdict != Fail {
-			t.Errorf("accepts-valid %s: %s %q, want a failure for the body unfinished", res.Case.Name, res.Verdict, res.Reason)
-		}
-		alone++
-	}
 	l := ofCheck(results, Load)
 	if len(l) != 1 || l[0].Verdict != Fail {
 		t.Fatalf("load %+v, want one failure", l)
 	}
-	want := fmt.Sprintf("with or without load (%d of %d valid calls sent alone outside load failed too: %d got 200 with the body unfinished)", alone, alone, alone)
-	if why := l[0].Reason; strings.Contains(why, "buckles under load") || !strings.Contains(why, want) {
-		t.Errorf("load: %s\nwant the calls outside load named (%s), not load blamed", why, want)
-	}
+	return l[0], ofCheck(results, acceptsValid)
 }
 
 // slowDial makes every new connection wait before it is set up, as one
