@@ -122,6 +122,12 @@ type AnswerRecord struct {
 	Body   string `json:"body"`
 }
 
+// Record is the answer as a report line carries it (AnswerRecord): its
+// status line and the excerpt of its body the reasons show.
+func (a *Reply) Record() *AnswerRecord {
+	return &AnswerRecord{Status: termsafe.Text(a.Status), Body: termsafe.Excerpt(a.Body, a.Cut)}
+}
+
 // RequestRecord is a case's request, credentials masked.
 type RequestRecord struct {
 	Method       string      `json:"method"`
@@ -149,7 +155,7 @@ func (c *CaseReport) Record() CaseRecord {
 	if a := c.Answer; a != nil && c.Verdict != Pass {
 		// The excerpt the reason shows in text, JUnit and the job summary,
 		// "…" where the run stopped reading: the HTML report shows this one.
-		j.Answer = &AnswerRecord{Status: termsafe.Text(a.Status), Body: termsafe.Excerpt(a.Body, a.Cut)}
+		j.Answer = a.Record()
 	}
 	if c.Verdict != Pass && c.sent.header != nil {
 		rc := c.Case

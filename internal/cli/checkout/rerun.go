@@ -59,7 +59,7 @@ func (c RerunCase) reason() string {
 func (c RerunCase) AppendJSON(b []byte, _ *term.Style) []byte {
 	var answer *check.AnswerRecord
 	if a := c.Answer; a != nil && c.Outcome != check.Fixed {
-		answer = &check.AnswerRecord{Status: termsafe.Text(a.Status), Body: termsafe.Excerpt(a.Body, a.Cut)}
+		answer = a.Record()
 	}
 	j, _ := json.Marshal(struct {
 		Check  string              `json:"check"`
