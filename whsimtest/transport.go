@@ -16,7 +16,6 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/whsim/whsim/internal/attempt"
@@ -895,7 +894,6 @@ func (p *panics) said() (int, string) {
 // a wait cut short can name those that had not returned.
 type running struct {
 	wg sync.WaitGroup
-	n  atomic.Int64
 
 	mu    sync.Mutex
 	begun int
@@ -906,7 +904,6 @@ type running struct {
 // returns, uncounts it.
 func (r *running) add(what func() string) (done func()) {
 	r.wg.Add(1)
-	r.n.Add(1)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.calls == nil {
@@ -919,9 +916,15 @@ func (r *running) add(what func() string) (done func()) {
 		r.mu.Lock()
 		delete(r.calls, i)
 		r.mu.Unlock()
-		r.n.Add(-1)
 		r.wg.Done()
 	}
+}
+
+// none says whether every call begun has returned.
+func (r *running) none() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.calls) == 0
 }
 
 // still names the calls not yet returned, in the order they began.

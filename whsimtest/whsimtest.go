@@ -593,7 +593,7 @@ func waitFor(t tb, ctx context.Context, r *running, grace time.Duration, stillRu
 	// A done ctx gives up the wait only for calls still running: a select
 	// with both ready picks either, and all closes a moment after the
 	// last call returned.
-	ended := func() bool { return r.n.Load() == 0 }
+	ended := r.none
 	select {
 	case <-all:
 		return true
