@@ -210,10 +210,13 @@ func NewCheck(col *term.Collector, rec *CheckRecorder, infos []check.Info, seed 
 	switch st := sum.Summary; {
 	case st.Stopped != nil:
 		out.Failed = true
-		out.Headline = fmt.Sprintf("the receiver stopped answering %s: %s; %d of %d cases run", st.Stopped.Where(), st.Stopped.Reason, st.Cases.Run, st.Cases.Total)
+		// Worded as the text's verdict line, checks not run counted: the
+		// table below shows them, the headline must not read as if every
+		// check had its turn.
+		out.Headline = fmt.Sprintf("the receiver stopped answering %s: %s; %d of %d %s run, %d %s not run", st.Stopped.Where(), st.Stopped.Reason, st.Cases.Run, st.Cases.Total, term.Plural(st.Cases.Total, "case", "cases"), len(notRun), term.Plural(len(notRun), "check", "checks"))
 	case st.Interrupted != nil:
 		out.Interrupted = true
-		out.Headline = fmt.Sprintf("interrupted after %s: %d of %d cases run", st.Interrupted.After, st.Cases.Run, st.Cases.Total)
+		out.Headline = fmt.Sprintf("interrupted after %s: %d of %d %s run", st.Interrupted.After, st.Cases.Run, st.Cases.Total, term.Plural(st.Cases.Total, "case", "cases"))
 	case slices.ContainsFunc(out.Checks, func(r checkRow) bool {
 		return r.Skipped != "" || tallies[r.ID].Inconclusive > 0
 	}):

@@ -250,9 +250,11 @@ func TestNewCheckEarlyEnd(t *testing.T) {
 		headline            string
 	}{
 		{"stopped", `{"summary":{"checks":{"accepts-valid":{"pass":19,"warn":0,"fail":0}},"failed":true,"notRun":["load"],"stopped":{"after":"accepts-valid/x","reason":"3 calls in a row got no answer (connection refused)"},"cases":{"run":19,"total":53}}}`,
-			true, false, "the receiver stopped answering after accepts-valid/x: 3 calls in a row got no answer (connection refused); 19 of 53 cases run"},
+			true, false, "the receiver stopped answering after accepts-valid/x: 3 calls in a row got no answer (connection refused); 19 of 53 cases run, 1 check not run"},
 		{"interrupted", `{"summary":{"checks":{"accepts-valid":{"pass":19,"warn":0,"fail":0}},"failed":false,"interrupted":{"after":"accepts-valid/x","reason":"interrupted"},"cases":{"run":19,"total":53}}}`,
 			false, true, "interrupted after accepts-valid/x: 19 of 53 cases run"},
+		{"one case", `{"summary":{"checks":{},"failed":false,"interrupted":{"after":"start","reason":"interrupted"},"cases":{"run":0,"total":1}}}`,
+			false, true, "interrupted after start: 0 of 1 case run"},
 		{"whole", `{"summary":{"checks":{"accepts-valid":{"pass":19,"warn":0,"fail":0}},"failed":false,"cases":{"run":19,"total":19}}}`,
 			false, false, ""},
 		// Cases not judged are no pass: the headline is the verdict line.
