@@ -227,7 +227,7 @@ func (r *checkRerun) run(ctx context.Context) error {
 		}
 	})
 	if junit != nil {
-		r.junitEnd(ctx, junit, sum, sent)
+		r.junitEnd(ctx, junit, sum, sent, err)
 	}
 	err = rerunEnd(ctx, err, sum, out, junit)
 	if col != nil && (err == nil || sum.Interrupted || sum.Unfinished != "") {
@@ -272,16 +272,25 @@ func (r *checkRerun) warnMasked() {
 	}
 }
 
-// junitEnd adds the JUnit cases of how the rerun ended, after the cases
-// sent again (sent: by check and name): CI reads the JUnit alone, so an
-// interrupted rerun fails there, each case it never sent again skipped,
-// not absent; and the checks the report's run left unrun (UntestedCases).
-func (r *checkRerun) junitEnd(ctx context.Context, junit term.Reporter, sum *check.RerunSummary, sent map[[2]string]bool) {
-	if ctx.Err() != nil {
+// junitEnd adds the JUnit cases of how the rerun ended (err: check.Rerun's),
+// after the cases sent again (sent: by check and name): CI reads the JUnit
+// alone, so an interrupted rerun fails there, and a rerun that ended early
+// (Ctrl-C, a receiver it cannot reach, a probe at fault) lists each case it
+// never sent again as skipped, not absent; then the checks the report's
+// run left unrun (UntestedCases).
+func (r *checkRerun) junitEnd(ctx context.Context, junit term.Reporter, sum *check.RerunSummary, sent map[[2]string]bool, err error) {
+	why := ""
+	switch {
+	case ctx.Err() != nil:
 		_ = junit.Case(checkout.InterruptedRerunCase{RerunSummary: sum})
+		why = "the rerun was interrupted"
+	case err != nil:
+		why = "the rerun did not complete: " + err.Error()
+	}
+	if why != "" {
 		for _, c := range r.cases {
 			if !sent[[2]string{c.Check, c.Name}] {
-				_ = junit.Case(checkout.NotSentCase{Failed: c})
+				_ = junit.Case(checkout.NotSentCase{Failed: c, Why: why})
 			}
 		}
 	}

@@ -243,13 +243,16 @@ func (c InterruptedRerunCase) JUnit() term.TestCase {
 	return term.TestCase{Suite: "whsim", Name: "interrupted", Class: "whsim.check", Failure: why, FailureType: "interrupted"}
 }
 
-// NotSentCase is a failed case an interrupted rerun never sent again, as
-// a skipped JUnit case: not fixed, not judged.
-type NotSentCase struct{ check.Failed }
+// NotSentCase is a failed case a rerun that ended early never sent again,
+// as a skipped JUnit case: not fixed, not judged. Why says what ended it.
+type NotSentCase struct {
+	check.Failed
+	Why string
+}
 
 func (NotSentCase) Verdict() term.Verdict                     { return term.Pass }
 func (NotSentCase) AppendText(b []byte, _ *term.Style) []byte { return b }
 func (NotSentCase) AppendJSON(b []byte, _ *term.Style) []byte { return b }
 func (c NotSentCase) JUnit() term.TestCase {
-	return term.TestCase{Suite: c.Check, Name: c.Name, Class: "whsim.check." + c.Check, Skipped: "not sent again: the rerun was interrupted"}
+	return term.TestCase{Suite: c.Check, Name: c.Name, Class: "whsim.check." + c.Check, Skipped: "not sent again: " + c.Why}
 }
