@@ -336,7 +336,8 @@ func (c *checker) object(n *node, idx int) {
 				}
 				if m == nil {
 					c.dupFree(base, ref, kb, keyOff)
-					c.emit(rUnknown, keyOff, "", "%s is not a field of %s", quoteKey(kb), nodeTitle(n))
+					c.emit(rUnknown, keyOff, "", "%s is not a field of %s%s", quoteKey(kb), nodeTitle(n),
+						keyHint(kb, len(n.members), func(i int) string { return n.members[i].name }))
 					c.skip(k)
 					break
 				}
@@ -414,6 +415,20 @@ func (c *checker) object(n *node, idx int) {
 	if n.record >= 0 {
 		c.recs[n.record] = append(c.recs[n.record], c.cur)
 	}
+}
+
+// keyHint names the field, of the n whose names name(i) gives, that the
+// unknown key kb differs from only in case or in spaces around it
+// (requestID, "收款明细 "): the field is then absent too, and the finding
+// pairs the two for the reader. "" for a key like no field's.
+func keyHint(kb []byte, n int, name func(i int) string) string {
+	k := strings.TrimSpace(string(kb))
+	for i := range n {
+		if m := name(i); strings.EqualFold(k, m) {
+			return " (the field is " + m + ": keys match exactly, case and spaces included)"
+		}
+	}
+	return ""
 }
 
 func nodeTitle(n *node) string {
@@ -691,7 +706,8 @@ func (c *checker) envelope() {
 				}
 			default:
 				c.dupFree(base, ref, kb, keyOff)
-				c.emit(rUnknown, keyOff, "", "%s is not a field of the envelope", quoteKey(kb))
+				c.emit(rUnknown, keyOff, "", "%s is not a field of the envelope%s", quoteKey(kb),
+					keyHint(kb, len(c.v.envelope), func(i int) string { return c.v.envelope[i] }))
 				c.skip(k)
 			}
 			c.path = c.path[:len(c.path)-1]

@@ -985,3 +985,42 @@ func TestOtherKindSaidFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyOffByCaseNamesTheField: a key that differs from a field's only in
+// case or in spaces around it (requestID, "收款明细 ") is unknown, and the
+// field absent; the unknown-field finding names the field it misses, so
+// that the two findings apart do not leave the reader to pair them.
+func TestKeyOffByCaseNamesTheField(t *testing.T) {
+	t.Parallel()
+	inv, rec := load(t, "invoice.json"), load(t, "receipt.json")
+	v := mustNew(t, Options{})
+	for _, tt := range []struct {
+		body, key, field string
+	}{
+		{edit(t, inv, `"requestId"`, `"requestID"`), "requestID", spec.FieldRequestID},
+		{edit(t, inv, `"businessType"`, `"BusinessType"`), "BusinessType", spec.FieldBusinessType},
+		{edit(t, inv, `"taxCode"`, `"taxcode"`), "taxcode", spec.FieldTaxID},
+		{edit(t, rec, `"收款明细"`, `"收款明细 "`), `"收款明细 "`, spec.ReceiptLines},
+		{edit(t, rec, `"收款单编号"`, `" 收款单编号"`), `" 收款单编号"`, spec.FieldReceiptNumber},
+	} {
+		want := tt.key + " is not a field of"
+		hint := "(the field is " + tt.field + ": keys match exactly, case and spaces included)"
+		var got []string
+		found := false
+		for _, f := range v.Check([]byte(tt.body), "") {
+			if f.Rule == ruleUnknown {
+				got = append(got, f.Message)
+				found = found || strings.HasPrefix(f.Message, want) && strings.HasSuffix(f.Message, hint)
+			}
+		}
+		if !found {
+			t.Errorf("%s: unknown-field findings %q, want one %q…%q", tt.key, got, want, hint)
+		}
+	}
+	// A key like no field's gets no hint.
+	for _, f := range v.Check([]byte(edit(t, inv, `"taxCode"`, `"extra"`)), "") {
+		if f.Rule == ruleUnknown && strings.Contains(f.Message, "the field is") {
+			t.Errorf("extra: %q names a field", f.Message)
+		}
+	}
+}
