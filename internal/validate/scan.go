@@ -337,7 +337,7 @@ func (c *checker) object(n *node, idx int) {
 				if m == nil {
 					c.dupFree(base, ref, kb, keyOff)
 					c.emit(rUnknown, keyOff, "", "%s is not a field of %s%s", quoteKey(kb), nodeTitle(n),
-						keyHint(kb, len(n.members), func(i int) string { return n.members[i].name }))
+						keyHint(kb, len(n.members), c.memberName(n)))
 					c.skip(k)
 					break
 				}
@@ -424,11 +424,30 @@ func (c *checker) object(n *node, idx int) {
 func keyHint(kb []byte, n int, name func(i int) string) string {
 	k := strings.TrimSpace(string(kb))
 	for i := range n {
-		if m := name(i); strings.EqualFold(k, m) {
+		if m := name(i); m != "" && strings.EqualFold(k, m) {
 			return " (the field is " + m + ": keys match exactly, case and spaces included)"
 		}
 	}
 	return ""
+}
+
+// memberName gives the names of n's members for keyHint. data holds the
+// members of both document kinds: when the body's number came before it,
+// those of the other kind are no field the key can mean ("" for them).
+func (c *checker) memberName(n *node) func(i int) string {
+	kinds := inDescribed | inSample | inReceipt
+	if es := spec.EventsForNumber(c.number); n.data && c.numberState == 2 && len(es) > 0 {
+		kinds = inDescribed | inSample
+		if es[0].Kind == spec.Receipt {
+			kinds = inReceipt
+		}
+	}
+	return func(i int) string {
+		if n.members[i].shapes != 0 && n.members[i].shapes&kinds == 0 {
+			return ""
+		}
+		return n.members[i].name
+	}
 }
 
 func nodeTitle(n *node) string {
