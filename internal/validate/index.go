@@ -29,6 +29,7 @@ type node struct {
 	advisory bool
 	closed   bool
 	values   []string
+	numbers  []int // the numbers values stand for, where the spec gives them (createType)
 	members  []*member
 	byName   map[string]int
 	elem     *node // array elements, or values of a free-keyed object
@@ -82,6 +83,9 @@ func compile(f spec.Field, inData bool) *node {
 		inData: inData, of: f.Of, record: -1, slot: -1}
 	if (f.Closed || f.Advisory) && len(f.Values) > 0 {
 		n.values = f.ValueNames()
+		if f.Numbered {
+			n.numbers = f.ValueNumbers()
+		}
 	}
 	switch f.Type {
 	case spec.Object:

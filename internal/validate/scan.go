@@ -197,7 +197,43 @@ func fits(n *node, k jsonlex.Kind) bool {
 }
 
 func (c *checker) typeError(n *node, k jsonlex.Kind, key string) {
+	if k == jsonlex.Number && n.numbers != nil {
+		b := c.lx.Bytes()[c.lx.Pos():]
+		d := 0
+		for d < len(b) && b[d] >= '0' && b[d] <= '9' {
+			d++
+		}
+		if d == len(b) || b[d] != '.' && b[d]|0x20 != 'e' {
+			if hint := n.standsFor(b[:d]); hint != "" {
+				c.emit(rType, c.lx.Pos(), key, "want %s, got the number %s%s", typeName(n), b[:d], hint)
+				return
+			}
+		}
+	}
 	c.emit(rType, c.lx.Pos(), key, "want %s, got %s", typeName(n), k)
+}
+
+// standsFor says, of a field whose values stand for numbers (createType:
+// SALE_ORDER (0) … PURCHASE_RETURN (5)), which value the digits v stand
+// for, as the end of a finding on a body that sends the number for the
+// name; "" when v is no such number.
+func (n *node) standsFor(v []byte) string {
+	if len(v) == 0 || len(v) > 4 {
+		return ""
+	}
+	x := 0
+	for _, ch := range v {
+		if ch < '0' || ch > '9' {
+			return ""
+		}
+		x = x*10 + int(ch-'0')
+	}
+	for i, num := range n.numbers {
+		if num == x {
+			return fmt.Sprintf(" (%s stands for %d in the spec: the field carries the name)", n.values[i], x)
+		}
+	}
+	return ""
 }
 
 func typeName(n *node) string {
@@ -517,7 +553,7 @@ func (c *checker) checkString(n *node, s, e int, esc bool) {
 	switch {
 	case n.knows(v):
 	case n.closed:
-		c.emit(rEnum, s, "", "%q is not one of %s", v, strings.Join(n.values, ", "))
+		c.emit(rEnum, s, "", "%q is not one of %s%s", v, strings.Join(n.values, ", "), n.standsFor(v))
 	default:
 		c.emit(rAdvisory, s, "", "%q is not %s, the only value the spec gives", v, strings.Join(n.values, ", "))
 	}

@@ -1031,3 +1031,41 @@ func TestKeyOffByCaseNamesTheField(t *testing.T) {
 		}
 	}
 }
+
+// TestNumberForItsNameNamesTheValue: the spec gives the numbers createType's
+// names stand for (SALE_ORDER (0) … PURCHASE_RETURN (5)); a body that sends
+// the number, as a number or a string, for the name fails, and the finding
+// names the value the number stands for. Every value of every numbered field
+// of the model, as the model has them.
+func TestNumberForItsNameNamesTheValue(t *testing.T) {
+	t.Parallel()
+	inv := load(t, "invoice.json")
+	v := mustNew(t, Options{})
+	checked := 0
+	for _, f := range spec.Data(spec.Invoice, spec.Described).Fields {
+		if !f.Numbered {
+			continue
+		}
+		for i, name := range f.ValueNames() {
+			number := f.ValueNumbers()[i]
+			hint := fmt.Sprintf("(%s stands for %d in the spec: the field carries the name)", name, number)
+			for _, sent := range []string{fmt.Sprint(number), fmt.Sprintf("%q", fmt.Sprint(number))} {
+				body := strings.Replace(inv, `"`+f.Name+`": "PURCHASE_RECEIPT"`, `"`+f.Name+`": `+sent, 1)
+				if body == inv {
+					t.Fatalf("invoice.json has no %s of PURCHASE_RECEIPT", f.Name)
+				}
+				found := false
+				for _, fd := range v.Check([]byte(body), "") {
+					found = found || fd.Severity == Error && fd.Path == "data."+f.Name && strings.HasSuffix(fd.Message, hint)
+				}
+				if !found {
+					t.Errorf("%s = %s: %+v, want an error ending %q", f.Name, sent, v.Check([]byte(body), ""), hint)
+				}
+				checked++
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("the model has no numbered field")
+	}
+}
