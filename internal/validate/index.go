@@ -61,6 +61,22 @@ type member struct {
 	sampleNext int8
 }
 
+// variant is the node of a member with two variants (the invoice status)
+// that shape s has; nil for auto (""), which takes either.
+func (m *member) variant(s spec.Shape) *node {
+	bit := inDescribed
+	switch s {
+	case "":
+		return nil
+	case spec.Sample:
+		bit = inSample
+	}
+	if m.altShapes&bit != 0 {
+		return m.alt
+	}
+	return m.node
+}
+
 // memberAfter is member trying next first: bodies list their members in
 // the model's order, and one comparison costs less than hashing the key.
 func (n *node) memberAfter(name []byte, next int) (int, *member) {

@@ -196,6 +196,19 @@ func fits(n *node, k jsonlex.Kind) bool {
 	return true
 }
 
+// kindCame reads the value of kind k and names what it is: its kind, and
+// of a number whether it is an integer.
+func (c *checker) kindCame(k jsonlex.Kind) string {
+	if k != jsonlex.Number {
+		c.skip(k)
+		return k.String()
+	}
+	if _, _, integral, _ := c.lx.Num(); integral {
+		return "integer"
+	}
+	return "number"
+}
+
 func (c *checker) typeError(n *node, k jsonlex.Kind, key string) {
 	if k == jsonlex.Number && n.numbers != nil {
 		b := c.lx.Bytes()[c.lx.Pos():]
@@ -408,6 +421,14 @@ func (c *checker) object(n *node, idx int) {
 					if !fits(mn, k) && fits(m.alt, k) {
 						mn = m.alt
 						c.statusVariant = 2
+					}
+					if want := m.variant(c.v.shape); want != nil && (want != mn || !fits(mn, k)) {
+						// --shape asked for another type: one type error;
+						// the other shape's rules do not apply to the
+						// value, nor is it evidence of that shape.
+						c.statusVariant = 0
+						c.emit(rType, c.lx.Pos(), "", "want %s in the %s invoice shape, got %s", want.typ, c.v.shape, c.kindCame(k))
+						break
 					}
 				}
 				if !fits(mn, k) {

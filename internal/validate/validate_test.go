@@ -1069,3 +1069,37 @@ func TestNumberForItsNameNamesTheValue(t *testing.T) {
 		t.Fatal("the model has no numbered field")
 	}
 }
+
+// TestAssertedShapeStatusOneFinding: with --shape described or sample, a
+// status that is not of that shape's type is one type error, saying the
+// shape's type and what came; the other shape's rules (PASS or REFUSAL, an
+// integer) are not applied to it, nor is it evidence of a mixed shape.
+// --shape sample used to add "not one of PASS, REFUSAL" for "1" (and call
+// a sample body mixed); --shape described said "want integer, got 1.5" and
+// then "got integer" of the same 1.5.
+func TestAssertedShapeStatusOneFinding(t *testing.T) {
+	t.Parallel()
+	inv, smp := load(t, "invoice.json"), load(t, "invoice-sample.json")
+	for _, tt := range []struct {
+		shape, body, msg string
+	}{
+		{"sample", edit(t, inv, `"status": "PASS"`, `"status": "1"`), "want integer in the sample invoice shape, got string"},
+		{"sample", edit(t, smp, `"status": 1`, `"status": "1"`), "want integer in the sample invoice shape, got string"},
+		{"sample", inv, "want integer in the sample invoice shape, got string"},
+		{"sample", edit(t, smp, `"status": 1`, `"status": true`), "want integer in the sample invoice shape, got boolean"},
+		{"described", edit(t, smp, `"status": 1`, `"status": 1.5`), "want string in the described invoice shape, got number"},
+		{"described", edit(t, inv, `"status": "PASS"`, `"status": 1.5`), "want string in the described invoice shape, got number"},
+		{"described", edit(t, inv, `"status": "PASS"`, `"status": 1.0`), "want string in the described invoice shape, got integer"},
+		{"described", smp, "want string in the described invoice shape, got integer"},
+	} {
+		var got []string
+		for _, f := range mustNew(t, Options{Shape: tt.shape}).Check([]byte(tt.body), "") {
+			if f.Path == "data.status" || f.Rule == ruleMixedShape {
+				got = append(got, f.Rule+": "+f.Message)
+			}
+		}
+		if want := []string{ruleType + ": " + tt.msg}; !slices.Equal(got, want) {
+			t.Errorf("--shape %s: status findings %q, want %q", tt.shape, got, want)
+		}
+	}
+}
