@@ -313,6 +313,11 @@ func (l *Lexer) Peek() Kind {
 	case ch == '-' || ch >= '0' && ch <= '9':
 		return Number
 	}
+	if isWordByte(l.b[l.i]) && !bytes.HasPrefix(l.b[l.i:], []byte("NaN")) && !bytes.HasPrefix(l.b[l.i:], []byte("Infinity")) {
+		// A word no value starts with, as Python's True and None or
+		// JavaScript's undefined: named whole, as Lit names `nulls`.
+		l.bareWord(l.i)
+	}
 	l.fail(l.i, l.describe(l.i))
 	return 0
 }
@@ -333,25 +338,28 @@ func (l *Lexer) Lit(k Kind) {
 	rest := l.b[l.i:]
 	// A word that goes on in letters is no broken literal but a bare word
 	// (`not json`, `nulls`): "want null" would be a guess.
-	bare := func() {
-		n := 0
-		for n < len(rest) && n < 40 && isWordByte(rest[n]) {
-			n++
-		}
-		l.failf(l.i, "not a JSON value: the bare word %q (only null, true and false go without quotes; a string needs double quotes)", rest[:n])
-	}
 	for j := 0; j < len(want); j++ {
 		if j >= len(rest) || rest[j] != want[j] {
 			if j < len(rest) && isWordByte(rest[j]) {
-				bare()
+				l.bareWord(l.i)
 			}
 			l.failf(l.i+j, "want %s: %s", want, l.describe(l.i+j))
 		}
 	}
 	if len(rest) > len(want) && isWordByte(rest[len(want)]) {
-		bare()
+		l.bareWord(l.i)
 	}
 	l.i += len(want)
+}
+
+// bareWord fails on the word without quotes that starts at off.
+func (l *Lexer) bareWord(off int) {
+	rest := l.b[off:]
+	n := 0
+	for n < len(rest) && n < 40 && isWordByte(rest[n]) {
+		n++
+	}
+	l.failf(off, "not a JSON value: the bare word %q (only null, true and false go without quotes; a string needs double quotes)", rest[:n])
 }
 
 // isWordByte says whether c goes on a bare word: an ASCII letter, digit
@@ -654,6 +662,9 @@ func (l *Lexer) Num() (s, e int, integral, neg bool) {
 			i++
 		}
 	default:
+		if neg && !bytes.HasPrefix(b[s:], []byte("-Infinity")) {
+			l.failf(i, "a number needs a digit after its minus sign: %s", l.describe(i))
+		}
 		l.fail(s, l.describe(s))
 	}
 	intEnd := i
@@ -690,6 +701,9 @@ func (l *Lexer) Num() (s, e int, integral, neg bool) {
 			exp = -exp
 		}
 	}
+	if i < len(b) && runsOn(b[i]) {
+		l.runOnNumber(s, i)
+	}
 	l.i = i
 	nf := fracEnd - fracStart
 	for nf > 0 && b[fracStart+nf-1] == '0' {
@@ -711,6 +725,32 @@ func (l *Lexer) Num() (s, e int, integral, neg bool) {
 		integral = zero || tz >= -exp
 	}
 	return s, i, integral, neg
+}
+
+// runsOn says whether c, right after a number, goes on with it: a digit
+// (after a leading zero), a point, a minus or a letter. None may follow a
+// number in JSON; together they are text written without its quotes.
+func runsOn(c byte) bool { return c == '.' || c == '-' || isWordByte(c) }
+
+// runOnNumber fails on the number from s that goes on at e (0038,
+// 29.01.27.01, 2026-10-08, 0x1F): text written without its quotes, which
+// "want ',' or '}'" at the byte after the number's first part would not
+// say.
+func (l *Lexer) runOnNumber(s, e int) {
+	b := l.b
+	n := e
+	for n < len(b) && n-s < 40 && runsOn(b[n]) {
+		n++
+	}
+	d := s // the first digit
+	if b[d] == '-' {
+		d++
+	}
+	why := ""
+	if b[d] == '0' && b[d+1] >= '0' && b[d+1] <= '9' {
+		why = "JSON numbers have no leading zeros; "
+	}
+	l.failf(s, "not a JSON number: %s (%stext such as a code or a date goes in double quotes)", b[s:n], why)
 }
 
 // PlainNum reads a number written plainly, as amounts, counts and
@@ -761,8 +801,8 @@ func (l *Lexer) PlainNum() (s, e int, f float64, frac, neg, ok bool) {
 		frac = true
 	}
 	// (m wraps past 19 digits; such a number is refused here anyway.)
-	if digits+nf > 15 || i < len(b) && b[i]|0x20 == 'e' {
-		return
+	if digits+nf > 15 || i < len(b) && runsOn(b[i]) {
+		return // an exponent, or a number that runs on (Num says so)
 	}
 	l.i = i
 	f = float64(m)

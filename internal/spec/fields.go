@@ -84,6 +84,16 @@ func (f Field) ValueNames() []string {
 	return names
 }
 
+// ValueNumbers lists the numbers the known values stand for, in the order
+// of ValueNames (meaningful where Numbered).
+func (f Field) ValueNumbers() []int {
+	numbers := make([]int, len(f.Values))
+	for i, v := range f.Values {
+		numbers[i] = v.Number
+	}
+	return numbers
+}
+
 // Invoice field names that more than one piece of code refers to.
 const (
 	FieldRequestID    = "requestId"

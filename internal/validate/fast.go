@@ -187,6 +187,9 @@ func (c *checker) quickObject(n *node, idx int) bool {
 						mn = m.alt
 						c.statusVariant = 2
 					}
+					if want := m.variant(c.v.shape); want != nil && want != mn {
+						return false // --shape asked for the other type
+					}
 				}
 				if !fits(mn, k) || !c.quickValue(mn, k) {
 					return false

@@ -29,6 +29,7 @@ type node struct {
 	advisory bool
 	closed   bool
 	values   []string
+	numbers  []int // the numbers values stand for, where the spec gives them (createType)
 	members  []*member
 	byName   map[string]int
 	elem     *node // array elements, or values of a free-keyed object
@@ -60,6 +61,22 @@ type member struct {
 	sampleNext int8
 }
 
+// variant is the node of a member with two variants (the invoice status)
+// that shape s has; nil for auto (""), which takes either.
+func (m *member) variant(s spec.Shape) *node {
+	bit := inDescribed
+	switch s {
+	case "":
+		return nil
+	case spec.Sample:
+		bit = inSample
+	}
+	if m.altShapes&bit != 0 {
+		return m.alt
+	}
+	return m.node
+}
+
 // memberAfter is member trying next first: bodies list their members in
 // the model's order, and one comparison costs less than hashing the key.
 func (n *node) memberAfter(name []byte, next int) (int, *member) {
@@ -82,6 +99,9 @@ func compile(f spec.Field, inData bool) *node {
 		inData: inData, of: f.Of, record: -1, slot: -1}
 	if (f.Closed || f.Advisory) && len(f.Values) > 0 {
 		n.values = f.ValueNames()
+		if f.Numbered {
+			n.numbers = f.ValueNumbers()
+		}
 	}
 	switch f.Type {
 	case spec.Object:

@@ -231,22 +231,6 @@ func (c *checker) invoiceData() {
 		switch {
 		case c.dataSeen&bit != 0 && m.shapes&bitOf == 0:
 			c.emitAt(rUnknown, int(c.dataMemberOff[i]), spec.FieldData+"."+m.name, "%s is not a field of the %s invoice shape", m.name, shape)
-		case c.dataSeen&bit != 0 && m.alt != nil && c.statusVariant != 0:
-			// (statusVariant 0: of neither shape's type, a type error
-			// the scan has already reported.)
-			variantShape := inDescribed
-			if c.statusVariant == 2 {
-				variantShape = inSample
-			}
-			if variantShape != bitOf {
-				want, got := m.node.typ, m.alt.typ
-				if bitOf&m.altShapes != 0 {
-					want, got = m.alt.typ, m.node.typ
-				}
-				// The value is of the other variant's type: said as
-				// every other type finding says what came.
-				c.emitAt(rType, int(c.dataMemberOff[i]), spec.FieldData+"."+m.name, "want %s in the %s invoice shape, got %s", want, shape, got)
-			}
 		case (c.dataSeen|c.dataNull)&bit == 0 && m.shapes&bitOf != 0:
 			c.emitAt(rMissing, c.dataOff, spec.FieldData+"."+m.name, "%s is absent (%s invoice shape)", m.name, shape)
 		}

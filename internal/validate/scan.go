@@ -196,8 +196,57 @@ func fits(n *node, k jsonlex.Kind) bool {
 	return true
 }
 
+// kindCame reads the value of kind k and names what it is: its kind, and
+// of a number whether it is an integer.
+func (c *checker) kindCame(k jsonlex.Kind) string {
+	if k != jsonlex.Number {
+		c.skip(k)
+		return k.String()
+	}
+	if _, _, integral, _ := c.lx.Num(); integral {
+		return "integer"
+	}
+	return "number"
+}
+
 func (c *checker) typeError(n *node, k jsonlex.Kind, key string) {
+	if k == jsonlex.Number && n.numbers != nil {
+		b := c.lx.Bytes()[c.lx.Pos():]
+		d := 0
+		for d < len(b) && b[d] >= '0' && b[d] <= '9' {
+			d++
+		}
+		if d == len(b) || b[d] != '.' && b[d]|0x20 != 'e' {
+			if hint := n.standsFor(b[:d]); hint != "" {
+				c.emit(rType, c.lx.Pos(), key, "want %s, got the number %s%s", typeName(n), b[:d], hint)
+				return
+			}
+		}
+	}
 	c.emit(rType, c.lx.Pos(), key, "want %s, got %s", typeName(n), k)
+}
+
+// standsFor says, of a field whose values stand for numbers (createType:
+// SALE_ORDER (0) … PURCHASE_RETURN (5)), which value the digits v stand
+// for, as the end of a finding on a body that sends the number for the
+// name; "" when v is no such number.
+func (n *node) standsFor(v []byte) string {
+	if len(v) == 0 || len(v) > 4 {
+		return ""
+	}
+	x := 0
+	for _, ch := range v {
+		if ch < '0' || ch > '9' {
+			return ""
+		}
+		x = x*10 + int(ch-'0')
+	}
+	for i, num := range n.numbers {
+		if num == x {
+			return fmt.Sprintf(" (%s stands for %d in the spec: the field carries the name)", n.values[i], x)
+		}
+	}
+	return ""
 }
 
 func typeName(n *node) string {
@@ -336,7 +385,8 @@ func (c *checker) object(n *node, idx int) {
 				}
 				if m == nil {
 					c.dupFree(base, ref, kb, keyOff)
-					c.emit(rUnknown, keyOff, "", "%s is not a field of %s", quoteKey(kb), nodeTitle(n))
+					c.emit(rUnknown, keyOff, "", "%s is not a field of %s%s", quoteKey(kb), nodeTitle(n),
+						keyHint(kb, len(n.members), c.memberName(n)))
 					c.skip(k)
 					break
 				}
@@ -371,6 +421,14 @@ func (c *checker) object(n *node, idx int) {
 					if !fits(mn, k) && fits(m.alt, k) {
 						mn = m.alt
 						c.statusVariant = 2
+					}
+					if want := m.variant(c.v.shape); want != nil && (want != mn || !fits(mn, k)) {
+						// --shape asked for another type: one type error;
+						// the other shape's rules do not apply to the
+						// value, nor is it evidence of that shape.
+						c.statusVariant = 0
+						c.emit(rType, c.lx.Pos(), "", "want %s in the %s invoice shape, got %s", want.typ, c.v.shape, c.kindCame(k))
+						break
 					}
 				}
 				if !fits(mn, k) {
@@ -413,6 +471,39 @@ func (c *checker) object(n *node, idx int) {
 	}
 	if n.record >= 0 {
 		c.recs[n.record] = append(c.recs[n.record], c.cur)
+	}
+}
+
+// keyHint names the field, of the n whose names name(i) gives, that the
+// unknown key kb differs from only in case or in spaces around it
+// (requestID, "收款明细 "): the field is then absent too, and the finding
+// pairs the two for the reader. "" for a key like no field's.
+func keyHint(kb []byte, n int, name func(i int) string) string {
+	k := strings.TrimSpace(string(kb))
+	for i := range n {
+		if m := name(i); m != "" && strings.EqualFold(k, m) {
+			return " (the field is " + m + ": keys match exactly, case and spaces included)"
+		}
+	}
+	return ""
+}
+
+// memberName gives the names of n's members for keyHint. data holds the
+// members of both document kinds: when the body's number came before it,
+// those of the other kind are no field the key can mean ("" for them).
+func (c *checker) memberName(n *node) func(i int) string {
+	kinds := inDescribed | inSample | inReceipt
+	if es := spec.EventsForNumber(c.number); n.data && c.numberState == 2 && len(es) > 0 {
+		kinds = inDescribed | inSample
+		if es[0].Kind == spec.Receipt {
+			kinds = inReceipt
+		}
+	}
+	return func(i int) string {
+		if n.members[i].shapes != 0 && n.members[i].shapes&kinds == 0 {
+			return ""
+		}
+		return n.members[i].name
 	}
 }
 
@@ -483,7 +574,7 @@ func (c *checker) checkString(n *node, s, e int, esc bool) {
 	switch {
 	case n.knows(v):
 	case n.closed:
-		c.emit(rEnum, s, "", "%q is not one of %s", v, strings.Join(n.values, ", "))
+		c.emit(rEnum, s, "", "%q is not one of %s%s", v, strings.Join(n.values, ", "), n.standsFor(v))
 	default:
 		c.emit(rAdvisory, s, "", "%q is not %s, the only value the spec gives", v, strings.Join(n.values, ", "))
 	}
@@ -691,7 +782,8 @@ func (c *checker) envelope() {
 				}
 			default:
 				c.dupFree(base, ref, kb, keyOff)
-				c.emit(rUnknown, keyOff, "", "%s is not a field of the envelope", quoteKey(kb))
+				c.emit(rUnknown, keyOff, "", "%s is not a field of the envelope%s", quoteKey(kb),
+					keyHint(kb, len(c.v.envelope), func(i int) string { return c.v.envelope[i] }))
 				c.skip(k)
 			}
 			c.path = c.path[:len(c.path)-1]

@@ -985,3 +985,121 @@ func TestOtherKindSaidFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyOffByCaseNamesTheField: a key that differs from a field's only in
+// case or in spaces around it (requestID, "收款明细 ") is unknown, and the
+// field absent; the unknown-field finding names the field it misses, so
+// that the two findings apart do not leave the reader to pair them.
+func TestKeyOffByCaseNamesTheField(t *testing.T) {
+	t.Parallel()
+	inv, rec := load(t, "invoice.json"), load(t, "receipt.json")
+	v := mustNew(t, Options{})
+	for _, tt := range []struct {
+		body, key, field string
+	}{
+		{edit(t, inv, `"requestId"`, `"requestID"`), "requestID", spec.FieldRequestID},
+		{edit(t, inv, `"businessType"`, `"BusinessType"`), "BusinessType", spec.FieldBusinessType},
+		{edit(t, inv, `"taxCode"`, `"taxcode"`), "taxcode", spec.FieldTaxID},
+		{edit(t, rec, `"收款明细"`, `"收款明细 "`), `"收款明细 "`, spec.ReceiptLines},
+		{edit(t, rec, `"收款单编号"`, `" 收款单编号"`), `" 收款单编号"`, spec.FieldReceiptNumber},
+	} {
+		want := tt.key + " is not a field of"
+		hint := "(the field is " + tt.field + ": keys match exactly, case and spaces included)"
+		var got []string
+		found := false
+		for _, f := range v.Check([]byte(tt.body), "") {
+			if f.Rule == ruleUnknown {
+				got = append(got, f.Message)
+				found = found || strings.HasPrefix(f.Message, want) && strings.HasSuffix(f.Message, hint)
+			}
+		}
+		if !found {
+			t.Errorf("%s: unknown-field findings %q, want one %q…%q", tt.key, got, want, hint)
+		}
+	}
+	// A key like no field's gets no hint, nor one like a field of the
+	// other document kind only (an invoice's code in a receipt).
+	for _, body := range []string{
+		edit(t, inv, `"taxCode"`, `"extra"`),
+		edit(t, rec, `"收款明细"`, `"Code"`),
+		edit(t, inv, `"taxCode"`, `"收款单 "`),
+	} {
+		for _, f := range v.Check([]byte(body), "") {
+			if f.Rule == ruleUnknown && strings.Contains(f.Message, "the field is") {
+				t.Errorf("%q names a field", f.Message)
+			}
+		}
+	}
+}
+
+// TestNumberForItsNameNamesTheValue: the spec gives the numbers createType's
+// names stand for (SALE_ORDER (0) … PURCHASE_RETURN (5)); a body that sends
+// the number, as a number or a string, for the name fails, and the finding
+// names the value the number stands for. Every value of every numbered field
+// of the model, as the model has them.
+func TestNumberForItsNameNamesTheValue(t *testing.T) {
+	t.Parallel()
+	inv := load(t, "invoice.json")
+	v := mustNew(t, Options{})
+	checked := 0
+	for _, f := range spec.Data(spec.Invoice, spec.Described).Fields {
+		if !f.Numbered {
+			continue
+		}
+		for i, name := range f.ValueNames() {
+			number := f.ValueNumbers()[i]
+			hint := fmt.Sprintf("(%s stands for %d in the spec: the field carries the name)", name, number)
+			for _, sent := range []string{fmt.Sprint(number), fmt.Sprintf("%q", fmt.Sprint(number))} {
+				body := strings.Replace(inv, `"`+f.Name+`": "PURCHASE_RECEIPT"`, `"`+f.Name+`": `+sent, 1)
+				if body == inv {
+					t.Fatalf("invoice.json has no %s of PURCHASE_RECEIPT", f.Name)
+				}
+				found := false
+				for _, fd := range v.Check([]byte(body), "") {
+					found = found || fd.Severity == Error && fd.Path == "data."+f.Name && strings.HasSuffix(fd.Message, hint)
+				}
+				if !found {
+					t.Errorf("%s = %s: %+v, want an error ending %q", f.Name, sent, v.Check([]byte(body), ""), hint)
+				}
+				checked++
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("the model has no numbered field")
+	}
+}
+
+// TestAssertedShapeStatusOneFinding: with --shape described or sample, a
+// status that is not of that shape's type is one type error, saying the
+// shape's type and what came; the other shape's rules (PASS or REFUSAL, an
+// integer) are not applied to it, nor is it evidence of a mixed shape.
+// --shape sample used to add "not one of PASS, REFUSAL" for "1" (and call
+// a sample body mixed); --shape described said "want integer, got 1.5" and
+// then "got integer" of the same 1.5.
+func TestAssertedShapeStatusOneFinding(t *testing.T) {
+	t.Parallel()
+	inv, smp := load(t, "invoice.json"), load(t, "invoice-sample.json")
+	for _, tt := range []struct {
+		shape, body, msg string
+	}{
+		{"sample", edit(t, inv, `"status": "PASS"`, `"status": "1"`), "want integer in the sample invoice shape, got string"},
+		{"sample", edit(t, smp, `"status": 1`, `"status": "1"`), "want integer in the sample invoice shape, got string"},
+		{"sample", inv, "want integer in the sample invoice shape, got string"},
+		{"sample", edit(t, smp, `"status": 1`, `"status": true`), "want integer in the sample invoice shape, got boolean"},
+		{"described", edit(t, smp, `"status": 1`, `"status": 1.5`), "want string in the described invoice shape, got number"},
+		{"described", edit(t, inv, `"status": "PASS"`, `"status": 1.5`), "want string in the described invoice shape, got number"},
+		{"described", edit(t, inv, `"status": "PASS"`, `"status": 1.0`), "want string in the described invoice shape, got integer"},
+		{"described", smp, "want string in the described invoice shape, got integer"},
+	} {
+		var got []string
+		for _, f := range mustNew(t, Options{Shape: tt.shape}).Check([]byte(tt.body), "") {
+			if f.Path == "data.status" || f.Rule == ruleMixedShape {
+				got = append(got, f.Rule+": "+f.Message)
+			}
+		}
+		if want := []string{ruleType + ": " + tt.msg}; !slices.Equal(got, want) {
+			t.Errorf("--shape %s: status findings %q, want %q", tt.shape, got, want)
+		}
+	}
+}
