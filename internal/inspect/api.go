@@ -3,6 +3,7 @@ package inspect
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -385,6 +386,10 @@ type detail struct {
 	// NoSend says why Send is "" for a call Curl sends: whsim send would
 	// fail on it or send another call (sendUnlike).
 	NoSend string `json:"noSend"`
+	// NoCommand says why Curl and Send are both "" for a call whose body
+	// is kept: its record would not go out as the request it says
+	// (capture.CheckReplayable), as whsim replay refuses it.
+	NoCommand string `json:"noCommand"`
 }
 
 // rejectedView is what the record of a request listen never read says.
@@ -533,9 +538,16 @@ func (h *handler) describe(c *call) detail {
 	// an empty body (a large one's read a file the page cannot download),
 	// whsim send's read that file too. None is better than another call.
 	if !d.BodyGone && d.NotKept == "" {
-		d.Curl, d.Send = h.commands(c, d.File)
-		if why := sendUnlike(c); why != "" {
-			d.Send, d.NoSend = "", why
+		if err := capture.CheckReplayable(cmp.Or(r.Method, http.MethodPost), r.Query, r.Headers); err != nil {
+			// A hand-edited capture's CR LF in a header went into curl's
+			// -H as it was, and curl sent the line after it as a header
+			// of its own: a request nobody made, which replay refuses.
+			d.NoCommand = err.Error()
+		} else {
+			d.Curl, d.Send = h.commands(c, d.File)
+			if why := sendUnlike(c); why != "" {
+				d.Send, d.NoSend = "", why
+			}
 		}
 	}
 	return d

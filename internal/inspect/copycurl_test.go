@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/whsim/whsim/internal/capture"
 )
 
 // The page's "copy as curl", run as printed by sh with the real curl,
@@ -259,5 +261,41 @@ func TestNoSendCommandForAQuerySendRefuses(t *testing.T) {
 	c := s.Add(rec, nil)
 	if d := newHandler(Options{Token: testToken, Store: s, Origin: "http://127.0.0.1:8080"}).describe(c); d.Send == "" {
 		t.Errorf("query %q: no send command (%s)", rec.Query, d.NoSend)
+	}
+}
+
+// A record whsim replay refuses (a hand-edited capture: a CR or LF in a
+// header, a header name or method that is no token, a control character
+// in the query) offers no command and says why: the page copied a curl
+// whose -H value held "\r\nInjected: 1", and curl sent Injected as a
+// header of its own, a request nobody made, while replay and the page's
+// replay button refused the record. A tab and bytes above 0x7f in a
+// value, which a sender may send, keep the commands.
+func TestNoCommandForARecordReplayRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		edit   func(r *capture.Record)
+		refuse string // in the reason; "" when the commands stay
+	}{
+		{"CR LF in a header value", func(r *capture.Record) { r.Headers["X-A"] = []string{"v\r\nInjected: 1"} }, "0x0d"},
+		{"LF in a header name", func(r *capture.Record) { r.Headers["X-A\nInjected"] = []string{"1"} }, "not a header name"},
+		{"a space in the method", func(r *capture.Record) { r.Method = "PO ST" }, "not an HTTP method"},
+		{"a control character in the query", func(r *capture.Record) { r.Query += "&a=\x01" }, "control character"},
+		{"a tab and obs-text in a header value", func(r *capture.Record) { r.Headers["X-A"] = []string{"a\tb\xe9"} }, ""},
+	} {
+		rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-1"}`), 200)
+		tc.edit(rec)
+		s := NewStore(10)
+		c := s.Add(rec, nil)
+		d := newHandler(Options{Token: testToken, Store: s, Origin: "http://127.0.0.1:8080"}).describe(c)
+		if tc.refuse == "" {
+			if d.Curl == "" || d.Send == "" || d.NoCommand != "" {
+				t.Errorf("%s: curl %q, send %q, no-command reason %q: want both commands", tc.name, d.Curl, d.Send, d.NoCommand)
+			}
+			continue
+		}
+		if d.Curl != "" || d.Send != "" || !strings.Contains(d.NoCommand, tc.refuse) {
+			t.Errorf("%s: curl %q, send %q, no-command reason %q: want none, and why (%s)", tc.name, d.Curl, d.Send, d.NoCommand, tc.refuse)
+		}
 	}
 }

@@ -892,9 +892,16 @@ function actions(d) {
     // call the sender never made (whsim replay skips such a record too).
     bar.append(el("p", { class: "hint gone" }, "No curl or whsim send command, download, replay or diff: this call's body was over listen's --max-body of " + d.bodyOverLimit + " bytes and was not kept, and a command without it would send another call."));
   } else {
-    const curl = el("button", { type: "button" }, "copy as curl");
-    curl.addEventListener("click", () => copy(d.curl, curl));
-    bar.append(curl);
+    if (d.noCommand) {
+      // Its record would not go out as the request it says (a capture
+      // edited by hand): a command would send another, as whsim replay
+      // says when it refuses the record.
+      bar.append(el("p", { class: "hint no-command" }, "No curl or whsim send command: this record is no request to send again (" + d.noCommand + ")."));
+    } else {
+      const curl = el("button", { type: "button" }, "copy as curl");
+      curl.addEventListener("click", () => copy(d.curl, curl));
+      bar.append(curl);
+    }
     if (d.send) {
       const send = el("button", { type: "button" }, "copy as whsim send");
       send.addEventListener("click", () => copy(d.send, send));
