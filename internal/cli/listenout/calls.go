@@ -241,6 +241,12 @@ func (p *CallPrinter) appendRequest(b []byte, c *receiver.Call, ev string) []byt
 	b = append(b, "  requestId="...)
 	b = append(b, termsafe.Text(id)...)
 	b = append(b, "  "...)
+	if r.BodyOverLimit > 0 {
+		// Not kept: the body was no 0 B, as its empty record's size said
+		// beside "body over the limit".
+		b = append(b, "over "...)
+		return appendByteSize(b, int(r.BodyOverLimit))
+	}
 	return appendByteSize(b, len(c.Body))
 }
 
