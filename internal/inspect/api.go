@@ -275,6 +275,9 @@ type summary struct {
 	// Unanswered says the sender never got Status, listen's answer (the
 	// record's "unanswered"): a list must not show the call as answered.
 	Unanswered bool `json:"unanswered,omitempty"`
+	// BodyOverLimit is listen's --max-body when the body was over it and
+	// not kept: Size, that of the empty record, is not the body's.
+	BodyOverLimit int64 `json:"bodyOverLimit,omitempty"`
 }
 
 // appendSummary appends the JSON of summarize(c), without reflection: a
@@ -310,6 +313,10 @@ func appendSummary(b []byte, c *call) []byte {
 	if c.Record.Unanswered != nil {
 		b = append(b, `,"unanswered":true`...)
 	}
+	if n := c.Record.BodyOverLimit; n > 0 {
+		b = append(b, `,"bodyOverLimit":`...)
+		b = strconv.AppendInt(b, n, 10)
+	}
 	return append(b, '}')
 }
 
@@ -318,7 +325,7 @@ func summarize(c *call) summary {
 		ID: c.ID, ReceivedAt: c.Record.Time, Method: c.Record.Method, Path: c.Record.ShownPath(),
 		Event: c.Event, RequestID: c.RequestID, Size: c.Size, Status: c.Status(),
 		Verdict: c.Verdict, Findings: c.FindingCount, Flags: len(c.Flags), RepeatOf: c.RepeatOf,
-		TooLarge: c.tooLarge != "", Unanswered: c.Record.Unanswered != nil,
+		TooLarge: c.tooLarge != "", Unanswered: c.Record.Unanswered != nil, BodyOverLimit: c.Record.BodyOverLimit,
 	}
 }
 

@@ -758,7 +758,10 @@ func TestAppendSummaryIsJSONMarshal(t *testing.T) {
 	unanswered := record(5, "CREATE_RECEIVABLE_DOC", []byte(`{}`), 200)
 	unanswered.Unanswered = &capture.Unanswered{Rule: "http-sender-gone", Reason: "gone"}
 	s.Add(unanswered, nil)
-	for id := uint64(1); id <= 5; id++ {
+	over := record(6, "CREATE_RECEIVABLE_DOC", nil, 413)
+	over.BodyOverLimit = 1024
+	s.Add(over, nil)
+	for id := uint64(1); id <= 6; id++ {
 		c, _ := s.Get(id)
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)

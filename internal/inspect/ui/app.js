@@ -111,6 +111,11 @@ async function fetchJSON(url, init) {
   return { body, headers: r.headers };
 }
 
+// bodySize is a call's body size as listen's line says it: a body over
+// --max-body was not kept, and its record's size, 0, is not the body's.
+function bodySize(c) {
+  return c.bodyOverLimit ? "over " + size(c.bodyOverLimit) : size(c.size);
+}
 
 function size(n) {
   if (n < 1024) return n + " B";
@@ -154,7 +159,7 @@ function row(c) {
       c.repeatOf ? el("span", { class: "dup", title: "requestId seen before, in call #" + c.repeatOf }, "↻ #" + c.repeatOf + " ") : null,
       shown(c.requestId || "-")),
     // A record too large to read back is listed as what listen knew of it.
-    el("td", { class: "num" }, c.tooLarge ? (c.size ? size(c.size) + ", " : "") + "too large to show" : size(c.size)),
+    el("td", { class: "num" }, c.tooLarge ? (c.size ? size(c.size) + ", " : "") + "too large to show" : bodySize(c)),
     c.unanswered
       // listen had the status ready; the sender never got it.
       ? el("td", { class: "status bad", title: "listen had " + c.status + " ready; the sender never received it" }, "none (" + c.status + " unsent)")
@@ -532,7 +537,7 @@ function detail(d) {
       el("span", { class: "badge " + (verdictClass[d.verdict] || "") }, d.verdict || "not known")),
     el("p", { class: "meta" }, el("a", { class: "permalink", href: "#/calls/" + d.id, title: "this call's link" }, "#" + d.id),
       " · " + (d.receivedAt.startsWith("0001-") ? "time not known" : new Date(d.receivedAt).toISOString()) + " · from " + d.remote +
-      " · " + size(d.size) + " · requestId ", shown(d.requestId || "-")),
+      " · " + bodySize(d) + " · requestId ", shown(d.requestId || "-")),
     actions(d));
   out.append(flagsList(d));
   out.append(faultNote(d));
