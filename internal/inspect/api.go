@@ -623,7 +623,7 @@ func (h *handler) commands(c *call, file string) (curl, send string) {
 		cc.MaxInline = -1 // by the call's size: a body shed from memory is no shorter
 	}
 	su := h.opts.Origin + r.URLPath()
-	if q := withoutBusinessType(r.Query); q != "" {
+	if q, _ := withoutBusinessType(r.Query); q != "" {
 		su += "?" + q
 	}
 	ws := shellcmd.Whsim{Command: "send", URL: su, Flags: []string{"--file", file}}
@@ -680,7 +680,14 @@ func sendUnlike(c *call) string {
 	if _, ok := spec.Lookup(c.Event); !ok {
 		return fmt.Sprintf("its businessType %q is no event of the spec, and whsim send sends only those, as the spec spells them", c.Event)
 	}
-	if q := withoutBusinessType(r.Query); q != "" {
+	q, named := withoutBusinessType(r.Query)
+	if named > 1 {
+		// send adds one, its --event's: a query that named two (which
+		// receivers read differently, listen's query-event finding) went
+		// as another call, read alike everywhere.
+		return fmt.Sprintf("its query names businessType %d times, and whsim send sends it once, its --event's", named)
+	}
+	if q != "" {
 		// The command's --url carries the rest of the query, and send
 		// checks it as any --url: one it refuses ("a;b", "%zz") made a
 		// command that ended at once, nothing sent.
@@ -711,19 +718,24 @@ func sendUnlike(c *call) string {
 
 // withoutBusinessType is a raw query less its businessType parameters,
 // the rest as they came but a raw '#' escaped (in --url it would start a
-// fragment and cut the query there): whsim send adds the call's own and
-// refuses a URL that has one, so the copied send command's --url carries
-// only the rest of the query the call reached the receiver with.
-func withoutBusinessType(query string) string {
+// fragment and cut the query there), and how many it dropped: whsim send
+// adds the call's own and refuses a URL that has one, so the copied send
+// command's --url carries only the rest of the query the call reached the
+// receiver with.
+func withoutBusinessType(query string) (rest string, dropped int) {
 	var kept []string
 	for _, p := range strings.Split(query, "&") {
 		k, _, _ := strings.Cut(p, "=")
-		if name, err := url.QueryUnescape(k); p == "" || (err == nil && name == spec.QueryParam) {
+		name, err := url.QueryUnescape(k)
+		if err == nil && name == spec.QueryParam {
+			dropped++
 			continue
 		}
-		kept = append(kept, p)
+		if p != "" {
+			kept = append(kept, p)
+		}
 	}
-	return strings.ReplaceAll(strings.Join(kept, "&"), "#", "%23")
+	return strings.ReplaceAll(strings.Join(kept, "&"), "#", "%23"), dropped
 }
 
 // dotSegment says whether a path has a "." or ".." segment, which curl

@@ -299,3 +299,28 @@ func TestNoCommandForARecordReplayRefuses(t *testing.T) {
 		}
 	}
 }
+
+// A call whose query names businessType more than once (receivers read
+// such a query differently: listen's query-event finding) offers no send
+// command, and says why: the copied whsim send sent the one businessType
+// of its --event, another call than the one captured, whose query the
+// receiver reads alike everywhere. Curl sends it as it came.
+func TestNoSendCommandForTwoBusinessTypes(t *testing.T) {
+	for _, q := range []string{
+		"businessType=CREATE_RECEIVABLE_DOC&businessType=ABANDON_RECEIVABLE_DOC",
+		"businessType=CREATE_RECEIVABLE_DOC&businessType=CREATE_RECEIVABLE_DOC",
+		"businessType=CREATE_RECEIVABLE_DOC&x=1&business%54ype=ABANDON_RECEIVABLE_DOC",
+	} {
+		rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-1"}`), 200)
+		rec.Query = q
+		s := NewStore(10)
+		c := s.Add(rec, nil)
+		d := newHandler(Options{Token: testToken, Store: s, Origin: "http://127.0.0.1:8080"}).describe(c)
+		if d.Send != "" || !strings.Contains(d.NoSend, "names businessType 2 times") {
+			t.Errorf("query %q: send command %q, no-send reason %q: want none, and why", q, d.Send, d.NoSend)
+		}
+		if d.Curl == "" {
+			t.Errorf("query %q: no curl command", q)
+		}
+	}
+}
