@@ -619,6 +619,20 @@ func (h *handler) commands(c *call, file string) (curl, send string) {
 		// for another path than the call's.
 		cc.Flags = append(cc.Flags, "--path-as-is")
 	}
+	switch r.Proto {
+	// curl speaks HTTP/1.1 unless told: a receiver may answer the call's
+	// own protocol otherwise (keep-alive, a chunked answer).
+	case "HTTP/1.0":
+		cc.Flags = append(cc.Flags, "--http1.0")
+	case "HTTP/2.0":
+		// Without TLS (h2c, as listen takes it) curl speaks HTTP/2 only
+		// with prior knowledge; over TLS, as ALPN agrees.
+		if strings.HasPrefix(h.opts.Origin, "https:") {
+			cc.Flags = append(cc.Flags, "--http2")
+		} else {
+			cc.Flags = append(cc.Flags, "--http2-prior-knowledge")
+		}
+	}
 	if c.Size > cc.MaxInline {
 		cc.MaxInline = -1 // by the call's size: a body shed from memory is no shorter
 	}

@@ -324,3 +324,40 @@ func TestNoSendCommandForTwoBusinessTypes(t *testing.T) {
 		}
 	}
 }
+
+// A call that came as HTTP/1.0 or as h2c (HTTP/2 without TLS, which
+// listen takes too) is copied as a curl that speaks that protocol: curl
+// spoke HTTP/1.1 to every call, and a receiver that answers the three
+// differently (keep-alive, chunked answers) was sent another call.
+func TestCopyAsCurlSpeaksTheCallsProtocol(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed (scripts/install-tools.sh curl): the copied command is run as a user pastes it")
+	}
+	protos := make(chan string, 1)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) // an h2 stream whose body is left unread is reset: curl exits 92
+		protos <- r.Proto
+	}))
+	srv.Config.Protocols = new(http.Protocols)
+	srv.Config.Protocols.SetHTTP1(true)
+	srv.Config.Protocols.SetUnencryptedHTTP2(true)
+	srv.Start()
+	defer srv.Close()
+	protocols := []string{"", "HTTP/1.0"}
+	if v, _ := exec.Command("curl", "-V").Output(); bytes.Contains(v, []byte(" HTTP2")) {
+		protocols = append(protocols, "HTTP/2.0") // a curl built without nghttp2 speaks none
+	}
+	for _, proto := range protocols {
+		rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-1"}`), 200)
+		rec.Proto = proto
+		s := NewStore(10)
+		c := s.Add(rec, nil)
+		curl, _ := newHandler(Options{Token: testToken, Store: s, Origin: srv.URL}).commands(c, "call-1.json")
+		if out, err := exec.Command("sh", "-c", curl+" -sS -o /dev/null").CombinedOutput(); err != nil {
+			t.Fatalf("%q: %s: %v\n%s", proto, curl, err, out)
+		}
+		if got, want := <-protos, cmp.Or(proto, "HTTP/1.1"); got != want {
+			t.Errorf("a call that came as %s: %s\nspoke %s", want, curl, got)
+		}
+	}
+}
