@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -239,7 +240,9 @@ func TestInspectorSaysABodyWasNotKept(t *testing.T) {
 // A request the HTTP server refused before listen read it has no body:
 // the page offered curl, whsim send, a download and replay of an empty
 // body, another call than the one that came. It says the request was not
-// read, and by whom, and offers none of them.
+// read, and by whom, and offers none of them. Its size is that of the
+// head that came, as listen's line says ("63 B of head"), not 0 B, the
+// empty body of its record.
 func TestInspectorSaysARequestWasNotRead(t *testing.T) {
 	ctx := newInspectorBrowser(t)
 	l := startListenUI(t)
@@ -257,12 +260,14 @@ func TestInspectorSaysARequestWasNotRead(t *testing.T) {
 	if !bytes.HasPrefix(answer, []byte("HTTP/1.1 400 ")) {
 		t.Fatalf("answered %q, want net/http's 400", answer)
 	}
-	var actions, body string
+	var actions, body, listed, meta string
 	var buttons int
 	if err := chromedp.Run(ctx,
 		chromedp.Navigate(l.page()),
+		chromedp.Text(`#rows tr[data-id="1"] td:nth-child(7)`, &listed, chromedp.ByQuery),
 		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`.detail[data-id="1"] .actions`, chromedp.ByQuery),
+		chromedp.Text(`.detail[data-id="1"] .meta`, &meta, chromedp.ByQuery),
 		chromedp.Evaluate(`(document.querySelector(".detail .actions .gone") || {}).textContent || ""`, &actions),
 		chromedp.Evaluate(`document.querySelector(".detail[data-id='1']").textContent`, &body),
 		chromedp.Evaluate(`document.querySelectorAll(".detail .actions button, .detail .actions a.button, #replay").length`, &buttons),
@@ -274,6 +279,10 @@ func TestInspectorSaysARequestWasNotRead(t *testing.T) {
 	}
 	if !strings.Contains(body, "Not read: Bad Request: invalid header name") || strings.Contains(body, "Raw bytes") {
 		t.Errorf("the refused call reads %q, want why it was not read", body)
+	}
+	ofHead := regexp.MustCompile(`^[1-9][0-9]* B of head$`)
+	if !ofHead.MatchString(listed) || !strings.Contains(meta, " · "+listed+" · ") {
+		t.Errorf("the refused call is listed as of %q, its detail says %q; want the size of its head, as listen's line says", listed, meta)
 	}
 }
 

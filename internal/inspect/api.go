@@ -278,6 +278,10 @@ type summary struct {
 	// BodyOverLimit is listen's --max-body when the body was over it and
 	// not kept: Size, that of the empty record, is not the body's.
 	BodyOverLimit int64 `json:"bodyOverLimit,omitempty"`
+	// HeadBytes, of a request the HTTP server refused before listen read
+	// it, is the bytes of its head that came: its Size, that of the empty
+	// record, is not the request's.
+	HeadBytes *int64 `json:"headBytes,omitempty"`
 }
 
 // appendSummary appends the JSON of summarize(c), without reflection: a
@@ -317,15 +321,24 @@ func appendSummary(b []byte, c *call) []byte {
 		b = append(b, `,"bodyOverLimit":`...)
 		b = strconv.AppendInt(b, n, 10)
 	}
+	if j := c.Record.Rejected; j != nil {
+		b = append(b, `,"headBytes":`...)
+		b = strconv.AppendInt(b, j.HeadBytes, 10)
+	}
 	return append(b, '}')
 }
 
 func summarize(c *call) summary {
+	var head *int64
+	if j := c.Record.Rejected; j != nil {
+		head = &j.HeadBytes
+	}
 	return summary{
 		ID: c.ID, ReceivedAt: c.Record.Time, Method: c.Record.Method, Path: c.Record.ShownPath(),
 		Event: c.Event, RequestID: c.RequestID, Size: c.Size, Status: c.Status(),
 		Verdict: c.Verdict, Findings: c.FindingCount, Flags: len(c.Flags), RepeatOf: c.RepeatOf,
 		TooLarge: c.tooLarge != "", Unanswered: c.Record.Unanswered != nil, BodyOverLimit: c.Record.BodyOverLimit,
+		HeadBytes: head,
 	}
 }
 

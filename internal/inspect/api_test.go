@@ -761,7 +761,10 @@ func TestAppendSummaryIsJSONMarshal(t *testing.T) {
 	over := record(6, "CREATE_RECEIVABLE_DOC", nil, 413)
 	over.BodyOverLimit = 1024
 	s.Add(over, nil)
-	for id := uint64(1); id <= 6; id++ {
+	refused := record(7, "CREATE_RECEIVABLE_DOC", nil, 400)
+	refused.Capture, refused.Rejected = 2, &capture.Rejected{Reason: "Bad Request", HeadBytes: 63}
+	s.Add(refused, nil)
+	for id := uint64(1); id <= 7; id++ {
 		c, _ := s.Get(id)
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)

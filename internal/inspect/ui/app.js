@@ -112,8 +112,11 @@ async function fetchJSON(url, init) {
 }
 
 // bodySize is a call's body size as listen's line says it: a body over
-// --max-body was not kept, and its record's size, 0, is not the body's.
+// --max-body was not kept, nor was a request the HTTP server refused
+// (its head's bytes are what came), and their record's size, 0, is not
+// the body's.
 function bodySize(c) {
+  if (c.headBytes !== undefined) return size(c.headBytes) + " of head";
   return c.bodyOverLimit ? "over " + size(c.bodyOverLimit) : size(c.size);
 }
 
