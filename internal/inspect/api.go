@@ -1183,8 +1183,15 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request) {
 	defer tick.Stop()
 	bw := bufio.NewWriter(w)
 	var buf []byte
+	var missed uint64
 	ctx := r.Context()
 	for {
+		if n := h.opts.Store.Dropped(); n > missed {
+			// Calls the feed could not hand over take no id: no gap
+			// shows them, and the page listed fewer calls than came.
+			fmt.Fprintf(bw, "event: missed\ndata: {\"calls\":%d}\n\n", n)
+			missed = n
+		}
 		if kept := h.opts.Store.Kept(); after+1 < kept {
 			// Calls that left the window before this client saw them:
 			// say so rather than skip them silently, and whether a

@@ -257,6 +257,27 @@ func openStream(t *testing.T, url, lastID string) *sse {
 	return &sse{r: bufio.NewReader(resp.Body), body: resp.Body}
 }
 
+// named returns the next event that has a name, and its data.
+func (s *sse) named(t *testing.T) (string, string) {
+	t.Helper()
+	var name, data string
+	for {
+		line, err := s.r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("stream: %v", err)
+		}
+		line = strings.TrimRight(line, "\n")
+		switch {
+		case line == "" && name != "":
+			return name, data
+		case strings.HasPrefix(line, "event: "):
+			name = line[7:]
+		case strings.HasPrefix(line, "data: "):
+			data = line[6:]
+		}
+	}
+}
+
 // next returns the next event's id and data ("" for an id-only event).
 func (s *sse) next(t *testing.T) (string, string) {
 	t.Helper()
@@ -778,6 +799,33 @@ func TestAppendSummaryIsJSONMarshal(t *testing.T) {
 		if got := appendSummary(nil, c); !bytes.Equal(bytes.ReplaceAll(got, escaped, raw), bytes.ReplaceAll(want, escaped, raw)) {
 			t.Errorf("call %d:\n got %s\nwant %s", id, got, want)
 		}
+	}
+}
+
+// Calls the feed missed (its queue full: its goroutine got no CPU) never
+// reach the store, and take no id: the page listed fewer calls than the
+// capture holds with nothing to say so, and only listen's stop warned.
+// The stream says how many, at once and as the count grows.
+func TestStreamSaysWhatTheFeedMissed(t *testing.T) {
+	s := NewStore(feedQueue * 3)
+	f := s.NewFeed()
+	s.mu.Lock() // the store is busy: the feed's goroutine cannot store
+	for i := 0; i < 2*feedQueue+2; i++ {
+		f.Offer(record(i, "E", []byte(`{}`), 200), -1, nil, "", nil)
+	}
+	s.mu.Unlock()
+	f.Close()
+	if s.Dropped() == 0 {
+		t.Fatal("the feed missed no call")
+	}
+	srv := newTestServer(t, s, nil)
+	st := openStream(t, srv.URL+"/api/stream", fmt.Sprint(s.Last()))
+	s.Add(record(1, "E", []byte(`{}`), 200), nil) // a call for the stream to send after
+	if name, data := st.named(t); name != "missed" || data != fmt.Sprintf(`{"calls":%d}`, s.Dropped()) {
+		t.Fatalf("first event %q %s, want missed, the %d calls", name, data, s.Dropped())
+	}
+	if name, _ := st.named(t); name != "call" {
+		t.Fatalf("then %q, want the call", name)
 	}
 }
 

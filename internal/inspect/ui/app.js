@@ -311,6 +311,14 @@ async function reload() {
     $("conn").textContent = "The inspector refused the live list (restarted, or too many of its pages open): the page lists again in a moment.";
     setTimeout(() => { if (gen === state.gen) relist(); }, 2000);
   });
+  // Calls the inspector missed as they came (it fell behind listen) are
+  // in no listing: the count is said, never left for the list to belie.
+  state.source.addEventListener("missed", (e) => {
+    const n = JSON.parse(e.data).calls;
+    $("missed").textContent = "The inspector missed " + n + (n === 1 ? " call" : " calls") +
+      " as they came (it fell behind listen): this list leaves them out. listen's --capture file has them (whsim inspect lists every one); without --capture they are gone.";
+    $("missed").hidden = false;
+  });
   state.source.addEventListener("gap", (e) => {
     const g = JSON.parse(e.data);
     if (g.listed && !$("rows").children.length && !state.next) {
