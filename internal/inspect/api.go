@@ -577,11 +577,16 @@ func (h *handler) describe(c *call) detail {
 // command would be wrong or redundant. Proxy-Authorization is a proxy's
 // credential, never the receiver's: replay and listen's forward do not
 // send it on, and a copied command sent it masked, "Basic ****", a value
-// nobody sent.
+// nobody sent. A User-Agent is the sender's, as replay sends it: curl
+// sent "curl/8.x" in the place of the ERP's.
 var sentByClient = []string{
 	"Host", "Content-Length", "Connection", "Keep-Alive", "Transfer-Encoding", "Te", "Trailer",
-	"Upgrade", "Proxy-Connection", "Accept-Encoding", "User-Agent", "Proxy-Authorization",
+	"Upgrade", "Proxy-Connection", "Accept-Encoding", "Proxy-Authorization",
 }
+
+// curlDefaults are headers curl sends of its own unless told: a call that
+// came without one goes without (-H 'Name:' removes curl's).
+var curlDefaults = []string{"User-Agent", "Accept"}
 
 // commands are the call as a curl command and as a whsim send command,
 // under shellcmd's one rule: every header of a captured call is the
@@ -601,12 +606,16 @@ func (h *handler) commands(c *call, file string) (curl, send string) {
 			hdr[k] = vs
 		}
 	}
-	curlHdr := hdr
+	curlHdr := hdr.Clone()
+	for _, name := range curlDefaults {
+		if !hasHeader(r.Headers, name) {
+			curlHdr[name] = []string{""}
+		}
+	}
 	if c.Size > 0 && !hasHeader(r.Headers, "Content-Type") {
 		// curl gives a body it sends a Content-Type of its own
 		// (application/x-www-form-urlencoded); a call that came without
 		// one goes without, as it came: -H 'Content-Type: ' removes curl's.
-		curlHdr = hdr.Clone()
 		curlHdr["Content-Type"] = []string{""}
 	}
 	cc := shellcmd.Curl{Method: r.Method, URL: u, Header: curlHdr, Body: c.body, NoBody: c.Size == 0,

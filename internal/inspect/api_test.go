@@ -986,7 +986,9 @@ func TestDetailShowsTheFault(t *testing.T) {
 // The copy commands mask under shellcmd's one rule whatever the page's
 // Mask: the sender's credentials (a signature too: the inspector cannot
 // tell one from a fixed secret), a credential in the query; the headers a
-// client sets for itself are left out, send's Content-Type as well.
+// client sets for itself are left out, send's Content-Type as well, but
+// not the sender's User-Agent, and curl's own Accept is removed from a
+// call that came without one.
 func TestCommandsMaskByTheOneRule(t *testing.T) {
 	rec := record(1, "E", []byte(`{"a":"it's"}`), 200)
 	rec.Query = "token=t0k&businessType=E"
@@ -996,10 +998,10 @@ func TestCommandsMaskByTheOneRule(t *testing.T) {
 	c := s.Add(rec, nil)
 	h := newHandler(Options{Token: testToken, Store: s, Origin: "http://127.0.0.1:8080"})
 	curl, send := h.commands(c, "call-1.json")
-	if want := `curl -X POST 'http://127.0.0.1:8080/hook?token=****&businessType=E' -H 'Authorization: Bearer ****' -H 'Content-Type: application/json' -H 'Webhook-Signature: ****' -H 'X-Trace: trace-1' --data-binary '{"a":"it'\''s"}'`; curl != want {
+	if want := `curl -X POST 'http://127.0.0.1:8080/hook?token=****&businessType=E' -H 'Accept: ' -H 'Authorization: Bearer ****' -H 'Content-Type: application/json' -H 'User-Agent: sender/1' -H 'Webhook-Signature: ****' -H 'X-Trace: trace-1' --data-binary '{"a":"it'\''s"}'`; curl != want {
 		t.Errorf("curl =\n %s\nwant\n %s", curl, want)
 	}
-	if want := `whsim send --url 'http://127.0.0.1:8080/hook?token=****' --file call-1.json --event E -H 'Authorization: Bearer ****' -H 'Webhook-Signature: ****' -H 'X-Trace: trace-1'`; send != want {
+	if want := `whsim send --url 'http://127.0.0.1:8080/hook?token=****' --file call-1.json --event E -H 'Authorization: Bearer ****' -H 'User-Agent: sender/1' -H 'Webhook-Signature: ****' -H 'X-Trace: trace-1'`; send != want {
 		t.Errorf("send =\n %s\nwant\n %s", send, want)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -358,6 +359,46 @@ func TestCopyAsCurlSpeaksTheCallsProtocol(t *testing.T) {
 		}
 		if got, want := <-protos, cmp.Or(proto, "HTTP/1.1"); got != want {
 			t.Errorf("a call that came as %s: %s\nspoke %s", want, curl, got)
+		}
+	}
+}
+
+// The copied curl sends the User-Agent and Accept the call came with, and
+// none it came without: curl sent its own "curl/8.x" and "Accept: */*" in
+// their place, another call than the sender's (a receiver may route or
+// refuse on either), where whsim replay sends the captured ones.
+func TestCopyAsCurlSendsTheCallsUserAgentAndAccept(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed (scripts/install-tools.sh curl): the copied command is run as a user pastes it")
+	}
+	type got struct{ ua, accept []string }
+	calls := make(chan got, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls <- got{r.Header.Values("User-Agent"), r.Header.Values("Accept")}
+	}))
+	defer srv.Close()
+	for _, tc := range []struct{ ua, accept []string }{
+		{[]string{"ERP-Webhook/2.1"}, nil},
+		{nil, []string{"application/json"}},
+		{nil, nil},
+	} {
+		rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-1"}`), 200)
+		delete(rec.Headers, "User-Agent")
+		delete(rec.Headers, "Accept")
+		if tc.ua != nil {
+			rec.Headers["User-Agent"] = tc.ua
+		}
+		if tc.accept != nil {
+			rec.Headers["Accept"] = tc.accept
+		}
+		s := NewStore(10)
+		c := s.Add(rec, nil)
+		curl, _ := newHandler(Options{Token: testToken, Store: s, Origin: srv.URL}).commands(c, "call-1.json")
+		if out, err := exec.Command("sh", "-c", curl+" -sS -o /dev/null").CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", curl, err, out)
+		}
+		if g := <-calls; !slices.Equal(g.ua, tc.ua) || !slices.Equal(g.accept, tc.accept) {
+			t.Errorf("%s\nsent User-Agent %q and Accept %q, want %q and %q", curl, g.ua, g.accept, tc.ua, tc.accept)
 		}
 	}
 }
