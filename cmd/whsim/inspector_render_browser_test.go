@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -203,17 +204,21 @@ func TestInspectorOpensABodyNestedTooDeepForATree(t *testing.T) {
 // another call, with nothing said; then it was said to have come cut
 // short, which it did not: listen did not keep it. The page says so, in
 // the body and where the commands were, and offers no command, download
-// or replay of it.
+// or replay of it. Its size is "over 1.0 KiB", in the list and the
+// detail, as listen's line says: it read "0 B", the empty record's, a
+// body the sender never sent.
 func TestInspectorSaysABodyWasNotKept(t *testing.T) {
 	ctx := newInspectorBrowser(t)
 	l := startListenUI(t, "--max-body", "1KiB")
 	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r1","businessType":5007,"data":{"x":"`+strings.Repeat("x", 2048)+`"}}`), nil)
-	var actions, body, cutShort string
+	var actions, body, cutShort, listed, meta string
 	var buttons int
 	if err := chromedp.Run(ctx,
 		chromedp.Navigate(l.page()),
+		chromedp.Text(`#rows tr[data-id="1"] td:nth-child(7)`, &listed, chromedp.ByQuery),
 		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`.detail[data-id="1"] .actions`, chromedp.ByQuery),
+		chromedp.Text(`.detail[data-id="1"] .meta`, &meta, chromedp.ByQuery),
 		chromedp.Evaluate(`(document.querySelector(".detail .actions .gone") || {}).textContent || ""`, &actions),
 		chromedp.Evaluate(`document.querySelector(".detail[data-id='1']").textContent`, &body),
 		chromedp.Evaluate(`(document.querySelector(".detail .cut-short") || {}).textContent || ""`, &cutShort),
@@ -227,12 +232,17 @@ func TestInspectorSaysABodyWasNotKept(t *testing.T) {
 	if !strings.Contains(body, "Not kept: over listen's --max-body of 1024 bytes") || cutShort != "" {
 		t.Errorf("the call answered 413 reads %q (cut short: %q), want its body not kept and not cut short", body, cutShort)
 	}
+	if listed != "over 1.0 KiB" || !strings.Contains(meta, " · over 1.0 KiB · ") {
+		t.Errorf("the call answered 413 is listed as of %q, its detail says %q; want its size over 1.0 KiB, not that of the empty record", listed, meta)
+	}
 }
 
 // A request the HTTP server refused before listen read it has no body:
 // the page offered curl, whsim send, a download and replay of an empty
 // body, another call than the one that came. It says the request was not
-// read, and by whom, and offers none of them.
+// read, and by whom, and offers none of them. Its size is that of the
+// head that came, as listen's line says ("63 B of head"), not 0 B, the
+// empty body of its record.
 func TestInspectorSaysARequestWasNotRead(t *testing.T) {
 	ctx := newInspectorBrowser(t)
 	l := startListenUI(t)
@@ -250,12 +260,14 @@ func TestInspectorSaysARequestWasNotRead(t *testing.T) {
 	if !bytes.HasPrefix(answer, []byte("HTTP/1.1 400 ")) {
 		t.Fatalf("answered %q, want net/http's 400", answer)
 	}
-	var actions, body string
+	var actions, body, listed, meta string
 	var buttons int
 	if err := chromedp.Run(ctx,
 		chromedp.Navigate(l.page()),
+		chromedp.Text(`#rows tr[data-id="1"] td:nth-child(7)`, &listed, chromedp.ByQuery),
 		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`.detail[data-id="1"] .actions`, chromedp.ByQuery),
+		chromedp.Text(`.detail[data-id="1"] .meta`, &meta, chromedp.ByQuery),
 		chromedp.Evaluate(`(document.querySelector(".detail .actions .gone") || {}).textContent || ""`, &actions),
 		chromedp.Evaluate(`document.querySelector(".detail[data-id='1']").textContent`, &body),
 		chromedp.Evaluate(`document.querySelectorAll(".detail .actions button, .detail .actions a.button, #replay").length`, &buttons),
@@ -267,6 +279,10 @@ func TestInspectorSaysARequestWasNotRead(t *testing.T) {
 	}
 	if !strings.Contains(body, "Not read: Bad Request: invalid header name") || strings.Contains(body, "Raw bytes") {
 		t.Errorf("the refused call reads %q, want why it was not read", body)
+	}
+	ofHead := regexp.MustCompile(`^[1-9][0-9]* B of head$`)
+	if !ofHead.MatchString(listed) || !strings.Contains(meta, " · "+listed+" · ") {
+		t.Errorf("the refused call is listed as of %q, its detail says %q; want the size of its head, as listen's line says", listed, meta)
 	}
 }
 

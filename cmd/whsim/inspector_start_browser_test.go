@@ -140,6 +140,43 @@ func TestInspectorOffersNoSendCommandItCannotRun(t *testing.T) {
 	}
 }
 
+// A capture edited by hand whose header value holds a CR LF was offered
+// "copy as curl" all the same: curl sent the line after the CR LF as a
+// header of its own, a request nobody made, which whsim replay refuses.
+// The page offers no command for such a record, and says why; the call
+// beside it, whole, keeps its commands.
+func TestInspectorOffersNoCommandForARecordReplayRefuses(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	path := filepath.Join(t.TempDir(), "edited.ndjson")
+	line := `{"capture":1,"time":"2026-11-01T10:00:00Z","remote":"127.0.0.1:5","method":"POST","path":"/hook","query":"businessType=CREATE_RECEIVABLE_DOC","headers":{"Content-Type":["application/json"],"X-A":[%q]},"body":"{}","bodyEncoding":"utf8"}` + "\n"
+	capture := fmt.Sprintf(line, "v\r\nInjected: 1") + fmt.Sprintf(line, "v")
+	if err := os.WriteFile(path, []byte(capture), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	page := startInspect(t, path)
+	for _, tc := range []struct {
+		id      string
+		buttons int
+		said    string
+	}{
+		{"1", 0, `No curl or whsim send command: this record is no request to send again (header "X-A": its value holds the control character 0x0d).`},
+		{"2", 2, "copy as curl"},
+	} {
+		var actions string
+		var buttons int
+		if err := chromedp.Run(ctx, chromedp.Navigate(page),
+			chromedp.Click(`#rows tr[data-id="`+tc.id+`"]`, chromedp.ByQuery),
+			chromedp.WaitVisible(`.detail[data-id="`+tc.id+`"] .actions`, chromedp.ByQuery),
+			chromedp.Text(`.detail[data-id="`+tc.id+`"] .actions`, &actions, chromedp.ByQuery),
+			chromedp.Evaluate(`[...document.querySelectorAll(".detail .actions button")].filter(b => b.textContent.startsWith("copy as")).length`, &buttons)); err != nil {
+			t.Fatal(err)
+		}
+		if buttons != tc.buttons || !strings.Contains(actions, tc.said) {
+			t.Errorf("call %s: %d copy buttons, actions %q; want %d, and %q", tc.id, buttons, actions, tc.buttons, tc.said)
+		}
+	}
+}
+
 // startInspect runs `whsim inspect path` on a free port and returns the
 // URL it printed (the page, with its token).
 func startInspect(t *testing.T, path string) string {

@@ -613,10 +613,17 @@ func Decode(line []byte) (*Record, error) {
 	if err := json.Unmarshal(line, &rec); err != nil {
 		return nil, &JSONError{Err: jsonerr.Placed(err, line)}
 	}
+	// A key twice is said first: what the last value makes of the record
+	// ("a newer whsim wrote it" of "capture":1,"capture":3) is not what
+	// is wrong with it.
+	given, err := checkKeys(line)
+	if err != nil {
+		return nil, err
+	}
 	if rec.Capture == 0 {
 		// A "capture": 0 reads as none: said as the key it lacks, the
 		// message denied the key the line begins with.
-		if given, err := checkKeys(line); err == nil && given&memberBit("capture") != 0 {
+		if given&memberBit("capture") != 0 {
 			return nil, errors.New("capture record format 0, which no whsim writes (it reads 1 and 2)")
 		}
 		return nil, errors.New(`not a capture record (no "capture" key)`)
@@ -646,10 +653,6 @@ func Decode(line []byte) (*Record, error) {
 	}
 	if at := InvalidUTF8(line); at >= 0 {
 		return nil, fmt.Errorf("not valid UTF-8 at byte %d (listen writes such bytes in base64; read as they are, they would become U+FFFD, not the bytes that came)", at+1)
-	}
-	given, err := checkKeys(line)
-	if err != nil {
-		return nil, err
 	}
 	if rec.Rejected == nil && given&memberBit("body") == 0 {
 		// listen writes "body" for every call, "" for an empty one: a

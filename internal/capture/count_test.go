@@ -16,6 +16,16 @@ func TestCountRecords(t *testing.T) {
 		"{}\n{}\n{}\n":          3,
 		"{}\n{}\n{\"capture\":": 2, // a torn last line is no record
 		"{}\n\n{}\n":            2, // nor is a blank one
+		"{}\n \t\r\n{}\r\n":     2, // white space alone is a blank line; a CR ends a record as a space does
+		// A torn line mid-file (a crash, then a listen restarted on the
+		// file), even one cut after a '}' of its body or just after a
+		// string's backslash, is no record; nor is a line that is no JSON
+		// object, or one with bytes after its object.
+		"{}\n{\"capture\":1,\"body\":\"{\\\"a\\\":{}\n{}\n":        2,
+		"{}\n{\"capture\":1,\"body\":\"x\\\n{}\n":                  2,
+		"{}\n{\"capture\":1,\"headers\":{\"A\":[\"}\"]}\n{}\n":     2,
+		"{}\nthis is garbage\n[1]\n{}x\n{}}\n{}\n":                 2,
+		"{\"capture\":1,\"body\":\"\\\"}{\\\\\",\"headers\":{}}\n": 1, // escapes read as escapes
 	} {
 		got, err := countRecords(context.Background(), strings.NewReader(in))
 		if err != nil || got != want {
@@ -26,6 +36,25 @@ func TestCountRecords(t *testing.T) {
 	cancel()
 	if _, err := countRecords(ctx, strings.NewReader(strings.Repeat("{}\n", 1<<20))); err == nil {
 		t.Error("CountRecords ignores a cancelled context")
+	}
+}
+
+// A record longer than the block countRecords reads is followed across
+// blocks, an escape split by their boundary too (the body's \" pairs
+// start at an odd offset, the block ends at an even one): whole, it is a
+// record; cut short, it is not.
+func TestCountRecordsAcrossBlocks(t *testing.T) {
+	t.Parallel()
+	rec := `{"capture":1,"body":"` + strings.Repeat(`\"`, 1<<20) + `"}`
+	for in, want := range map[string]int64{
+		rec + "\n{}\n":                   2,
+		rec[:len(rec)-2] + "\n{}\n":      1,
+		rec[:len(rec)-3] + "\n{}\n":      1,
+		"{}\n" + rec + "\n" + rec + "\n": 3,
+	} {
+		if got, err := countRecords(context.Background(), strings.NewReader(in)); err != nil || got != want {
+			t.Errorf("CountRecords(a %d-byte input ending %q) = %d, %v; want %d", len(in), in[len(in)-12:], got, err, want)
+		}
 	}
 }
 

@@ -393,12 +393,8 @@ func OpenAppend(ctx context.Context, path string, mode Sync) (*File, Appending, 
 	if err != nil {
 		return nil, Appending{}, err
 	}
+	// The torn line OpenFile ended is no whole record: not counted.
 	n, ok := heldRecords(ctx, path)
-	if ok && torn {
-		// OpenFile ended the torn line, and a line ended is one counted:
-		// readers skip it, it is no record.
-		n--
-	}
 	return f, Appending{Records: n, Counted: ok, Torn: torn}, nil
 }
 

@@ -29,6 +29,13 @@ func TestReaderRefusesAmbiguousRecords(t *testing.T) {
 		{"body in another case", head + `,"body":"{}","Body":"evil"}`, `line 1: "body" twice in the record, as "body" and "Body"`},
 		{"escaped key", head + `,"body":"{}","b\u006fdy":"evil"}`, `"body" twice in the record`},
 		{"capture twice", head + `,"body":"{}","capture":1}`, `"capture" twice in the record`},
+		// Said as the key twice, not as what the last value would make of
+		// the record: "a record of format 2 has \"rejected\"", or "a newer
+		// whsim wrote it", of a line that begins "capture":1.
+		{"capture twice, 1 then 2", head + `,"body":"{}","capture":2}`, `line 1: "capture" twice in the record`},
+		{"capture twice, 1 then 3", head + `,"body":"{}","capture":3}`, `line 1: "capture" twice in the record`},
+		{"capture twice, 1 then 0", head + `,"body":"{}","capture":0}`, `line 1: "capture" twice in the record`},
+		{"bodyOverLimit twice, 0 last", head + `,"body":"","bodyOverLimit":100,"bodyOverLimit":0}`, `line 1: "bodyOverLimit" twice in the record`},
 		{"a header twice", head + `,"headers":{"X-Sig":["a"],"X-Sig":["b"]},"body":"{}"}`, `"X-Sig" twice in headers`},
 		// HTTP names a header in any case: encoding/json keeps the two
 		// apart, and replay sent both values under one name, in the order

@@ -3,6 +3,7 @@ package inspect
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -274,6 +275,13 @@ type summary struct {
 	// Unanswered says the sender never got Status, listen's answer (the
 	// record's "unanswered"): a list must not show the call as answered.
 	Unanswered bool `json:"unanswered,omitempty"`
+	// BodyOverLimit is listen's --max-body when the body was over it and
+	// not kept: Size, that of the empty record, is not the body's.
+	BodyOverLimit int64 `json:"bodyOverLimit,omitempty"`
+	// HeadBytes, of a request the HTTP server refused before listen read
+	// it, is the bytes of its head that came: its Size, that of the empty
+	// record, is not the request's.
+	HeadBytes *int64 `json:"headBytes,omitempty"`
 }
 
 // appendSummary appends the JSON of summarize(c), without reflection: a
@@ -309,15 +317,28 @@ func appendSummary(b []byte, c *call) []byte {
 	if c.Record.Unanswered != nil {
 		b = append(b, `,"unanswered":true`...)
 	}
+	if n := c.Record.BodyOverLimit; n > 0 {
+		b = append(b, `,"bodyOverLimit":`...)
+		b = strconv.AppendInt(b, n, 10)
+	}
+	if j := c.Record.Rejected; j != nil {
+		b = append(b, `,"headBytes":`...)
+		b = strconv.AppendInt(b, j.HeadBytes, 10)
+	}
 	return append(b, '}')
 }
 
 func summarize(c *call) summary {
+	var head *int64
+	if j := c.Record.Rejected; j != nil {
+		head = &j.HeadBytes
+	}
 	return summary{
 		ID: c.ID, ReceivedAt: c.Record.Time, Method: c.Record.Method, Path: c.Record.ShownPath(),
 		Event: c.Event, RequestID: c.RequestID, Size: c.Size, Status: c.Status(),
 		Verdict: c.Verdict, Findings: c.FindingCount, Flags: len(c.Flags), RepeatOf: c.RepeatOf,
-		TooLarge: c.tooLarge != "", Unanswered: c.Record.Unanswered != nil,
+		TooLarge: c.tooLarge != "", Unanswered: c.Record.Unanswered != nil, BodyOverLimit: c.Record.BodyOverLimit,
+		HeadBytes: head,
 	}
 }
 
@@ -385,6 +406,10 @@ type detail struct {
 	// NoSend says why Send is "" for a call Curl sends: whsim send would
 	// fail on it or send another call (sendUnlike).
 	NoSend string `json:"noSend"`
+	// NoCommand says why Curl and Send are both "" for a call whose body
+	// is kept: its record would not go out as the request it says
+	// (capture.CheckReplayable), as whsim replay refuses it.
+	NoCommand string `json:"noCommand"`
 }
 
 // rejectedView is what the record of a request listen never read says.
@@ -533,9 +558,16 @@ func (h *handler) describe(c *call) detail {
 	// an empty body (a large one's read a file the page cannot download),
 	// whsim send's read that file too. None is better than another call.
 	if !d.BodyGone && d.NotKept == "" {
-		d.Curl, d.Send = h.commands(c, d.File)
-		if why := sendUnlike(c); why != "" {
-			d.Send, d.NoSend = "", why
+		if err := capture.CheckReplayable(cmp.Or(r.Method, http.MethodPost), r.Query, r.Headers); err != nil {
+			// A hand-edited capture's CR LF in a header went into curl's
+			// -H as it was, and curl sent the line after it as a header
+			// of its own: a request nobody made, which replay refuses.
+			d.NoCommand = err.Error()
+		} else {
+			d.Curl, d.Send = h.commands(c, d.File)
+			if why := sendUnlike(c); why != "" {
+				d.Send, d.NoSend = "", why
+			}
 		}
 	}
 	return d
@@ -545,11 +577,16 @@ func (h *handler) describe(c *call) detail {
 // command would be wrong or redundant. Proxy-Authorization is a proxy's
 // credential, never the receiver's: replay and listen's forward do not
 // send it on, and a copied command sent it masked, "Basic ****", a value
-// nobody sent.
+// nobody sent. A User-Agent is the sender's, as replay sends it: curl
+// sent "curl/8.x" in the place of the ERP's.
 var sentByClient = []string{
 	"Host", "Content-Length", "Connection", "Keep-Alive", "Transfer-Encoding", "Te", "Trailer",
-	"Upgrade", "Proxy-Connection", "Accept-Encoding", "User-Agent", "Proxy-Authorization",
+	"Upgrade", "Proxy-Connection", "Accept-Encoding", "Proxy-Authorization",
 }
+
+// curlDefaults are headers curl sends of its own unless told: a call that
+// came without one goes without (-H 'Name:' removes curl's).
+var curlDefaults = []string{"User-Agent", "Accept"}
 
 // commands are the call as a curl command and as a whsim send command,
 // under shellcmd's one rule: every header of a captured call is the
@@ -569,12 +606,16 @@ func (h *handler) commands(c *call, file string) (curl, send string) {
 			hdr[k] = vs
 		}
 	}
-	curlHdr := hdr
+	curlHdr := hdr.Clone()
+	for _, name := range curlDefaults {
+		if !hasHeader(r.Headers, name) {
+			curlHdr[name] = []string{""}
+		}
+	}
 	if c.Size > 0 && !hasHeader(r.Headers, "Content-Type") {
 		// curl gives a body it sends a Content-Type of its own
 		// (application/x-www-form-urlencoded); a call that came without
 		// one goes without, as it came: -H 'Content-Type: ' removes curl's.
-		curlHdr = hdr.Clone()
 		curlHdr["Content-Type"] = []string{""}
 	}
 	cc := shellcmd.Curl{Method: r.Method, URL: u, Header: curlHdr, Body: c.body, NoBody: c.Size == 0,
@@ -600,11 +641,25 @@ func (h *handler) commands(c *call, file string) (curl, send string) {
 		// for another path than the call's.
 		cc.Flags = append(cc.Flags, "--path-as-is")
 	}
+	switch r.Proto {
+	// curl speaks HTTP/1.1 unless told: a receiver may answer the call's
+	// own protocol otherwise (keep-alive, a chunked answer).
+	case "HTTP/1.0":
+		cc.Flags = append(cc.Flags, "--http1.0")
+	case "HTTP/2.0":
+		// Without TLS (h2c, as listen takes it) curl speaks HTTP/2 only
+		// with prior knowledge; over TLS, as ALPN agrees.
+		if strings.HasPrefix(h.opts.Origin, "https:") {
+			cc.Flags = append(cc.Flags, "--http2")
+		} else {
+			cc.Flags = append(cc.Flags, "--http2-prior-knowledge")
+		}
+	}
 	if c.Size > cc.MaxInline {
 		cc.MaxInline = -1 // by the call's size: a body shed from memory is no shorter
 	}
 	su := h.opts.Origin + r.URLPath()
-	if q := withoutBusinessType(r.Query); q != "" {
+	if q, _ := withoutBusinessType(r.Query); q != "" {
 		su += "?" + q
 	}
 	ws := shellcmd.Whsim{Command: "send", URL: su, Flags: []string{"--file", file}}
@@ -661,7 +716,14 @@ func sendUnlike(c *call) string {
 	if _, ok := spec.Lookup(c.Event); !ok {
 		return fmt.Sprintf("its businessType %q is no event of the spec, and whsim send sends only those, as the spec spells them", c.Event)
 	}
-	if q := withoutBusinessType(r.Query); q != "" {
+	q, named := withoutBusinessType(r.Query)
+	if named > 1 {
+		// send adds one, its --event's: a query that named two (which
+		// receivers read differently, listen's query-event finding) went
+		// as another call, read alike everywhere.
+		return fmt.Sprintf("its query names businessType %d times, and whsim send sends it once, its --event's", named)
+	}
+	if q != "" {
 		// The command's --url carries the rest of the query, and send
 		// checks it as any --url: one it refuses ("a;b", "%zz") made a
 		// command that ended at once, nothing sent.
@@ -692,19 +754,24 @@ func sendUnlike(c *call) string {
 
 // withoutBusinessType is a raw query less its businessType parameters,
 // the rest as they came but a raw '#' escaped (in --url it would start a
-// fragment and cut the query there): whsim send adds the call's own and
-// refuses a URL that has one, so the copied send command's --url carries
-// only the rest of the query the call reached the receiver with.
-func withoutBusinessType(query string) string {
+// fragment and cut the query there), and how many it dropped: whsim send
+// adds the call's own and refuses a URL that has one, so the copied send
+// command's --url carries only the rest of the query the call reached the
+// receiver with.
+func withoutBusinessType(query string) (rest string, dropped int) {
 	var kept []string
 	for _, p := range strings.Split(query, "&") {
 		k, _, _ := strings.Cut(p, "=")
-		if name, err := url.QueryUnescape(k); p == "" || (err == nil && name == spec.QueryParam) {
+		name, err := url.QueryUnescape(k)
+		if err == nil && name == spec.QueryParam {
+			dropped++
 			continue
 		}
-		kept = append(kept, p)
+		if p != "" {
+			kept = append(kept, p)
+		}
 	}
-	return strings.ReplaceAll(strings.Join(kept, "&"), "#", "%23")
+	return strings.ReplaceAll(strings.Join(kept, "&"), "#", "%23"), dropped
 }
 
 // dotSegment says whether a path has a "." or ".." segment, which curl
@@ -1125,8 +1192,15 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request) {
 	defer tick.Stop()
 	bw := bufio.NewWriter(w)
 	var buf []byte
+	var missed uint64
 	ctx := r.Context()
 	for {
+		if n := h.opts.Store.Dropped(); n > missed {
+			// Calls the feed could not hand over take no id: no gap
+			// shows them, and the page listed fewer calls than came.
+			fmt.Fprintf(bw, "event: missed\ndata: {\"calls\":%d}\n\n", n)
+			missed = n
+		}
 		if kept := h.opts.Store.Kept(); after+1 < kept {
 			// Calls that left the window before this client saw them:
 			// say so rather than skip them silently, and whether a

@@ -257,6 +257,27 @@ func openStream(t *testing.T, url, lastID string) *sse {
 	return &sse{r: bufio.NewReader(resp.Body), body: resp.Body}
 }
 
+// named returns the next event that has a name, and its data.
+func (s *sse) named(t *testing.T) (string, string) {
+	t.Helper()
+	var name, data string
+	for {
+		line, err := s.r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("stream: %v", err)
+		}
+		line = strings.TrimRight(line, "\n")
+		switch {
+		case line == "" && name != "":
+			return name, data
+		case strings.HasPrefix(line, "event: "):
+			name = line[7:]
+		case strings.HasPrefix(line, "data: "):
+			data = line[6:]
+		}
+	}
+}
+
 // next returns the next event's id and data ("" for an id-only event).
 func (s *sse) next(t *testing.T) (string, string) {
 	t.Helper()
@@ -758,7 +779,13 @@ func TestAppendSummaryIsJSONMarshal(t *testing.T) {
 	unanswered := record(5, "CREATE_RECEIVABLE_DOC", []byte(`{}`), 200)
 	unanswered.Unanswered = &capture.Unanswered{Rule: "http-sender-gone", Reason: "gone"}
 	s.Add(unanswered, nil)
-	for id := uint64(1); id <= 5; id++ {
+	over := record(6, "CREATE_RECEIVABLE_DOC", nil, 413)
+	over.BodyOverLimit = 1024
+	s.Add(over, nil)
+	refused := record(7, "CREATE_RECEIVABLE_DOC", nil, 400)
+	refused.Capture, refused.Rejected = 2, &capture.Rejected{Reason: "Bad Request", HeadBytes: 63}
+	s.Add(refused, nil)
+	for id := uint64(1); id <= 7; id++ {
 		c, _ := s.Get(id)
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
@@ -772,6 +799,33 @@ func TestAppendSummaryIsJSONMarshal(t *testing.T) {
 		if got := appendSummary(nil, c); !bytes.Equal(bytes.ReplaceAll(got, escaped, raw), bytes.ReplaceAll(want, escaped, raw)) {
 			t.Errorf("call %d:\n got %s\nwant %s", id, got, want)
 		}
+	}
+}
+
+// Calls the feed missed (its queue full: its goroutine got no CPU) never
+// reach the store, and take no id: the page listed fewer calls than the
+// capture holds with nothing to say so, and only listen's stop warned.
+// The stream says how many, at once and as the count grows.
+func TestStreamSaysWhatTheFeedMissed(t *testing.T) {
+	s := NewStore(feedQueue * 3)
+	f := s.NewFeed()
+	s.mu.Lock() // the store is busy: the feed's goroutine cannot store
+	for i := 0; i < 2*feedQueue+2; i++ {
+		f.Offer(record(i, "E", []byte(`{}`), 200), -1, nil, "", nil)
+	}
+	s.mu.Unlock()
+	f.Close()
+	if s.Dropped() == 0 {
+		t.Fatal("the feed missed no call")
+	}
+	srv := newTestServer(t, s, nil)
+	st := openStream(t, srv.URL+"/api/stream", fmt.Sprint(s.Last()))
+	s.Add(record(1, "E", []byte(`{}`), 200), nil) // a call for the stream to send after
+	if name, data := st.named(t); name != "missed" || data != fmt.Sprintf(`{"calls":%d}`, s.Dropped()) {
+		t.Fatalf("first event %q %s, want missed, the %d calls", name, data, s.Dropped())
+	}
+	if name, _ := st.named(t); name != "call" {
+		t.Fatalf("then %q, want the call", name)
 	}
 }
 
@@ -932,7 +986,9 @@ func TestDetailShowsTheFault(t *testing.T) {
 // The copy commands mask under shellcmd's one rule whatever the page's
 // Mask: the sender's credentials (a signature too: the inspector cannot
 // tell one from a fixed secret), a credential in the query; the headers a
-// client sets for itself are left out, send's Content-Type as well.
+// client sets for itself are left out, send's Content-Type as well, but
+// not the sender's User-Agent, and curl's own Accept is removed from a
+// call that came without one.
 func TestCommandsMaskByTheOneRule(t *testing.T) {
 	rec := record(1, "E", []byte(`{"a":"it's"}`), 200)
 	rec.Query = "token=t0k&businessType=E"
@@ -942,10 +998,10 @@ func TestCommandsMaskByTheOneRule(t *testing.T) {
 	c := s.Add(rec, nil)
 	h := newHandler(Options{Token: testToken, Store: s, Origin: "http://127.0.0.1:8080"})
 	curl, send := h.commands(c, "call-1.json")
-	if want := `curl -X POST 'http://127.0.0.1:8080/hook?token=****&businessType=E' -H 'Authorization: Bearer ****' -H 'Content-Type: application/json' -H 'Webhook-Signature: ****' -H 'X-Trace: trace-1' --data-binary '{"a":"it'\''s"}'`; curl != want {
+	if want := `curl -X POST 'http://127.0.0.1:8080/hook?token=****&businessType=E' -H 'Accept: ' -H 'Authorization: Bearer ****' -H 'Content-Type: application/json' -H 'User-Agent: sender/1' -H 'Webhook-Signature: ****' -H 'X-Trace: trace-1' --data-binary '{"a":"it'\''s"}'`; curl != want {
 		t.Errorf("curl =\n %s\nwant\n %s", curl, want)
 	}
-	if want := `whsim send --url 'http://127.0.0.1:8080/hook?token=****' --file call-1.json --event E -H 'Authorization: Bearer ****' -H 'Webhook-Signature: ****' -H 'X-Trace: trace-1'`; send != want {
+	if want := `whsim send --url 'http://127.0.0.1:8080/hook?token=****' --file call-1.json --event E -H 'Authorization: Bearer ****' -H 'User-Agent: sender/1' -H 'Webhook-Signature: ****' -H 'X-Trace: trace-1'`; send != want {
 		t.Errorf("send =\n %s\nwant\n %s", send, want)
 	}
 }

@@ -9,10 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/whsim/whsim/internal/capture"
 )
 
 // The page's "copy as curl", run as printed by sh with the real curl,
@@ -259,5 +262,143 @@ func TestNoSendCommandForAQuerySendRefuses(t *testing.T) {
 	c := s.Add(rec, nil)
 	if d := newHandler(Options{Token: testToken, Store: s, Origin: "http://127.0.0.1:8080"}).describe(c); d.Send == "" {
 		t.Errorf("query %q: no send command (%s)", rec.Query, d.NoSend)
+	}
+}
+
+// A record whsim replay refuses (a hand-edited capture: a CR or LF in a
+// header, a header name or method that is no token, a control character
+// in the query) offers no command and says why: the page copied a curl
+// whose -H value held "\r\nInjected: 1", and curl sent Injected as a
+// header of its own, a request nobody made, while replay and the page's
+// replay button refused the record. A tab and bytes above 0x7f in a
+// value, which a sender may send, keep the commands.
+func TestNoCommandForARecordReplayRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		edit   func(r *capture.Record)
+		refuse string // in the reason; "" when the commands stay
+	}{
+		{"CR LF in a header value", func(r *capture.Record) { r.Headers["X-A"] = []string{"v\r\nInjected: 1"} }, "0x0d"},
+		{"LF in a header name", func(r *capture.Record) { r.Headers["X-A\nInjected"] = []string{"1"} }, "not a header name"},
+		{"a space in the method", func(r *capture.Record) { r.Method = "PO ST" }, "not an HTTP method"},
+		{"a control character in the query", func(r *capture.Record) { r.Query += "&a=\x01" }, "control character"},
+		{"a tab and obs-text in a header value", func(r *capture.Record) { r.Headers["X-A"] = []string{"a\tb\xe9"} }, ""},
+	} {
+		rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-1"}`), 200)
+		tc.edit(rec)
+		s := NewStore(10)
+		c := s.Add(rec, nil)
+		d := newHandler(Options{Token: testToken, Store: s, Origin: "http://127.0.0.1:8080"}).describe(c)
+		if tc.refuse == "" {
+			if d.Curl == "" || d.Send == "" || d.NoCommand != "" {
+				t.Errorf("%s: curl %q, send %q, no-command reason %q: want both commands", tc.name, d.Curl, d.Send, d.NoCommand)
+			}
+			continue
+		}
+		if d.Curl != "" || d.Send != "" || !strings.Contains(d.NoCommand, tc.refuse) {
+			t.Errorf("%s: curl %q, send %q, no-command reason %q: want none, and why (%s)", tc.name, d.Curl, d.Send, d.NoCommand, tc.refuse)
+		}
+	}
+}
+
+// A call whose query names businessType more than once (receivers read
+// such a query differently: listen's query-event finding) offers no send
+// command, and says why: the copied whsim send sent the one businessType
+// of its --event, another call than the one captured, whose query the
+// receiver reads alike everywhere. Curl sends it as it came.
+func TestNoSendCommandForTwoBusinessTypes(t *testing.T) {
+	for _, q := range []string{
+		"businessType=CREATE_RECEIVABLE_DOC&businessType=ABANDON_RECEIVABLE_DOC",
+		"businessType=CREATE_RECEIVABLE_DOC&businessType=CREATE_RECEIVABLE_DOC",
+		"businessType=CREATE_RECEIVABLE_DOC&x=1&business%54ype=ABANDON_RECEIVABLE_DOC",
+	} {
+		rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-1"}`), 200)
+		rec.Query = q
+		s := NewStore(10)
+		c := s.Add(rec, nil)
+		d := newHandler(Options{Token: testToken, Store: s, Origin: "http://127.0.0.1:8080"}).describe(c)
+		if d.Send != "" || !strings.Contains(d.NoSend, "names businessType 2 times") {
+			t.Errorf("query %q: send command %q, no-send reason %q: want none, and why", q, d.Send, d.NoSend)
+		}
+		if d.Curl == "" {
+			t.Errorf("query %q: no curl command", q)
+		}
+	}
+}
+
+// A call that came as HTTP/1.0 or as h2c (HTTP/2 without TLS, which
+// listen takes too) is copied as a curl that speaks that protocol: curl
+// spoke HTTP/1.1 to every call, and a receiver that answers the three
+// differently (keep-alive, chunked answers) was sent another call.
+func TestCopyAsCurlSpeaksTheCallsProtocol(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed (scripts/install-tools.sh curl): the copied command is run as a user pastes it")
+	}
+	protos := make(chan string, 1)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) // an h2 stream whose body is left unread is reset: curl exits 92
+		protos <- r.Proto
+	}))
+	srv.Config.Protocols = new(http.Protocols)
+	srv.Config.Protocols.SetHTTP1(true)
+	srv.Config.Protocols.SetUnencryptedHTTP2(true)
+	srv.Start()
+	defer srv.Close()
+	protocols := []string{"", "HTTP/1.0"}
+	if v, _ := exec.Command("curl", "-V").Output(); bytes.Contains(v, []byte(" HTTP2")) {
+		protocols = append(protocols, "HTTP/2.0") // a curl built without nghttp2 speaks none
+	}
+	for _, proto := range protocols {
+		rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-1"}`), 200)
+		rec.Proto = proto
+		s := NewStore(10)
+		c := s.Add(rec, nil)
+		curl, _ := newHandler(Options{Token: testToken, Store: s, Origin: srv.URL}).commands(c, "call-1.json")
+		if out, err := exec.Command("sh", "-c", curl+" -sS -o /dev/null").CombinedOutput(); err != nil {
+			t.Fatalf("%q: %s: %v\n%s", proto, curl, err, out)
+		}
+		if got, want := <-protos, cmp.Or(proto, "HTTP/1.1"); got != want {
+			t.Errorf("a call that came as %s: %s\nspoke %s", want, curl, got)
+		}
+	}
+}
+
+// The copied curl sends the User-Agent and Accept the call came with, and
+// none it came without: curl sent its own "curl/8.x" and "Accept: */*" in
+// their place, another call than the sender's (a receiver may route or
+// refuse on either), where whsim replay sends the captured ones.
+func TestCopyAsCurlSendsTheCallsUserAgentAndAccept(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed (scripts/install-tools.sh curl): the copied command is run as a user pastes it")
+	}
+	type got struct{ ua, accept []string }
+	calls := make(chan got, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls <- got{r.Header.Values("User-Agent"), r.Header.Values("Accept")}
+	}))
+	defer srv.Close()
+	for _, tc := range []struct{ ua, accept []string }{
+		{[]string{"ERP-Webhook/2.1"}, nil},
+		{nil, []string{"application/json"}},
+		{nil, nil},
+	} {
+		rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-1"}`), 200)
+		delete(rec.Headers, "User-Agent")
+		delete(rec.Headers, "Accept")
+		if tc.ua != nil {
+			rec.Headers["User-Agent"] = tc.ua
+		}
+		if tc.accept != nil {
+			rec.Headers["Accept"] = tc.accept
+		}
+		s := NewStore(10)
+		c := s.Add(rec, nil)
+		curl, _ := newHandler(Options{Token: testToken, Store: s, Origin: srv.URL}).commands(c, "call-1.json")
+		if out, err := exec.Command("sh", "-c", curl+" -sS -o /dev/null").CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", curl, err, out)
+		}
+		if g := <-calls; !slices.Equal(g.ua, tc.ua) || !slices.Equal(g.accept, tc.accept) {
+			t.Errorf("%s\nsent User-Agent %q and Accept %q, want %q and %q", curl, g.ua, g.accept, tc.ua, tc.accept)
+		}
 	}
 }

@@ -32,3 +32,26 @@ func TestInspectUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// --ui's words said ":0 picks a free port", and --ui :0 serves the page,
+// the calls and their replay on every interface (a warning says so once
+// it runs): the help names the loopback form, and what a bare :port
+// does, as listen's --addr does.
+func TestInspectUIFlagSaysWhatABarePortServes(t *testing.T) {
+	t.Parallel()
+	code, stdout, _ := clitest.Run(t, "inspect", "--help")
+	if code != 0 || !strings.Contains(stdout, "(127.0.0.1:0 picks a free port; a bare :port serves every interface)") {
+		t.Errorf("whsim inspect --help: exit %d, its --ui reads %q; want the loopback form and what a bare :port serves",
+			code, lineOf(stdout, "--ui string"))
+	}
+}
+
+// lineOf is the line of s that holds sub, "" when none does.
+func lineOf(s, sub string) string {
+	for line := range strings.SplitSeq(s, "\n") {
+		if strings.Contains(line, sub) {
+			return line
+		}
+	}
+	return ""
+}

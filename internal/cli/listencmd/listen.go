@@ -524,7 +524,7 @@ func (r *listenSession) observe() {
 	r.feed = store.NewFeed()
 	r.undo = append(r.undo, func() {
 		if n := store.Dropped(); n > 0 {
-			fmt.Fprintf(r.a.Streams.Err, "%s the inspector missed %d calls (its queue was full); the capture has them\n", r.a.ErrColor.Warn.Sprint("warning:"), n)
+			fmt.Fprintf(r.a.Streams.Err, "%s %s\n", r.a.ErrColor.Warn.Sprint("warning:"), inspectorMissed(n, o.Capture))
 		}
 	})
 	r.cfg.Observe = func(c *receiver.Call) {
@@ -538,6 +538,16 @@ func (r *listenSession) observe() {
 			r.inspector.Replay = replay.OneWith(o.tlsOptions()) // trusted as the calls passed on
 		}
 	}
+}
+
+// inspectorMissed says that the inspector missed n calls, and where they
+// are: it said "the capture has them" of a listen without --capture.
+func inspectorMissed(n uint64, capture string) string {
+	where := termsafe.Text(capture) + " has them"
+	if capture == "" {
+		where = "without --capture they are gone"
+	}
+	return fmt.Sprintf("the inspector missed %d %s (its queue was full); %s", n, term.Plural(int(n), "call", "calls"), where)
 }
 
 // run binds the webhook's address and serves until ctx is done, then

@@ -470,3 +470,22 @@ func TestListenGraceOverKeepsTheCallsInFlight(t *testing.T) {
 		t.Errorf("capture holds %d records (%v), want the call's", bytes.Count(b, []byte("\n")), err)
 	}
 }
+
+// The inspector's missed calls are where listen keeps them: in the
+// --capture file it names, or nowhere. It said "the capture has them" of
+// a listen without one.
+func TestInspectorMissedSaysWhere(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		n       uint64
+		capture string
+		want    string
+	}{
+		{3, "calls.ndjson", "the inspector missed 3 calls (its queue was full); calls.ndjson has them"},
+		{1, "", "the inspector missed 1 call (its queue was full); without --capture they are gone"},
+	} {
+		if got := inspectorMissed(tc.n, tc.capture); got != tc.want {
+			t.Errorf("inspectorMissed(%d, %q) = %q, want %q", tc.n, tc.capture, got, tc.want)
+		}
+	}
+}

@@ -241,6 +241,12 @@ func (p *CallPrinter) appendRequest(b []byte, c *receiver.Call, ev string) []byt
 	b = append(b, "  requestId="...)
 	b = append(b, termsafe.Text(id)...)
 	b = append(b, "  "...)
+	if r.BodyOverLimit > 0 {
+		// Not kept: the body was no 0 B, as its empty record's size said
+		// beside "body over the limit".
+		b = append(b, "over "...)
+		return appendByteSize(b, int(r.BodyOverLimit))
+	}
 	return appendByteSize(b, len(c.Body))
 }
 
@@ -306,18 +312,21 @@ func appendByteSize(b []byte, n int) []byte {
 
 // callJSON is the stable --output json form of a call.
 type callJSON struct {
-	Seq       uint64            `json:"seq"`
-	Time      time.Time         `json:"time"`
-	Remote    string            `json:"remote"`
-	Method    string            `json:"method"`
-	Path      string            `json:"path"`
-	RawPath   string            `json:"rawPath,omitempty"` // as the capture record's: the path as sent, when not Path escaped as Go escapes it
-	Query     string            `json:"query"`             // credentials masked, as the headers'
-	Event     *string           `json:"event"`             // null: the query has no businessType
-	RequestID *string           `json:"requestId"`
-	Size      int               `json:"size"`
-	Headers   map[string]string `json:"headers"` // secrets masked, values joined with ", "
-	Status    int               `json:"status"`
+	Seq       uint64    `json:"seq"`
+	Time      time.Time `json:"time"`
+	Remote    string    `json:"remote"`
+	Method    string    `json:"method"`
+	Path      string    `json:"path"`
+	RawPath   string    `json:"rawPath,omitempty"` // as the capture record's: the path as sent, when not Path escaped as Go escapes it
+	Query     string    `json:"query"`             // credentials masked, as the headers'
+	Event     *string   `json:"event"`             // null: the query has no businessType
+	RequestID *string   `json:"requestId"`
+	Size      int       `json:"size"`
+	// BodyOverLimit is --max-body when the body was over it and not kept:
+	// Size is then that of the empty body kept, not the body's.
+	BodyOverLimit int64             `json:"bodyOverLimit,omitempty"`
+	Headers       map[string]string `json:"headers"` // secrets masked, values joined with ", "
+	Status        int               `json:"status"`
 	// Unanswered says the sender never got Status: it had gone, or
 	// listen's stop cut the call short.
 	Unanswered bool           `json:"unanswered,omitempty"`
@@ -352,7 +361,7 @@ func (p *CallPrinter) printJSON(c *receiver.Call, verdict string, status int, fl
 	r := c.Record
 	o := callJSON{
 		Seq: c.Seq, Time: r.Time, Remote: r.Remote, Method: r.Method, Path: r.Path, RawPath: r.RawPath, Query: termsafe.MaskQuery(r.Query),
-		Size: len(c.Body), Headers: map[string]string{}, Status: status, Unanswered: c.Unanswered,
+		Size: len(c.Body), BodyOverLimit: r.BodyOverLimit, Headers: map[string]string{}, Status: status, Unanswered: c.Unanswered,
 		Recorded: c.CaptureErr == nil, Verdict: verdict, Findings: c.Findings, Flags: flags,
 	}
 	if o.Findings == nil {

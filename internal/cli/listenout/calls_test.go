@@ -532,3 +532,30 @@ func TestStatusColour(t *testing.T) {
 		}
 	}
 }
+
+// A call whose body was over --max-body says so in its JSON, beside the
+// size 0 of the empty body kept, as its capture record and its line do:
+// its JSON alone said a call of 0 bytes.
+func TestJSONBodyOverLimit(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	p := NewCallPrinter(&out, true, term.Style{})
+	c := call("", http.Header{"Content-Length": {"2993"}})
+	c.Record.BodyOverLimit, c.Record.Response.Status = 100, 413
+	p.Observe(c, nil)
+	var got struct {
+		Size          int   `json:"size"`
+		BodyOverLimit int64 `json:"bodyOverLimit"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.BodyOverLimit != 100 || got.Size != 0 {
+		t.Errorf("got %s, want bodyOverLimit 100 beside size 0", out.Bytes())
+	}
+	out.Reset()
+	p.Observe(call(`{}`, nil), nil)
+	if bytes.Contains(out.Bytes(), []byte("bodyOverLimit")) {
+		t.Errorf("a body kept: %s", out.Bytes())
+	}
+}

@@ -111,6 +111,14 @@ async function fetchJSON(url, init) {
   return { body, headers: r.headers };
 }
 
+// bodySize is a call's body size as listen's line says it: a body over
+// --max-body was not kept, nor was a request the HTTP server refused
+// (its head's bytes are what came), and their record's size, 0, is not
+// the body's.
+function bodySize(c) {
+  if (c.headBytes !== undefined) return size(c.headBytes) + " of head";
+  return c.bodyOverLimit ? "over " + size(c.bodyOverLimit) : size(c.size);
+}
 
 function size(n) {
   if (n < 1024) return n + " B";
@@ -154,7 +162,7 @@ function row(c) {
       c.repeatOf ? el("span", { class: "dup", title: "requestId seen before, in call #" + c.repeatOf }, "↻ #" + c.repeatOf + " ") : null,
       shown(c.requestId || "-")),
     // A record too large to read back is listed as what listen knew of it.
-    el("td", { class: "num" }, c.tooLarge ? (c.size ? size(c.size) + ", " : "") + "too large to show" : size(c.size)),
+    el("td", { class: "num" }, c.tooLarge ? (c.size ? size(c.size) + ", " : "") + "too large to show" : bodySize(c)),
     c.unanswered
       // listen had the status ready; the sender never got it.
       ? el("td", { class: "status bad", title: "listen had " + c.status + " ready; the sender never received it" }, "none (" + c.status + " unsent)")
@@ -302,6 +310,14 @@ async function reload() {
     // and the new listing says which (see relist).
     $("conn").textContent = "The inspector refused the live list (restarted, or too many of its pages open): the page lists again in a moment.";
     setTimeout(() => { if (gen === state.gen) relist(); }, 2000);
+  });
+  // Calls the inspector missed as they came (it fell behind listen) are
+  // in no listing: the count is said, never left for the list to belie.
+  state.source.addEventListener("missed", (e) => {
+    const n = JSON.parse(e.data).calls;
+    $("missed").textContent = "The inspector missed " + n + (n === 1 ? " call" : " calls") +
+      " as they came (it fell behind listen): this list leaves them out. listen's --capture file has them (whsim inspect lists every one); without --capture they are gone.";
+    $("missed").hidden = false;
   });
   state.source.addEventListener("gap", (e) => {
     const g = JSON.parse(e.data);
@@ -532,7 +548,7 @@ function detail(d) {
       el("span", { class: "badge " + (verdictClass[d.verdict] || "") }, d.verdict || "not known")),
     el("p", { class: "meta" }, el("a", { class: "permalink", href: "#/calls/" + d.id, title: "this call's link" }, "#" + d.id),
       " · " + (d.receivedAt.startsWith("0001-") ? "time not known" : new Date(d.receivedAt).toISOString()) + " · from " + d.remote +
-      " · " + size(d.size) + " · requestId ", shown(d.requestId || "-")),
+      " · " + bodySize(d) + " · requestId ", shown(d.requestId || "-")),
     actions(d));
   out.append(flagsList(d));
   out.append(faultNote(d));
@@ -892,9 +908,16 @@ function actions(d) {
     // call the sender never made (whsim replay skips such a record too).
     bar.append(el("p", { class: "hint gone" }, "No curl or whsim send command, download, replay or diff: this call's body was over listen's --max-body of " + d.bodyOverLimit + " bytes and was not kept, and a command without it would send another call."));
   } else {
-    const curl = el("button", { type: "button" }, "copy as curl");
-    curl.addEventListener("click", () => copy(d.curl, curl));
-    bar.append(curl);
+    if (d.noCommand) {
+      // Its record would not go out as the request it says (a capture
+      // edited by hand): a command would send another, as whsim replay
+      // says when it refuses the record.
+      bar.append(el("p", { class: "hint no-command" }, "No curl or whsim send command: this record is no request to send again (" + d.noCommand + ")."));
+    } else {
+      const curl = el("button", { type: "button" }, "copy as curl");
+      curl.addEventListener("click", () => copy(d.curl, curl));
+      bar.append(curl);
+    }
     if (d.send) {
       const send = el("button", { type: "button" }, "copy as whsim send");
       send.addEventListener("click", () => copy(d.send, send));
