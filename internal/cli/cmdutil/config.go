@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -154,8 +155,7 @@ func loadConfig(cmd *cobra.Command, explicit string, tree func() *cobra.Command,
 // reads; should it be run's own (a run that reads no config has it), run's
 // flags are left alone.
 func checkValues(file *config.File, t, run *cobra.Command) []error {
-	var errs []error
-	bare := map[string]error{} // a bare key: nil once a flag took it
+	bad := map[string]error{} // by key; a bare key's is nil once a flag took it
 	var visit func(c *cobra.Command, section string)
 	visit = func(c *cobra.Command, section string) {
 		if c != run && readsConfig(c) {
@@ -163,11 +163,11 @@ func checkValues(file *config.File, t, run *cobra.Command) []error {
 				if !configurable(f) {
 					return
 				}
-				if key := section + "." + f.Name; section != "" && file.Has(key) {
-					errs = appendNew(errs, file.Set(f, key))
+				if key := section + "." + f.Name; section != "" && file.Has(key) && bad[key] == nil {
+					bad[key] = file.Set(f, key)
 				}
-				if prior, seen := bare[f.Name]; file.Has(f.Name) && (!seen || prior != nil) {
-					bare[f.Name] = file.Set(f, f.Name)
+				if prior, seen := bad[f.Name]; file.Has(f.Name) && (!seen || prior != nil) {
+					bad[f.Name] = file.Set(f, f.Name)
 				}
 			}
 			c.LocalFlags().VisitAll(set)
@@ -178,8 +178,11 @@ func checkValues(file *config.File, t, run *cobra.Command) []error {
 		}
 	}
 	visit(t, "")
-	for _, key := range slices.Sorted(maps.Keys(bare)) {
-		errs = appendNew(errs, bare[key])
+	// In the file's order, as a reader fixes them.
+	keys := slices.SortedFunc(maps.Keys(bad), func(a, b string) int { return cmp.Or(file.Line(a)-file.Line(b), strings.Compare(a, b)) })
+	var errs []error
+	for _, key := range keys {
+		errs = appendNew(errs, bad[key])
 	}
 	return errs
 }
