@@ -63,7 +63,9 @@ every other string, object key and number, the
 path and query, every header of the request, the response and the forward
 (its name too), the forward URL, the receivers' answers, and a request body
 that is not JSON (kept, and anonymized as text; in XML an element labels its
-text as a field of its name does: <contactName>, <nsrsbh>). There, any value the run
+text as a field of its name does: <contactName>, <nsrsbh>; in JSON that does
+not parse, cut short or holding a byte that is not UTF-8, which stays, each
+string as in JSON: "staffName":"…"). There, any value the run
 replaced anywhere in the input (it is read twice for this, before and after,
 and several inputs are all read before the first is written; stdin is first
 copied to a temporary file, removed after; a value too short to search
