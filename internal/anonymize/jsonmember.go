@@ -38,10 +38,8 @@ func (p *pass) jsonMembers(s string, rest func(string) string) string {
 		key := lastKey(path)
 		var out string
 		if c := cmp.Or(p.a.fieldClass(p, path), p.a.r.dict.keyClass(key, v, 0)); c != "" {
-			// A byte that is not UTF-8 stays where it was, between the
-			// stand-in's characters: it is what the body is shared for.
 			w := &claimed{p: p, s: v, rest: rest}
-			w.claimForm(0, len(v), c, strings.ToValidUTF8(v, ""), keepInvalid)
+			w.claimWhole(c)
 			out = w.text()
 		} else {
 			out = p.labelled(key, v, rest)
@@ -59,6 +57,19 @@ func (p *pass) jsonMembers(s string, rest func(string) string) string {
 		return s
 	}
 	return b.String()
+}
+
+// claimWhole claims all of w's text, the value of a field of class c, as
+// the walk replaces such a field's (replaceCased): a tax id keyed in
+// capitals and written in the value's case. A byte that is not UTF-8
+// stays where it was, between the stand-in's characters: it may be what
+// the body is shared for.
+func (w *claimed) claimWhole(c class) {
+	key, form := strings.ToValidUTF8(w.s, ""), keepInvalid
+	if c == TaxID && alnum(w.s) {
+		key, form = strings.ToUpper(w.s), caseLike
+	}
+	w.claimForm(0, len(w.s), c, key, form)
 }
 
 // keepInvalid is standIn with each byte of orig that is not UTF-8 after

@@ -565,7 +565,7 @@ func (p *pass) query(q string) string {
 // no label reads as one. What changed is encoded again as a whole.
 func (p *pass) labelledParam(name, v string) string {
 	rest := func(v string) string { return p.escaped(v, true) }
-	if !addressKey(name) && !accountKey(name) && !nameKey(name) && !wholeNameKey(name) || !strings.ContainsAny(v, "%+") {
+	if !addressKey(name) && !accountKey(name) && !nameKey(name) && !wholeNameKey(name) && p.a.identityKey(name) == "" || !strings.ContainsAny(v, "%+") {
 		return p.labelled(name, v, rest)
 	}
 	d, err := url.QueryUnescape(v)

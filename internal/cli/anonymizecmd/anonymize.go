@@ -44,7 +44,9 @@ credit code (a sole trader's that is an identity card number another valid
 identity card number), a name another Chinese name, a code the same format.
 A field the spec does not have is replaced the same way when it names a
 company (supplierName, 单位名称, 客户) or is a name (name, userName) whose
-whole value is a person's or a company's name. Amounts,
+whole value is a person's or a company's name; and a value anywhere named
+as one of the spec's identifying fields is (a query parameter, a header, an
+XML element: ?staffName=, X-Tax-Code, <customerCode>). Amounts,
 rates, dates, enumerations, currencies and the event are kept exactly, and
 only the replaced values' bytes change (key order, white space and number
 spellings survive).
