@@ -85,7 +85,7 @@ func identityKeys() []identityKey {
 
 // identityKey is the class of the spec's identifying field whose name
 // ends name as a word of its own (staffName, X-Staff-Name, staff_name;
-// 源单编号 at the end of a Chinese name), "" for none.
+// a Chinese one at the end of the name), "" for none.
 func (a *anonymizer) identityKey(name string) class {
 	if name == "" {
 		return ""
