@@ -152,8 +152,8 @@ func loadConfig(cmd *cobra.Command, explicit string, tree func() *cobra.Command,
 // file as good. A section's key must suit its command's flag; a bare key
 // one flag of its name at least (each command that has the flag and runs
 // with the key still refuses a value it cannot take). t is a tree no run
-// reads; should it be run's own (a run that reads no config has it), run's
-// flags are left alone.
+// reads (configTree's); should it hold run itself, run's flags, which the
+// user's values fill, are left alone.
 func checkValues(file *config.File, t, run *cobra.Command) []error {
 	bad := map[string]error{} // by key; a bare key's is nil once a flag took it
 	var visit func(c *cobra.Command, section string)
