@@ -396,6 +396,12 @@ func (p *pass) labelled(name, v string, rest func(string) string) string {
 		w.claim(0, len(v), c, v, false)
 		return w.text()
 	}
+	if c := p.a.identityKey(name); c != "" && strings.TrimSpace(v) != "" {
+		// A field of the spec's under its name: a parameter's, a header's.
+		w := &claimed{p: p, s: v, rest: rest}
+		w.claimWhole(c)
+		return w.text()
+	}
 	if addressKey(name) {
 		return p.labelledAddress(v, rest)
 	}

@@ -32,6 +32,8 @@ func (r Report) Add(o Report) {
 type anonymizer struct {
 	r       *replacer
 	classes map[string]class
+	// keys are the names of the spec's identifying fields (identityKeys).
+	keys []identityKey
 	// maxPath is the longest path in classes: a deeper one is looked up
 	// no further, so a deeply nested document costs no more per value.
 	maxPath int
@@ -46,7 +48,7 @@ func New(key []byte) (*anonymizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &anonymizer{r: r, classes: fieldClasses()}
+	a := &anonymizer{r: r, classes: fieldClasses(), keys: identityKeys()}
 	for p := range a.classes {
 		a.maxPath = max(a.maxPath, len(p)+len(arrayPrefix))
 	}

@@ -64,7 +64,7 @@ func (a *anonymizer) base64Decoded(p *pass, v string, raw []byte) string {
 	}
 	out, repl, err := a.payload(p, text)
 	if err != nil {
-		out = []byte(p.query(string(text)))
+		out = []byte(p.bodyText(string(text)))
 	}
 	p.countFields(repl)
 	if bytes.Equal(out, text) {

@@ -301,7 +301,7 @@ func ndjsonOf(doc []byte, array bool) ([]byte, error) {
 func (a *anonymizer) check(ctx context.Context, out []byte, line int) []Leak {
 	p := &pass{a: a, ctx: ctx, check: true, line: line}
 	if err := a.scanPayload(p, out, true); err != nil {
-		p.query(string(out)) // a body kept as text (a form, percent-encoded)
+		p.bodyText(string(out)) // a body kept as text (a form, percent-encoded)
 	}
 	return p.leaks
 }
@@ -492,7 +492,7 @@ func (a *anonymizer) record(ctx context.Context, rec *capture.Record, opts Optio
 	if len(bytes.TrimSpace(body)) > 0 {
 		out, repl, err := a.payload(p, body)
 		if _, syntax := errors.AsType[*syntaxError](err); syntax {
-			out, repl, err = []byte(p.query(string(body))), nil, nil
+			out, repl, err = []byte(p.bodyText(string(body))), nil, nil
 			st.AsText++
 		}
 		if err != nil {
@@ -717,7 +717,7 @@ func (a *anonymizer) storedBody(p *pass, stored, encoding string, h http.Header)
 		}
 		out, repl, err := a.payload(p, u)
 		if err != nil {
-			out = []byte(p.query(string(u)))
+			out = []byte(p.bodyText(string(u)))
 		}
 		p.countFields(repl)
 		if bytes.Equal(out, u) {
@@ -732,7 +732,7 @@ func (a *anonymizer) storedBody(p *pass, stored, encoding string, h http.Header)
 	}
 	out, repl, err := a.payload(p, b)
 	if err != nil {
-		out = []byte(p.query(string(b))) // text, perhaps a form
+		out = []byte(p.bodyText(string(b))) // text, perhaps a form
 	}
 	p.countFields(repl)
 	if bytes.Equal(out, b) {
@@ -748,7 +748,7 @@ func (a *anonymizer) scanBody(p *pass, b []byte) {
 		return
 	}
 	if err := a.scanPayload(p, b, false); err != nil {
-		p.query(string(b))
+		p.bodyText(string(b))
 	}
 }
 

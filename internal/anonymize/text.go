@@ -93,7 +93,9 @@ func (p *pass) text(s string) string {
 	// or their stand-ins', are never read as part of another identifier
 	// (a landline's and the next group's as a tax id of digits, an
 	// account's stand-in's first eleven as a mobile).
-	return p.xmlElements(s, func(s string) string { return p.freeText(s) })
+	return p.jsonMembers(s, func(s string) string {
+		return p.xmlElements(s, func(s string) string { return p.freeText(s) })
+	})
 }
 
 // freeText is text for what lies outside the elements of XML (xmlelem.go).
@@ -563,7 +565,7 @@ func (p *pass) query(q string) string {
 // no label reads as one. What changed is encoded again as a whole.
 func (p *pass) labelledParam(name, v string) string {
 	rest := func(v string) string { return p.escaped(v, true) }
-	if !addressKey(name) && !accountKey(name) && !nameKey(name) && !wholeNameKey(name) || !strings.ContainsAny(v, "%+") {
+	if !addressKey(name) && !accountKey(name) && !nameKey(name) && !wholeNameKey(name) && p.a.identityKey(name) == "" || !strings.ContainsAny(v, "%+") {
 		return p.labelled(name, v, rest)
 	}
 	d, err := url.QueryUnescape(v)

@@ -41,7 +41,7 @@ func (p *pass) xmlElements(s string, rest func(string) string) string {
 		if end < open || end == open || !strings.HasPrefix(s[end:], "</") {
 			continue
 		}
-		if !labelsValue(name) && p.a.r.dict.keyClass(name, s[open:end], 0) == "" {
+		if !labelsValue(name) && p.a.r.dict.keyClass(name, s[open:end], 0) == "" && p.a.identityKey(name) == "" {
 			continue
 		}
 		b.WriteString(rest(s[done:open]))

@@ -249,6 +249,7 @@ func newRootCmd(a *cmdutil.App, only string) *cobra.Command {
 	root.DisableSuggestions = true
 	if len(commands) > 1 { // the whole tree
 		setUpCompletionCmd(root)
+		cmdutil.NoFilesForNumbers(root)
 	} else {
 		// A run that names its command, or --version, never reaches
 		// completion (that word builds the whole tree), and building it

@@ -406,6 +406,14 @@ func (f *File) Where(key string) string {
 	return "config file " + f.Name
 }
 
+// Line is the line of the file that holds key, 0 for none.
+func (f *File) Line(key string) int {
+	if n := f.keys[key]; n != nil {
+		return n.Line
+	}
+	return 0
+}
+
 // Set sets fl from the file's value of key, a scalar or, for a repeatable
 // flag, a list of scalars. A bad value is named by file, line and key.
 func (f *File) Set(fl *pflag.Flag, key string) error {

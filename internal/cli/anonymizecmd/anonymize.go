@@ -44,7 +44,9 @@ credit code (a sole trader's that is an identity card number another valid
 identity card number), a name another Chinese name, a code the same format.
 A field the spec does not have is replaced the same way when it names a
 company (supplierName, 单位名称, 客户) or is a name (name, userName) whose
-whole value is a person's or a company's name. Amounts,
+whole value is a person's or a company's name; and a value anywhere named
+as one of the spec's identifying fields is (a query parameter, a header, an
+XML element: ?staffName=, X-Tax-Code, <customerCode>). Amounts,
 rates, dates, enumerations, currencies and the event are kept exactly, and
 only the replaced values' bytes change (key order, white space and number
 spellings survive).
@@ -63,7 +65,9 @@ every other string, object key and number, the
 path and query, every header of the request, the response and the forward
 (its name too), the forward URL, the receivers' answers, and a request body
 that is not JSON (kept, and anonymized as text; in XML an element labels its
-text as a field of its name does: <contactName>, <nsrsbh>). There, any value the run
+text as a field of its name does: <contactName>, <nsrsbh>; in JSON that does
+not parse, cut short or holding a byte that is not UTF-8, which stays, each
+string as in JSON: "staffName":"…"). There, any value the run
 replaced anywhere in the input (it is read twice for this, before and after,
 and several inputs are all read before the first is written; stdin is first
 copied to a temporary file, removed after; a value too short to search

@@ -80,11 +80,12 @@ type checkOptions struct {
 func New(a *cmdutil.App) *cobra.Command {
 	opts := &checkOptions{}
 	cmd := &cobra.Command{
-		Use:     helpUse,
-		Short:   helpShort,
-		Long:    helpLong(),
-		Example: helpExample,
-		Args:    cmdutil.NoArgs,
+		Use:               helpUse,
+		Short:             helpShort,
+		Long:              helpLong(),
+		Example:           helpExample,
+		Args:              cmdutil.NoArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			opts.changed = cmd.Flags().Changed
 			return runCheck(cmd.Context(), a, opts)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/spec"
@@ -91,5 +92,24 @@ func AddOutputFlag(cmd *cobra.Command, target *string, def string, allowed ...st
 			return prev(c, args)
 		}
 		return nil
+	}
+}
+
+// NoFilesForNumbers gives every flag of cmd and its subcommands that takes
+// a number or a duration, and completes nothing of its own, a completion
+// that offers nothing: the shells' default, the working directory's files,
+// is never such a value.
+func NoFilesForNumbers(cmd *cobra.Command) {
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if _, ok := cmd.GetFlagCompletionFunc(f.Name); ok {
+			return
+		}
+		switch f.Value.Type() {
+		case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64", "float32", "float64", "duration":
+			_ = cmd.RegisterFlagCompletionFunc(f.Name, cobra.NoFileCompletions)
+		}
+	})
+	for _, sub := range cmd.Commands() {
+		NoFilesForNumbers(sub)
 	}
 }

@@ -1,8 +1,10 @@
 package cmdutil
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -92,8 +94,15 @@ func loadConfig(cmd *cobra.Command, explicit string, tree func() *cobra.Command,
 	env.SetEnvKeyReplacer(envKey)
 	env.AutomaticEnv()
 	var file *config.File
+	var values []error // the file's values that no flag takes, said after the run's own
 	if name != "" {
-		if file, err = config.Load(name, configSection(tree())); err != nil {
+		t := tree()
+		file, err = config.Load(name, configSection(t))
+		if file != nil {
+			values = checkValues(file, t, cmd)
+		}
+		if err != nil {
+			err, values = errors.Join(append([]error{err}, values...)...), nil
 			if only == nil {
 				return nil, configErr(fmt.Errorf("%w%s", err, fromEnv))
 			}
@@ -129,7 +138,64 @@ func loadConfig(cmd *cobra.Command, explicit string, tree func() *cobra.Command,
 			}
 		}
 	})
+	// The run's own keys were set from the file as checkValues set them
+	// in its tree: each error once.
+	errs = appendNew(errs, values...)
 	return sources, configErr(errors.Join(errs...))
+}
+
+// checkValues sets the flags of the tree t from every key of file that
+// names them, so that a value no flag of its kind takes is an error
+// whichever command runs and whatever its command line and the
+// environment give: only the keys the run used were read, and a flag or
+// variable that beat a bad one, or a run of another command, passed the
+// file as good. A section's key must suit its command's flag; a bare key
+// one flag of its name at least (each command that has the flag and runs
+// with the key still refuses a value it cannot take). t is a tree no run
+// reads (configTree's); should it hold run itself, run's flags, which the
+// user's values fill, are left alone.
+func checkValues(file *config.File, t, run *cobra.Command) []error {
+	bad := map[string]error{} // by key; a bare key's is nil once a flag took it
+	var visit func(c *cobra.Command, section string)
+	visit = func(c *cobra.Command, section string) {
+		if c != run && readsConfig(c) {
+			set := func(f *pflag.Flag) {
+				if !configurable(f) {
+					return
+				}
+				if key := section + "." + f.Name; section != "" && file.Has(key) && bad[key] == nil {
+					bad[key] = file.Set(f, key)
+				}
+				if prior, seen := bad[f.Name]; file.Has(f.Name) && (!seen || prior != nil) {
+					bad[f.Name] = file.Set(f, f.Name)
+				}
+			}
+			c.LocalFlags().VisitAll(set)
+			c.InheritedFlags().VisitAll(set)
+		}
+		for _, sub := range c.Commands() {
+			visit(sub, strings.TrimPrefix(section+"."+sub.Name(), "."))
+		}
+	}
+	visit(t, "")
+	// In the file's order, as a reader fixes them.
+	keys := slices.SortedFunc(maps.Keys(bad), func(a, b string) int { return cmp.Or(file.Line(a)-file.Line(b), strings.Compare(a, b)) })
+	var errs []error
+	for _, key := range keys {
+		errs = appendNew(errs, bad[key])
+	}
+	return errs
+}
+
+// appendNew appends to errs each error of more that is not nil and that
+// errs does not say already.
+func appendNew(errs []error, more ...error) []error {
+	for _, err := range more {
+		if err != nil && !slices.ContainsFunc(errs, func(e error) bool { return e != nil && e.Error() == err.Error() }) {
+			errs = append(errs, err)
+		}
+	}
+	return errs
 }
 
 // ConfigError is a config file or WHSIM_* variable whsim cannot use: a

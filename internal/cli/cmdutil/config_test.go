@@ -1,6 +1,16 @@
 package cmdutil
 
-import "testing"
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/whsim/whsim/internal/config"
+)
 
 func TestSayFlagSources(t *testing.T) {
 	t.Parallel()
@@ -54,5 +64,50 @@ func TestGiven(t *testing.T) {
 	}
 	if (&App{}).Given("count") {
 		t.Error("an App before its flags were read gives nothing")
+	}
+}
+
+// checkValues refuses a value no flag of its key takes, whichever command
+// runs: a section's key against its command's flag, a bare key against
+// every flag of its name, good when one takes it.
+func TestCheckValues(t *testing.T) {
+	t.Parallel()
+	tree := func() *cobra.Command {
+		root := &cobra.Command{Use: "whsim"}
+		send := &cobra.Command{Use: "send"}
+		send.Flags().Duration("timeout", 0, "")
+		send.Flags().Int("count", 1, "")
+		gen := &cobra.Command{Use: "generate"}
+		gen.Flags().String("count", "", "") // a bare count: text here, a number in send
+		root.AddCommand(send, gen)
+		return root
+	}
+	for _, tt := range []struct{ name, yaml, want string }{
+		{"good", "send:\n  timeout: 5s\ncount: 3\n", ""},
+		{"a section's bad value", "send:\n  timeout: soon\n", `config file whsim.yaml, line 2: send.timeout: "soon": want a duration such as 500ms, 10s or 1m30s`},
+		{"a bare key one flag takes", "count: some\n", ""},
+		{"a bare key no flag takes", "timeout: soon\n", `config file whsim.yaml, line 1: timeout: "soon": want a duration such as 500ms, 10s or 1m30s`},
+		{"each bad value", "send:\n  timeout: soon\n  count: many\n", "config file whsim.yaml, line 2: send.timeout: \"soon\": want a duration such as 500ms, 10s or 1m30s\nconfig file whsim.yaml, line 3: send.count: \"many\": want a whole number"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			name := filepath.Join(t.TempDir(), "whsim.yaml")
+			if err := os.WriteFile(name, []byte(tt.yaml), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			root := tree()
+			file, err := config.Load(name, configSection(root))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := errors.Join(checkValues(file, root, nil)...)
+			msg := ""
+			if got != nil {
+				msg = strings.ReplaceAll(got.Error(), name, "whsim.yaml")
+			}
+			if msg != tt.want {
+				t.Errorf("checkValues:\n got %q\nwant %q", msg, tt.want)
+			}
+		})
 	}
 }

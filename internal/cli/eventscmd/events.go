@@ -24,7 +24,8 @@ func New(a *cmdutil.App) *cobra.Command {
 businessType number(s), the payload kind and what the event means.`,
 		Example: `  whsim events
   whsim events --output json | jq -r '.[].name'`,
-		Args: cmdutil.NoArgs,
+		Args:              cmdutil.NoArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			return runEvents(cmd.Context(), a, opts)
 		}),

@@ -139,7 +139,8 @@ export's load as duplicates. --seed n --fixed-ids repeats both: the same
 targets every run.`,
 		Example: `  whsim export vegeta --url http://localhost:3000/webhook --event all --count 500 --seed 7 > targets.json
   whsim export vegeta --url https://staging.example.com/hook -H 'Authorization: Bearer t0ken' --count 5000 > targets.json`,
-		Args: cmdutil.NoArgs,
+		Args:              cmdutil.NoArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			return runExportVegeta(cmd.Context(), a, opts)
 		}),
@@ -177,7 +178,8 @@ files every run.`,
 		Example: `  whsim export k6 --url http://localhost:3000/webhook --event all --count 500 --out k6/
   whsim export k6 --url http://localhost:3000/webhook --rate 200 --duration 1m --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw --out k6/
   whsim export k6 --url https://localhost:8443/hook --cacert "$(mkcert -CAROOT)/rootCA.pem" --timeout 5s --out k6/`,
-		Args: cmdutil.NoArgs,
+		Args:              cmdutil.NoArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			return runExportK6(cmd.Context(), a, opts)
 		}),

@@ -60,7 +60,8 @@ receiver must survive. The same --seed gives the same bytes.`,
   whsim generate --event AUDIT_PURCHASE_ORDER_INVOICE --set data.status=REFUSAL --unset data.items.0.tax
   whsim generate --event CREATE_RECEIVABLE_DOC --set 'data.收款单.汇率=7.1'
   whsim generate --event ABANDON_RECEIVABLE_DOC --fixture`,
-		Args: cmdutil.NoArgs,
+		Args:              cmdutil.NoArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			for _, name := range []string{"seed", "set", "unset", "count"} {
 				if cmd.Flags().Changed(name) {

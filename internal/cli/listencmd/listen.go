@@ -78,11 +78,12 @@ type listenOptions struct {
 func New(a *cmdutil.App) *cobra.Command {
 	opts := &listenOptions{limits: receiver.DefaultLimits}
 	cmd := &cobra.Command{
-		Use:     helpUse,
-		Short:   helpShort,
-		Long:    helpLong,
-		Example: helpExample,
-		Args:    cmdutil.NoArgs,
+		Use:               helpUse,
+		Short:             helpShort,
+		Long:              helpLong,
+		Example:           helpExample,
+		Args:              cmdutil.NoArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			for _, name := range []string{"status", "fail-rate", "respond"} {
 				if cmd.Flags().Changed(name) {

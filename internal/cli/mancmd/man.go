@@ -50,7 +50,8 @@ reference.md, instead: the command reference in the repository's docs/.`,
 		Example: `  whsim man --dir manpages
   whsim man --dir ~/.local/share/man/man1
   whsim man --format markdown --dir docs`,
-		Args: cmdutil.NoArgs,
+		Args:              cmdutil.NoArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			opts.root = cmd.Root()
 			return runMan(cmd.Context(), a, opts)

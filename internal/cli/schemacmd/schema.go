@@ -76,7 +76,8 @@ Both hold every shape: --shape does not apply.`,
   whsim schema --format asyncapi --event CREATE_RECEIVABLE_DOC > asyncapi.json
   whsim schema --event CREATE_RECEIVABLE_DOC --shape sample
   whsim schema --event AUDIT_PURCHASE_ORDER_INVOICE --shape described > invoice.schema.json`,
-		Args: cmdutil.NoArgs,
+		Args:              cmdutil.NoArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			return runSchema(cmd.Context(), a, opts)
 		}),

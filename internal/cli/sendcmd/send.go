@@ -66,11 +66,12 @@ type sendOptions struct {
 func New(a *cmdutil.App) *cobra.Command {
 	opts := &sendOptions{}
 	cmd := &cobra.Command{
-		Use:     helpUse,
-		Short:   helpShort,
-		Long:    helpLong(),
-		Example: helpExample,
-		Args:    cmdutil.NoArgs,
+		Use:               helpUse,
+		Short:             helpShort,
+		Long:              helpLong(),
+		Example:           helpExample,
+		Args:              cmdutil.NoArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			opts.eventsSet = a.Given("event")
 			opts.countSet = a.Given("count")

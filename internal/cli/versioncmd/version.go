@@ -28,7 +28,8 @@ version and the platform; the same text as --version. A build from source says
 command recorded it.`,
 		Example: `  whsim version
   whsim version --output json | jq -r .version`,
-		Args: cmdutil.NoArgs,
+		Args:              cmdutil.NoArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: a.RunE(func(cmd *cobra.Command, args []string) error {
 			return runVersion(cmd.Context(), a, opts)
 		}),
