@@ -316,6 +316,11 @@ func TestInspectorAsksBeforeReplayingToAnotherMachine(t *testing.T) {
 		t.Fatal("accepted, the page sent nothing")
 	}
 
+	// The page sends one replay of a call at a time: its button is off
+	// until the last one's answer (here the failure the listener above
+	// makes, from a goroutine). Pressed before that, on a loaded machine,
+	// it did nothing, and the test waited out its bound.
+	waitJS(t, ctx, "the second replay's end", `!document.getElementById("replay").disabled`)
 	const local = "http://127.0.0.1:9/erp"
 	if err := chromedp.Run(ctx, replay(local)); err != nil {
 		t.Fatal(err)
