@@ -789,7 +789,19 @@ func (r *runner) defect(d *effDoc) string {
 		return fmt.Sprintf("holds %d records of a document created once", a.Count)
 	case d.want.state != "" && a.State != d.want.state:
 		early := d.early
+		var follow *sentCall // the void or audit the state is short of
 		switch {
+		case d.what == "lifecycle" && len(d.sent) > 1:
+			follow = &d.sent[1]
+		case early != nil && is2xx(early.answers[0].Status):
+			follow = early
+		}
+		switch {
+		case follow != nil && r.storesLate != "" && spec.StateRank(a.State) < spec.StateRank(d.want.state):
+			// Held as an earlier call left it, by a receiver that stores
+			// after answering: the follow-up may be in its queue still.
+			return fmt.Sprintf("is %s, want %s%s, and the receiver stores after answering (%s): it may apply the %s answered %s later still (a longer --settle waits for it), or it acknowledged it and never applied it",
+				a.State, d.want.state, settled, r.storesLate, follow.step.c.Event, statusWord(*follow))
 		case d.what == "lifecycle" && d.want.state == probe.StateVoided:
 			return fmt.Sprintf("is %s after a void answered %s: the void was acknowledged and never applied", a.State, statusWord(d.sent[1]))
 		case d.what == "lifecycle" && d.shape == spec.Sample:

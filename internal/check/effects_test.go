@@ -1372,3 +1372,39 @@ func TestDefectCountsLines(t *testing.T) {
 		}
 	}
 }
+
+// TestDefectLateState: from a receiver that stores after answering, a
+// document still in the state its create left when --settle ran out may
+// have its void or audit applied later: the reason says so, as it does of
+// a document not held yet, and does not say the follow-up was never
+// applied.
+func TestDefectLateState(t *testing.T) {
+	call := func(event string) sentCall {
+		return sentCall{step: effStep{c: &Case{Event: event}}, answers: []attempt.Attempt{{Status: 200}}}
+	}
+	late := "invoice CGFP-1 was held only 2118.2ms after its last call"
+	for _, tt := range []struct {
+		name       string
+		d          *effDoc
+		storesLate string
+		want       string
+	}{
+		{"a void after its create, late", &effDoc{what: "lifecycle", want: expect{state: probe.StateVoided, lines: -1},
+			sent: []sentCall{call("CREATE_RECEIVABLE_DOC"), call("ABANDON_RECEIVABLE_DOC")}}, late,
+			"is created, want voided (still so 2s after its last call), and the receiver stores after answering (" + late + "): it may apply the ABANDON_RECEIVABLE_DOC answered 200 later still (a longer --settle waits for it), or it acknowledged it and never applied it"},
+		{"an audit in the sample shape, late", &effDoc{what: "lifecycle", shape: spec.Sample, want: expect{state: probe.StateAudited, lines: -1},
+			sent: []sentCall{call("CREATE_PURCHASE_ORDER_INVOICE"), call("AUDIT_PURCHASE_ORDER_INVOICE")}}, late,
+			"is created, want audited (still so 2s after its last call), and the receiver stores after answering (" + late + "): it may apply the AUDIT_PURCHASE_ORDER_INVOICE answered 200 later still (a longer --settle waits for it), or it acknowledged it and never applied it"},
+		{"a void after its create, at once", &effDoc{what: "lifecycle", want: expect{state: probe.StateVoided, lines: -1},
+			sent: []sentCall{call("CREATE_RECEIVABLE_DOC"), call("ABANDON_RECEIVABLE_DOC")}}, "",
+			"is created after a void answered 200: the void was acknowledged and never applied"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.d.ans = probe.Answer{Count: 1, State: probe.StateCreated, Lines: -1}
+			r := &runner{storesLate: tt.storesLate, cfg: Config{Settle: 2 * time.Second}}
+			if got := r.defect(tt.d); got != tt.want {
+				t.Errorf("got  %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
