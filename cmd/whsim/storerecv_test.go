@@ -25,8 +25,9 @@ import (
 // It writes its URL to readyfile. Every call is read against modefile's
 // content at that moment: "doubles" stores every create it is sent, a
 // re-delivery too (one record per call); "fixed" keys on the document:
-// a create of a document it holds only updates it. Audits and voids set
-// the state. It answers 200 to every POST. SIGINT or SIGTERM stops it.
+// a create of a document it holds only updates it; "novoid" does so too
+// but drops a void of a document it holds. Audits and voids set the
+// state. It answers 200 to every POST. SIGINT or SIGTERM stops it.
 func storeRecv() int {
 	if len(os.Args) != 3 {
 		fmt.Fprintln(os.Stderr, "usage: storerecv <modefile> <readyfile>")
@@ -98,6 +99,7 @@ func storeRecv() int {
 			rows[key] = append(rs, &row{rs[len(rs)-1].state, len(lines)})
 		case state == "created":
 			rs[0].lines = len(lines)
+		case state == "voided" && strings.TrimSpace(string(mode)) == "novoid":
 		default:
 			for _, r := range rs {
 				r.state = state
