@@ -1068,9 +1068,18 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 			n, err = io.Copy(io.Discard, io.LimitReader(resp.Body, r.cfg.MaxBody+1))
 		}
 		resp.Body.Close()
+		cut := ""
 		switch {
 		case err == nil && n > r.cfg.MaxBody:
-			err = fmt.Errorf("the receiver answered %d with a body over the body limit (%d bytes)", resp.StatusCode, r.cfg.MaxBody)
+			// The receiver answered, and took the call: its status goes
+			// to the sender with the body cut at the limit, and says so.
+			// A 502 in its place read as a receiver that never took the
+			// call, and the sender sent it again.
+			// (A copy's answer is read through and kept by no one.)
+			if keepBody {
+				cut = fmt.Sprintf("the receiver's answer body was over the body limit (%d bytes): the sender got, and the record holds, its first %d bytes", r.cfg.MaxBody, r.cfg.MaxBody)
+				rb = rb[:r.cfg.MaxBody]
+			}
 		case errors.Is(err, errBusy):
 		case err != nil:
 			err = answerCutShort{status: resp.StatusCode, got: n, length: resp.ContentLength, err: err}
@@ -1089,6 +1098,7 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 			fwd.Status = resp.StatusCode
 			fwd.Headers = copyHeader(resp.Header)
 			fwd.Body, fwd.BodyEncoding = capture.EncodeBody(rb)
+			fwd.BodyCut = cut
 			return answer{status: resp.StatusCode, header: fwd.Headers, body: rb}, fwd, true
 		}
 	}

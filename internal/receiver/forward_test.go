@@ -380,7 +380,7 @@ func rawAnswerBackend(t *testing.T, answer string) *url.URL {
 }
 
 // A receiver whose answer began and did not end whole (its body cut
-// short, or over the limit) took the call and answered its status: the
+// short) took the call and answered its status: the
 // forward's error said only "unexpected EOF", which reads as a receiver
 // never reached, and hid the status it answered.
 func TestForwardAnswerCutShortNamesTheStatus(t *testing.T) {
@@ -394,8 +394,6 @@ func TestForwardAnswerCutShortNamesTheStatus(t *testing.T) {
 			[]string{"the receiver answered 200", "cut short after 2 of 20 bytes of body", "unexpected EOF"}},
 		{"chunked body cut", "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel", 0,
 			[]string{"the receiver answered 201", "cut short after 3 bytes of body"}},
-		{"over the limit", "HTTP/1.1 200 OK\r\nContent-Length: 40\r\n\r\n" + strings.Repeat("x", 40), 16,
-			[]string{"the receiver answered 200", "over the body limit (16 bytes)"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -418,6 +416,44 @@ func TestForwardAnswerCutShortNamesTheStatus(t *testing.T) {
 				if !strings.Contains(f.Error, w) {
 					t.Errorf("forward error %q, want it to say %q", f.Error, w)
 				}
+			}
+		})
+	}
+}
+
+// A receiver whose answer body is over the body limit answered, and took
+// the call: the sender gets its status and headers, the body cut at the
+// limit, and the record says so. Listen answered 502, which has a sender
+// send again a call the receiver had stored.
+func TestForwardAnswerOverLimitPassesTheStatus(t *testing.T) {
+	t.Parallel()
+	body := strings.Repeat("x", 40)
+	for _, tt := range []struct{ name, answer string }{
+		{"with its length", "HTTP/1.1 201 Created\r\nX-Recv: 1\r\nContent-Length: 40\r\n\r\n" + body},
+		{"chunked", "HTTP/1.1 201 Created\r\nX-Recv: 1\r\nTransfer-Encoding: chunked\r\n\r\n28\r\n" + body + "\r\n0\r\n\r\n"},
+		{"until the close", "HTTP/1.1 201 Created\r\nX-Recv: 1\r\n\r\n" + body},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			u := rawAnswerBackend(t, tt.answer)
+			srv, _, mem := start(t, Config{ForwardTo: u, MaxBody: 16})
+			resp, err := srv.Client().Post(srv.URL+"/webhook?businessType="+ev, "application/json", strings.NewReader(`{"a":1}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			srv.Close()
+			if resp.StatusCode != http.StatusCreated || resp.Header.Get("X-Recv") != "1" || string(got) != body[:16] {
+				t.Errorf("the sender got %d, X-Recv %q, body %q; want the receiver's 201, X-Recv 1 and the body's first 16 bytes", resp.StatusCode, resp.Header.Get("X-Recv"), got)
+			}
+			f := mem.recs[0].Forward
+			if f == nil {
+				t.Fatal("no forward recorded")
+			}
+			want := "over the body limit (16 bytes): the sender got, and the record holds, its first 16 bytes"
+			if f.Error != "" || f.Status != http.StatusCreated || f.Body != body[:16] || !strings.Contains(f.BodyCut, want) {
+				t.Errorf("forward status %d, error %q, body %q, bodyCut %q; want 201, no error, the first 16 bytes and %q", f.Status, f.Error, f.Body, f.BodyCut, want)
 			}
 		})
 	}
