@@ -19,6 +19,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/whsim/whsim/internal/capture"
 )
 
 // resetSecondBackend is a receiver that reads every call whole, answers
@@ -947,5 +949,59 @@ func TestForwardAnswerAtTheLimit(t *testing.T) {
 	srv.Close()
 	if f := mem.recs[0].Forward; resp.StatusCode != http.StatusOK || f == nil || f.Error != "" {
 		t.Errorf("the sender got %d, forward %+v; want the receiver's 200 passed on", resp.StatusCode, f)
+	}
+}
+
+// goneAfter is a capture that records its first n records and then fails
+// every write, as a capture file moved away does.
+type goneAfter struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (g *goneAfter) Write(*capture.Record) (int64, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.n == 0 {
+		return 0, capture.ErrGone
+	}
+	g.n--
+	return 0, nil
+}
+
+// Once the capture has failed, every call is answered 5xx, unrecorded,
+// and a sender sends it again: listen forwarded each all the same, so the
+// receiver took every call its sender was told to retry. Now the one whose
+// record failed was forwarded (the failure comes after its answer), and
+// none after it is.
+func TestForwardStopsOnceTheCaptureFailed(t *testing.T) {
+	t.Parallel()
+	var got atomic.Int32
+	be := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		got.Add(1)
+	}))
+	defer be.Close()
+	u, _ := url.Parse(be.URL + "/hook")
+	srv, obs, _ := start(t, Config{ForwardTo: u, Capture: &goneAfter{n: 1}})
+	want := []int{http.StatusOK, http.StatusServiceUnavailable, http.StatusServiceUnavailable, http.StatusServiceUnavailable}
+	for i, w := range want {
+		if resp := post(t, srv, ev, `{"a":1}`); resp.StatusCode != w {
+			t.Errorf("call %d answered %d, want %d", i+1, resp.StatusCode, w)
+		}
+	}
+	srv.Close()
+	if n := got.Load(); n != 2 {
+		t.Errorf("the receiver got %d calls, want 2: the one recorded and the one whose record failed", n)
+	}
+	calls := obs.calls
+	if len(calls) != 4 {
+		t.Fatalf("%d calls observed, want 4", len(calls))
+	}
+	for _, c := range calls[2:] {
+		f := c.Record.Forward
+		if !c.Unsent || f == nil || !strings.HasPrefix(f.Error, "not forwarded: the capture had failed") {
+			t.Errorf("call %d: unsent %v, forward %+v; want it unsent, its forward saying it was not forwarded as the capture had failed", c.Seq, c.Unsent, f)
+		}
 	}
 }
