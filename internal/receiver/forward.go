@@ -481,9 +481,13 @@ type onceOnly struct {
 	// uncounted says the connection it was given is not one of
 	// newClient's: whether any of the call went out on it is not known.
 	uncounted bool
-	out       bool  // some of the call went out on a connection before conn
-	cause     error // what failed that connection, when a read said it
-	reused    bool  // the connection it was last given was a kept-alive one
+	out       bool // some of the call went out on a connection before conn
+	// answered says the answer's first byte came on conn: a GetBody then
+	// is net/http's client's, which asks for the body of a 307 or 308
+	// before it asks CheckRedirect, which follows none.
+	answered bool
+	cause    error // what failed that connection, when a read said it
+	reused   bool  // the connection it was last given was a kept-alive one
 	// answer watches the answer read for the call on conn (framingFault).
 	answer *answerWatch
 	// write is the end of the write of the try last given a plain counted
@@ -499,6 +503,10 @@ func (o *onceOnly) trace() *httptrace.ClientTrace {
 	write := &forwardWrite{done: make(chan struct{})}
 	return &httptrace.ClientTrace{WroteRequest: func(info httptrace.WroteRequestInfo) {
 		write.end(info.Err)
+	}, GotFirstResponseByte: func() {
+		o.mu.Lock()
+		o.answered = true
+		o.mu.Unlock()
 	}, GotConn: func(info httptrace.GotConnInfo) {
 		c := info.Conn
 		var answers *answerWatcher // where the answers are HTTP
@@ -515,7 +523,7 @@ func (o *onceOnly) trace() *httptrace.ClientTrace {
 		o.mu.Lock()
 		defer o.mu.Unlock()
 		o.write, o.answer = nil, nil
-		o.reused = info.Reused
+		o.reused, o.answered = info.Reused, false
 		if !o.out && o.wroteLocked() {
 			o.out = true
 			if o.conn != nil {
@@ -814,6 +822,15 @@ func (o *onceOnly) getBody() (io.ReadCloser, error) {
 		// A connection not counted (none of newClient's) may have
 		// carried it: refused too.
 		return nil, notSentAgain{}
+	}
+	if o.answered {
+		// The receiver answered a 307 or 308 on conn: net/http's client
+		// rewinds the body to follow it before CheckRedirect says it is
+		// not followed. Refused, the receiver's redirect was answered
+		// 502 as a connection that failed. The body never goes: no
+		// redirect is followed, and a connection given the call after
+		// some of it went out refuses its writes (trace).
+		return io.NopCloser(bytes.NewReader(o.body)), nil
 	}
 	if o.conn.written.Load() > o.at {
 		e := notSentAgain{}

@@ -14,6 +14,7 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -1003,5 +1004,40 @@ func TestForwardStopsOnceTheCaptureFailed(t *testing.T) {
 		if !c.Unsent || f == nil || !strings.HasPrefix(f.Error, "not forwarded: the capture had failed") {
 			t.Errorf("call %d: unsent %v, forward %+v; want it unsent, its forward saying it was not forwarded as the capture had failed", c.Seq, c.Unsent, f)
 		}
+	}
+}
+
+// A redirect is passed back to the sender, not followed, whatever its
+// code: net/http's client asks for a 307's or 308's body again before it
+// asks whether to follow it, which onceOnly refused (the call had gone
+// out), so listen answered 502, "the connection to the receiver failed
+// after the call went out", to a receiver that had answered.
+func TestForwardRedirectPassedBack(t *testing.T) {
+	t.Parallel()
+	for _, code := range []int{301, 302, 303, 307, 308} {
+		t.Run(strconv.Itoa(code), func(t *testing.T) {
+			t.Parallel()
+			var got atomic.Int32
+			be := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				got.Add(1)
+				w.Header().Set("Location", "/elsewhere")
+				w.WriteHeader(code)
+			}))
+			defer be.Close()
+			u, _ := url.Parse(be.URL + "/hook")
+			srv, _, mem := start(t, Config{ForwardTo: u})
+			resp := post(t, srv, ev, `{"a":1}`)
+			srv.Close()
+			if resp.StatusCode != code || resp.Header.Get("Location") != "/elsewhere" {
+				t.Errorf("the sender got %d, Location %q; want the receiver's %d, /elsewhere", resp.StatusCode, resp.Header.Get("Location"), code)
+			}
+			if f := mem.recs[0].Forward; f == nil || f.Status != code || f.Error != "" {
+				t.Errorf("forward %+v, want status %d and no error", f, code)
+			}
+			if n := got.Load(); n != 1 {
+				t.Errorf("the receiver got %d calls, want 1", n)
+			}
+		})
 	}
 }
