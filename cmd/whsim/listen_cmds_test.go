@@ -97,7 +97,9 @@ func httpPost(ts *testscript.TestScript, neg bool, args []string) {
 		ct = args[4]
 	}
 	u := strings.TrimSuffix(strings.TrimSpace(string(base)), "/") + args[2]
-	client := &http.Client{Timeout: 10 * time.Second}
+	// A redirect is the answer asked about, not followed, as a webhook
+	// sender does not follow one.
+	client := &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	var r io.Reader = bytes.NewReader(body)
 	if chunked {
 		r = io.MultiReader(r) // a length the client cannot see: sent chunked

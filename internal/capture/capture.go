@@ -135,6 +135,11 @@ type Forward struct {
 	BodyEncoding string      `json:"bodyEncoding,omitempty"`
 	LatencyMS    float64     `json:"latencyMs"`
 	Error        string      `json:"error,omitempty"`
+	// BodyCut says, when the receiver's answer body was over listen's
+	// body limit, that Body (and the sender's answer) holds only its
+	// first bytes: the status is still the receiver's, which took the
+	// call, and a 502 in its place would have the sender retry it.
+	BodyCut string `json:"bodyCut,omitempty"`
 }
 
 // Fault is a fault listen --fault put on a call's path: which, on which

@@ -114,6 +114,10 @@ func appendRecord(b []byte, r *Record) ([]byte, bool) {
 			b = append(b, `,"error":`...)
 			b = jsonstr.Append(b, f.Error)
 		}
+		if f.BodyCut != "" {
+			b = append(b, `,"bodyCut":`...)
+			b = jsonstr.Append(b, f.BodyCut)
+		}
 		b = append(b, '}')
 	}
 	if f := r.Fault; f != nil {

@@ -51,7 +51,7 @@ var (
 	}}
 	forwardObj = &recordObject{name: "forward", members: []recordMember{
 		{name: "url"}, {name: "status"}, {name: "headers", obj: &recordObject{name: "forward.headers"}}, {name: "body"},
-		{name: "bodyEncoding"}, {name: "latencyMs"}, {name: "error"},
+		{name: "bodyEncoding"}, {name: "latencyMs"}, {name: "error"}, {name: "bodyCut"},
 	}}
 	deliveryObj = &recordObject{name: "one of fault.deliveries", members: []recordMember{
 		{name: "requestId"}, {name: "bytes"}, {name: "status"}, {name: "error"}, {name: "latencyMs"},

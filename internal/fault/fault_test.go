@@ -393,8 +393,8 @@ func TestReorderRelease(t *testing.T) {
 	waitHeld(t, r, 2)
 	r.Release()
 	for range 2 {
-		if held := <-heldc; held.Of != 2 {
-			t.Errorf("held %+v, want one of the window's 2", held)
+		if held := <-heldc; held.Of != 2 || !held.Stopped {
+			t.Errorf("held %+v, want one of the window's 2, let go by the stop", held)
 		}
 	}
 	held, done, err := r.Hold(context.Background())
@@ -429,6 +429,9 @@ func TestReorderReleaseWhileWindowGoes(t *testing.T) {
 		}()
 	}
 	first := <-heldc // the window filled and its first call goes
+	if first.Stopped {
+		t.Errorf("the first call of a full window held %+v, want it not let go by the stop", first)
+	}
 	r.Release()
 	seen := map[int]bool{first.Pos: true}
 	for range n - 1 {

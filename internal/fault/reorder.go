@@ -62,6 +62,10 @@ func NewReorderer(f Fault, seed uint64) *Reorderer {
 type Held struct {
 	Pos, Of int           // its place in the order the window's calls went, and their number
 	Waited  time.Duration // how long it was held
+	// Stopped says its turn came after Release: it went at once with the
+	// rest of its window, in no set order, its hold cut short (Pos is
+	// then only its place in the order drawn).
+	Stopped bool
 }
 
 // Hold waits for the call's turn. The caller must call done once the call
@@ -87,7 +91,13 @@ func (r *Reorderer) Hold(ctx context.Context) (Held, func(), error) {
 	}
 	select {
 	case <-w.turn:
-		return Held{Pos: w.pos, Of: w.of, Waited: time.Since(start)}, w.finish, nil
+		held := Held{Pos: w.pos, Of: w.of, Waited: time.Since(start)}
+		select {
+		case <-r.release:
+			held.Stopped = true
+		default:
+		}
+		return held, w.finish, nil
 	case <-ctx.Done():
 		w.finish()
 		return Held{}, w.finish, ctx.Err()

@@ -476,6 +476,7 @@ type forwarded struct {
 	URL       string  `json:"url"`
 	LatencyMS float64 `json:"latencyMs"`
 	Error     string  `json:"error,omitempty"`
+	BodyCut   string  `json:"bodyCut,omitempty"`
 }
 
 func (h *handler) headers(hd http.Header) []harNameValue {
@@ -545,7 +546,7 @@ func (h *handler) describe(c *call) detail {
 	if f := r.Forward; f != nil {
 		d.Forward = &forwarded{
 			message: h.messageOf(f.Status, f.Headers, f.Body, f.BodyEncoding, creds),
-			URL:     f.URL, LatencyMS: f.LatencyMS, Error: f.Error,
+			URL:     f.URL, LatencyMS: f.LatencyMS, Error: f.Error, BodyCut: f.BodyCut,
 		}
 		if h.opts.Mask != nil {
 			// --forward-to's credentials, as listen's own lines mask

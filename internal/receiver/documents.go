@@ -207,7 +207,10 @@ func (doc *Doc) pastWant() []string {
 
 // documentOf reads the document a body carries: its key (its kind's
 // number, else an invoice's invoiceCode) and an invoice's invoiceCode,
-// in either shape. ok is false when it has neither.
+// in either shape. ok is false when it has neither, or a number that is
+// no string (12345, as check's malformed calls send): the receiver may
+// key it on that value, which no question names, and an invoice asked
+// by its invoiceCode was said to be held by nothing.
 func documentOf(body []byte, k spec.Kind) (key docKey, invo string, ok bool) {
 	var env map[string]any
 	if json.Unmarshal(body, &env) != nil {
@@ -217,7 +220,13 @@ func documentOf(body []byte, k spec.Kind) (key docKey, invo string, ok bool) {
 	for _, s := range spec.Shapes() {
 		data := spec.Data(k, s)
 		if key.code == "" {
-			key.code = stringAt(env, spec.PathOf(data, spec.DocumentCode(k)))
+			path := spec.PathOf(data, spec.DocumentCode(k))
+			if v := valueAt(env, path); v != nil {
+				if _, isString := v.(string); !isString {
+					return docKey{}, "", false
+				}
+			}
+			key.code = stringAt(env, path)
 		}
 		if k == spec.Invoice && invo == "" {
 			invo = stringAt(env, spec.PathOf(data, spec.InvNumber))
@@ -231,19 +240,25 @@ func documentOf(body []byte, k spec.Kind) (key docKey, invo string, ok bool) {
 
 // stringAt is the string at path below the body's data, "" when none.
 func stringAt(env map[string]any, path []string) string {
+	s, _ := valueAt(env, path).(string)
+	return s
+}
+
+// valueAt is the value at path below the body's data, nil when none (or
+// null).
+func valueAt(env map[string]any, path []string) any {
 	if path == nil {
-		return ""
+		return nil
 	}
 	var v any = env[spec.FieldData]
 	for _, name := range path {
 		o, ok := v.(map[string]any)
 		if !ok {
-			return ""
+			return nil
 		}
 		v = o[name]
 	}
-	s, _ := v.(string)
-	return s
+	return v
 }
 
 // Docs lists the documents in the order their first call came.

@@ -769,3 +769,30 @@ func TestDocumentsJudgeNeverSentQuestions(t *testing.T) {
 		t.Errorf("never-sent questions: %d receipts, %d invoices (%d without an invoice number); want 0, 1, 0", receipts, invoices, bare)
 	}
 }
+
+// A document number that is no string (check's malformed call sends an
+// invoice's code as 12345) is no number listen knows: the receiver may
+// hold the invoice under it, and listen asked by its invoiceCode and
+// said "holds nothing for it, though it acknowledged its created event".
+// It is not followed; a string number, an empty one too, is.
+func TestDocumentsNumberNoString(t *testing.T) {
+	for _, tt := range []struct {
+		name, event, body string
+		followed          bool
+	}{
+		{"invoice code a number", "CREATE_PURCHASE_ORDER_INVOICE", `{"requestId":"r-1","data":{"code":12345,"invoiceCode":"INV-1"}}`, false},
+		{"invoice code an object", "CREATE_PURCHASE_ORDER_INVOICE", `{"requestId":"r-1","data":{"code":{},"invoiceCode":"INV-1"}}`, false},
+		{"receipt number a number", "CREATE_RECEIVABLE_DOC", `{"requestId":"r-1","data":{"收款单":{"收款单编号":7}}}`, false},
+		{"invoice code empty", "CREATE_PURCHASE_ORDER_INVOICE", `{"requestId":"r-1","data":{"code":"","invoiceCode":"INV-1"}}`, true},
+		{"invoice code null", "CREATE_PURCHASE_ORDER_INVOICE", `{"requestId":"r-1","data":{"code":null,"invoiceCode":"INV-1"}}`, true},
+		{"invoice code a string", "CREATE_PURCHASE_ORDER_INVOICE", `{"requestId":"r-1","data":{"code":"CGFP-1"}}`, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := NewDocuments()
+			d.Observe(docCall(tt.event, tt.body, 200, nil))
+			if got := len(d.Docs()) == 1 && d.Untracked == 0; got != tt.followed {
+				t.Errorf("docs %d, untracked %d; want followed %v", len(d.Docs()), d.Untracked, tt.followed)
+			}
+		})
+	}
+}

@@ -178,7 +178,16 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 		ans, fwd, _ = deliver(body, "")
 		done()
 		rf.Sender = senderGot(ans, fwd)
-		rf.Receiver = fmt.Sprintf("the call %d of %d in a shuffled window, held %s", held.Pos, held.Of, held.Waited.Round(time.Millisecond))
+		switch {
+		case !held.Stopped:
+			rf.Receiver = fmt.Sprintf("the call %d of %d in a shuffled window, held %s", held.Pos, held.Of, held.Waited.Round(time.Millisecond))
+		case held.Of == 1:
+			rf.Receiver = fmt.Sprintf("the call, held %s, then let go as listen stopped (alone in its window: not reordered)", held.Waited.Round(time.Millisecond))
+		default:
+			// Its window's calls went at once, not one at a time in the
+			// order drawn: which came first is the receiver's to say.
+			rf.Receiver = fmt.Sprintf("the call, held %s, then let go as listen stopped with the other %d calls of its window at once (in no set order)", held.Waited.Round(time.Millisecond), held.Of-1)
+		}
 		rf.Window = held.Of
 	case fault.Truncate:
 		cut := len(body) / 2

@@ -136,14 +136,18 @@ func TestEndWaits(t *testing.T) {
 		name   string
 		cfg    func(u *url.URL) Config
 		sender string // what the fault's record says the sender got, if any
+		// receiver is what it says the receiver got, if any: a reorder
+		// window the stop let go said "the call 1 of 1 in a shuffled
+		// window", as though its hold had run its course.
+		receiver string
 	}{
-		{"--delay", func(*url.URL) Config { return Config{Delay: time.Hour} }, ""},
+		{"--delay", func(*url.URL) Config { return Config{Delay: time.Hour} }, "", ""},
 		{"delay fault", func(u *url.URL) Config {
 			return Config{ForwardTo: u, Faults: mustFaults(t, "delay=1:5m")}
-		}, "(listen stopped: the 5m0s delay cut short)"},
+		}, "(listen stopped: the 5m0s delay cut short)", ""},
 		{"reorder fault", func(u *url.URL) Config {
 			return Config{ForwardTo: u, Faults: mustFaults(t, "reorder=1:1m")}
-		}, "the receiver's 200"},
+		}, "the receiver's 200", "then let go as listen stopped (alone in its window: not reordered)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -168,6 +172,9 @@ func TestEndWaits(t *testing.T) {
 			srv.Close()
 			if f := mem.recs[0].Fault; tt.sender != "" && (f == nil || !strings.Contains(f.Sender, tt.sender)) {
 				t.Errorf("fault recorded as %+v, want its sender to read %q", f, tt.sender)
+			}
+			if f := mem.recs[0].Fault; tt.receiver != "" && (f == nil || !strings.Contains(f.Receiver, tt.receiver)) {
+				t.Errorf("fault recorded as %+v, want its receiver to read %q", f, tt.receiver)
 			}
 		})
 	}

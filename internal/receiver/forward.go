@@ -481,9 +481,13 @@ type onceOnly struct {
 	// uncounted says the connection it was given is not one of
 	// newClient's: whether any of the call went out on it is not known.
 	uncounted bool
-	out       bool  // some of the call went out on a connection before conn
-	cause     error // what failed that connection, when a read said it
-	reused    bool  // the connection it was last given was a kept-alive one
+	out       bool // some of the call went out on a connection before conn
+	// answered says the answer's first byte came on conn: a GetBody then
+	// is net/http's client's, which asks for the body of a 307 or 308
+	// before it asks CheckRedirect, which follows none.
+	answered bool
+	cause    error // what failed that connection, when a read said it
+	reused   bool  // the connection it was last given was a kept-alive one
 	// answer watches the answer read for the call on conn (framingFault).
 	answer *answerWatch
 	// write is the end of the write of the try last given a plain counted
@@ -499,6 +503,10 @@ func (o *onceOnly) trace() *httptrace.ClientTrace {
 	write := &forwardWrite{done: make(chan struct{})}
 	return &httptrace.ClientTrace{WroteRequest: func(info httptrace.WroteRequestInfo) {
 		write.end(info.Err)
+	}, GotFirstResponseByte: func() {
+		o.mu.Lock()
+		o.answered = true
+		o.mu.Unlock()
 	}, GotConn: func(info httptrace.GotConnInfo) {
 		c := info.Conn
 		var answers *answerWatcher // where the answers are HTTP
@@ -515,7 +523,7 @@ func (o *onceOnly) trace() *httptrace.ClientTrace {
 		o.mu.Lock()
 		defer o.mu.Unlock()
 		o.write, o.answer = nil, nil
-		o.reused = info.Reused
+		o.reused, o.answered = info.Reused, false
 		if !o.out && o.wroteLocked() {
 			o.out = true
 			if o.conn != nil {
@@ -815,6 +823,15 @@ func (o *onceOnly) getBody() (io.ReadCloser, error) {
 		// carried it: refused too.
 		return nil, notSentAgain{}
 	}
+	if o.answered {
+		// The receiver answered a 307 or 308 on conn: net/http's client
+		// rewinds the body to follow it before CheckRedirect says it is
+		// not followed. Refused, the receiver's redirect was answered
+		// 502 as a connection that failed. The body never goes: no
+		// redirect is followed, and a connection given the call after
+		// some of it went out refuses its writes (trace).
+		return io.NopCloser(bytes.NewReader(o.body)), nil
+	}
 	if o.conn.written.Load() > o.at {
 		e := notSentAgain{}
 		if p := o.conn.readErr.Load(); p != nil {
@@ -1068,9 +1085,18 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 			n, err = io.Copy(io.Discard, io.LimitReader(resp.Body, r.cfg.MaxBody+1))
 		}
 		resp.Body.Close()
+		cut := ""
 		switch {
 		case err == nil && n > r.cfg.MaxBody:
-			err = fmt.Errorf("the receiver answered %d with a body over the body limit (%d bytes)", resp.StatusCode, r.cfg.MaxBody)
+			// The receiver answered, and took the call: its status goes
+			// to the sender with the body cut at the limit, and says so.
+			// A 502 in its place read as a receiver that never took the
+			// call, and the sender sent it again.
+			// (A copy's answer is read through and kept by no one.)
+			if keepBody {
+				cut = fmt.Sprintf("the receiver's answer body was over the body limit (%d bytes): the sender got, and the record holds, its first %d bytes", r.cfg.MaxBody, r.cfg.MaxBody)
+				rb = rb[:r.cfg.MaxBody]
+			}
 		case errors.Is(err, errBusy):
 		case err != nil:
 			err = answerCutShort{status: resp.StatusCode, got: n, length: resp.ContentLength, err: err}
@@ -1089,6 +1115,7 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 			fwd.Status = resp.StatusCode
 			fwd.Headers = copyHeader(resp.Header)
 			fwd.Body, fwd.BodyEncoding = capture.EncodeBody(rb)
+			fwd.BodyCut = cut
 			return answer{status: resp.StatusCode, header: fwd.Headers, body: rb}, fwd, true
 		}
 	}

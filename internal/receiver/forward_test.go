@@ -14,11 +14,14 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/whsim/whsim/internal/capture"
 )
 
 // resetSecondBackend is a receiver that reads every call whole, answers
@@ -380,7 +383,7 @@ func rawAnswerBackend(t *testing.T, answer string) *url.URL {
 }
 
 // A receiver whose answer began and did not end whole (its body cut
-// short, or over the limit) took the call and answered its status: the
+// short) took the call and answered its status: the
 // forward's error said only "unexpected EOF", which reads as a receiver
 // never reached, and hid the status it answered.
 func TestForwardAnswerCutShortNamesTheStatus(t *testing.T) {
@@ -394,8 +397,6 @@ func TestForwardAnswerCutShortNamesTheStatus(t *testing.T) {
 			[]string{"the receiver answered 200", "cut short after 2 of 20 bytes of body", "unexpected EOF"}},
 		{"chunked body cut", "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel", 0,
 			[]string{"the receiver answered 201", "cut short after 3 bytes of body"}},
-		{"over the limit", "HTTP/1.1 200 OK\r\nContent-Length: 40\r\n\r\n" + strings.Repeat("x", 40), 16,
-			[]string{"the receiver answered 200", "over the body limit (16 bytes)"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -418,6 +419,44 @@ func TestForwardAnswerCutShortNamesTheStatus(t *testing.T) {
 				if !strings.Contains(f.Error, w) {
 					t.Errorf("forward error %q, want it to say %q", f.Error, w)
 				}
+			}
+		})
+	}
+}
+
+// A receiver whose answer body is over the body limit answered, and took
+// the call: the sender gets its status and headers, the body cut at the
+// limit, and the record says so. Listen answered 502, which has a sender
+// send again a call the receiver had stored.
+func TestForwardAnswerOverLimitPassesTheStatus(t *testing.T) {
+	t.Parallel()
+	body := strings.Repeat("x", 40)
+	for _, tt := range []struct{ name, answer string }{
+		{"with its length", "HTTP/1.1 201 Created\r\nX-Recv: 1\r\nContent-Length: 40\r\n\r\n" + body},
+		{"chunked", "HTTP/1.1 201 Created\r\nX-Recv: 1\r\nTransfer-Encoding: chunked\r\n\r\n28\r\n" + body + "\r\n0\r\n\r\n"},
+		{"until the close", "HTTP/1.1 201 Created\r\nX-Recv: 1\r\n\r\n" + body},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			u := rawAnswerBackend(t, tt.answer)
+			srv, _, mem := start(t, Config{ForwardTo: u, MaxBody: 16})
+			resp, err := srv.Client().Post(srv.URL+"/webhook?businessType="+ev, "application/json", strings.NewReader(`{"a":1}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			srv.Close()
+			if resp.StatusCode != http.StatusCreated || resp.Header.Get("X-Recv") != "1" || string(got) != body[:16] {
+				t.Errorf("the sender got %d, X-Recv %q, body %q; want the receiver's 201, X-Recv 1 and the body's first 16 bytes", resp.StatusCode, resp.Header.Get("X-Recv"), got)
+			}
+			f := mem.recs[0].Forward
+			if f == nil {
+				t.Fatal("no forward recorded")
+			}
+			want := "over the body limit (16 bytes): the sender got, and the record holds, its first 16 bytes"
+			if f.Error != "" || f.Status != http.StatusCreated || f.Body != body[:16] || !strings.Contains(f.BodyCut, want) {
+				t.Errorf("forward status %d, error %q, body %q, bodyCut %q; want 201, no error, the first 16 bytes and %q", f.Status, f.Error, f.Body, f.BodyCut, want)
 			}
 		})
 	}
@@ -911,5 +950,94 @@ func TestForwardAnswerAtTheLimit(t *testing.T) {
 	srv.Close()
 	if f := mem.recs[0].Forward; resp.StatusCode != http.StatusOK || f == nil || f.Error != "" {
 		t.Errorf("the sender got %d, forward %+v; want the receiver's 200 passed on", resp.StatusCode, f)
+	}
+}
+
+// goneAfter is a capture that records its first n records and then fails
+// every write, as a capture file moved away does.
+type goneAfter struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (g *goneAfter) Write(*capture.Record) (int64, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.n == 0 {
+		return 0, capture.ErrGone
+	}
+	g.n--
+	return 0, nil
+}
+
+// Once the capture has failed, every call is answered 5xx, unrecorded,
+// and a sender sends it again: listen forwarded each all the same, so the
+// receiver took every call its sender was told to retry. Now the one whose
+// record failed was forwarded (the failure comes after its answer), and
+// none after it is.
+func TestForwardStopsOnceTheCaptureFailed(t *testing.T) {
+	t.Parallel()
+	var got atomic.Int32
+	be := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		got.Add(1)
+	}))
+	defer be.Close()
+	u, _ := url.Parse(be.URL + "/hook")
+	srv, obs, _ := start(t, Config{ForwardTo: u, Capture: &goneAfter{n: 1}})
+	want := []int{http.StatusOK, http.StatusServiceUnavailable, http.StatusServiceUnavailable, http.StatusServiceUnavailable}
+	for i, w := range want {
+		if resp := post(t, srv, ev, `{"a":1}`); resp.StatusCode != w {
+			t.Errorf("call %d answered %d, want %d", i+1, resp.StatusCode, w)
+		}
+	}
+	srv.Close()
+	if n := got.Load(); n != 2 {
+		t.Errorf("the receiver got %d calls, want 2: the one recorded and the one whose record failed", n)
+	}
+	calls := obs.calls
+	if len(calls) != 4 {
+		t.Fatalf("%d calls observed, want 4", len(calls))
+	}
+	for _, c := range calls[2:] {
+		f := c.Record.Forward
+		if !c.Unsent || f == nil || !strings.HasPrefix(f.Error, "not forwarded: the capture had failed") {
+			t.Errorf("call %d: unsent %v, forward %+v; want it unsent, its forward saying it was not forwarded as the capture had failed", c.Seq, c.Unsent, f)
+		}
+	}
+}
+
+// A redirect is passed back to the sender, not followed, whatever its
+// code: net/http's client asks for a 307's or 308's body again before it
+// asks whether to follow it, which onceOnly refused (the call had gone
+// out), so listen answered 502, "the connection to the receiver failed
+// after the call went out", to a receiver that had answered.
+func TestForwardRedirectPassedBack(t *testing.T) {
+	t.Parallel()
+	for _, code := range []int{301, 302, 303, 307, 308} {
+		t.Run(strconv.Itoa(code), func(t *testing.T) {
+			t.Parallel()
+			var got atomic.Int32
+			be := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				got.Add(1)
+				w.Header().Set("Location", "/elsewhere")
+				w.WriteHeader(code)
+			}))
+			defer be.Close()
+			u, _ := url.Parse(be.URL + "/hook")
+			srv, _, mem := start(t, Config{ForwardTo: u})
+			resp := post(t, srv, ev, `{"a":1}`)
+			srv.Close()
+			if resp.StatusCode != code || resp.Header.Get("Location") != "/elsewhere" {
+				t.Errorf("the sender got %d, Location %q; want the receiver's %d, /elsewhere", resp.StatusCode, resp.Header.Get("Location"), code)
+			}
+			if f := mem.recs[0].Forward; f == nil || f.Status != code || f.Error != "" {
+				t.Errorf("forward %+v, want status %d and no error", f, code)
+			}
+			if n := got.Load(); n != 1 {
+				t.Errorf("the receiver got %d calls, want 1", n)
+			}
+		})
 	}
 }

@@ -182,8 +182,10 @@ type Receiver struct {
 	path   pathMatch // cfg.Path
 	resp   *responder
 	budget *semaphore.Weighted
-	// captureLost reports the first capture failure once.
+	// captureLost reports the first capture failure once; captureErr
+	// keeps it (a capture that failed fails every write after).
 	captureLost sync.Once
+	captureErr  atomic.Pointer[error]
 	seq         atomic.Uint64
 	queueMu     sync.RWMutex // held for reading while enqueuing; Close takes it to close the queue
 	closed      bool
@@ -388,6 +390,17 @@ func (r *Receiver) take() {
 	r.unrecorded.Add(1)
 }
 
+// lostCapture notes err, a capture write's failure: the first is kept and
+// reported (Config.CaptureLost) once.
+func (r *Receiver) lostCapture(err error) {
+	r.captureLost.Do(func() {
+		r.captureErr.Store(&err)
+		if r.cfg.CaptureLost != nil {
+			r.cfg.CaptureLost(err)
+		}
+	})
+}
+
 // enqueue hands c, recorded (or not, with its CaptureErr), to the
 // observer; the call is no longer in hand.
 func (r *Receiver) enqueue(c *Call) {
@@ -515,6 +528,15 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		ans = plain(http.StatusLoopDetected)
 		c.Findings = append(c.Findings, validate.Finding{Rule: ruleForwardLoop, Severity: validate.Error,
 			Message: hopHeader + ": " + strconv.Itoa(hopsOf(req.Header)) + ", forwarded round a loop (answered 508, not forwarded)"})
+	case r.cfg.ForwardTo != nil && r.captureErr.Load() != nil:
+		// The capture failed: the call will be answered 5xx, unrecorded,
+		// and a sender retries it. Forwarded, the receiver took a call
+		// the sender was told to send again; not forwarded, the 5xx is
+		// true.
+		named, _ := target(r.cfg.ForwardTo, req)
+		rec.Forward = &capture.Forward{URL: named.String(), Error: "not forwarded: the capture had failed (" + (*r.captureErr.Load()).Error() + "), so the call is answered 5xx, unrecorded"}
+		c.Unsent = true
+		ans = plain(http.StatusServiceUnavailable)
 	case r.cfg.ForwardTo != nil:
 		var fwd *capture.Forward
 		var sent bool
@@ -567,9 +589,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 				// would have said so was not written.
 				f.Sender = "listen's " + strconv.Itoa(ans.status) + " (the call could not be recorded) instead of " + f.Sender
 			}
-			if r.cfg.CaptureLost != nil {
-				r.captureLost.Do(func() { r.cfg.CaptureLost(err) })
-			}
+			r.lostCapture(err)
 		}
 	}
 	r.unrecorded.Add(-1)

@@ -1009,9 +1009,7 @@ func (r *Receiver) Rejected(rj *Rejection) {
 			c.Offset = off
 		} else {
 			c.CaptureErr = err
-			if r.cfg.CaptureLost != nil {
-				r.captureLost.Do(func() { r.cfg.CaptureLost(err) })
-			}
+			r.lostCapture(err)
 		}
 	}
 	r.unrecorded.Add(-1)

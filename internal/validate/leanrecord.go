@@ -74,7 +74,7 @@ var (
 	}
 	leanForwardMembers = []leanMember{
 		{"url", leanString}, {"status", leanInt}, {"headers", leanHeader}, {"body", leanString},
-		{"bodyEncoding", leanString}, {"latencyMs", leanFloat}, {"error", leanString},
+		{"bodyEncoding", leanString}, {"latencyMs", leanFloat}, {"error", leanString}, {"bodyCut", leanString},
 	}
 	leanFaultMembers = []leanMember{
 		{"kind", leanString}, {"arg", leanString}, {"attempt", leanInt}, {"sender", leanString},

@@ -162,6 +162,10 @@ func (p *CallPrinter) printText(c *receiver.Call, ev, verdict string, status int
 	if f := r.Forward; f != nil {
 		if f.Error != "" {
 			b = p.st.Fail.Append(b, " (forward failed: "+termsafe.Text(termsafe.URLsIn(f.Error))+")")
+		} else if f.BodyCut != "" {
+			b = fmt.Appendf(b, " (forwarded, %.1fms; ", f.LatencyMS)
+			b = p.st.Warn.Append(b, termsafe.Text(f.BodyCut))
+			b = append(b, ')')
 		} else {
 			b = fmt.Appendf(b, " (forwarded, %.1fms)", f.LatencyMS)
 		}
@@ -355,6 +359,7 @@ type forwardJSON struct {
 	Status    int     `json:"status,omitempty"`
 	LatencyMS float64 `json:"latencyMs"`
 	Error     string  `json:"error,omitempty"`
+	BodyCut   string  `json:"bodyCut,omitempty"`
 }
 
 func (p *CallPrinter) printJSON(c *receiver.Call, verdict string, status int, flags []CallFlag) {
@@ -383,7 +388,7 @@ func (p *CallPrinter) printJSON(c *receiver.Call, verdict string, status int, fl
 	if f := r.Forward; f != nil {
 		// The URL carries the sender's query and --forward-to's own:
 		// their credentials masked, as the call's query is.
-		o.Forward = &forwardJSON{URL: termsafe.URLString(f.URL), Status: f.Status, LatencyMS: f.LatencyMS, Error: termsafe.URLsIn(f.Error)}
+		o.Forward = &forwardJSON{URL: termsafe.URLString(f.URL), Status: f.Status, LatencyMS: f.LatencyMS, Error: termsafe.URLsIn(f.Error), BodyCut: f.BodyCut}
 	}
 	o.Fault = maskedFault(r.Fault)
 	if j := r.Rejected; j != nil {
