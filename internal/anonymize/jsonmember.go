@@ -49,14 +49,7 @@ func (p *pass) jsonMembers(s string, rest func(string) string) string {
 		done = end
 	}
 	lenientJSON(s, p.tick, value)
-	if done == 0 {
-		return rest(s)
-	}
-	b.WriteString(rest(s[done:]))
-	if p.check {
-		return s
-	}
-	return b.String()
+	return p.spliced(&b, s, done, rest)
 }
 
 // claimWhole claims all of w's text, the value of a field of class c, as

@@ -55,14 +55,7 @@ func (p *pass) urlParams(s string, rest func(string) string) string {
 		b.WriteString(p.labelledParam(name, s[eq+1:end]))
 		done, i = end, end
 	}
-	if done == 0 {
-		return rest(s)
-	}
-	b.WriteString(rest(s[done:]))
-	if p.check {
-		return s
-	}
-	return b.String()
+	return p.spliced(&b, s, done, rest)
 }
 
 // paramNameStart returns where the name of a parameter whose "=" is at
@@ -85,4 +78,18 @@ func paramNameStart(s string, eq int) int {
 		return -1
 	}
 	return i
+}
+
+// spliced ends a rewrite of s whose parts before done are in b: the rest
+// of s after them, searched by rest, joined on; s as it was when no part
+// was rewritten. A check (which only looks) returns s.
+func (p *pass) spliced(b *strings.Builder, s string, done int, rest func(string) string) string {
+	if done == 0 {
+		return rest(s)
+	}
+	b.WriteString(rest(s[done:]))
+	if p.check {
+		return s
+	}
+	return b.String()
 }

@@ -48,14 +48,7 @@ func (p *pass) xmlElements(s string, rest func(string) string) string {
 		b.WriteString(p.labelled(name, s[open:end], rest))
 		done, i = end, end
 	}
-	if done == 0 {
-		return rest(s)
-	}
-	b.WriteString(rest(s[done:]))
-	if p.check {
-		return s
-	}
-	return b.String()
+	return p.spliced(&b, s, done, rest)
 }
 
 // xmlStartTag reads the start tag at s[lt] ("<", a name, attributes if
