@@ -556,25 +556,33 @@ func TestEffectsLoadLossIsNotLoad(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := httptest.NewServer(newStore(t, tt.d))
-			defer srv.Close()
-			cfg := probeConfig(t, srv.URL)
-			cfg.Checks, cfg.Settle = []string{Load, Effects}, 0
-			_, results := runAll(t, cfg)
-			var load *Result
-			for i, r := range results {
-				if r.Case.Check == Effects && r.Verdict == Fail && strings.HasPrefix(r.Case.Name, "under-load/") {
-					load = &results[i]
-				}
-			}
+			load := underLoad(t, tt.d)
 			switch {
-			case load == nil:
-				t.Errorf("under-load passed, want it failed")
+			case load == nil || load.Verdict != Fail:
+				t.Errorf("under-load: %+v, want it failed", load)
 			case !strings.Contains(load.Reason, tt.want) || strings.Contains(load.Reason, "while busy"):
 				t.Errorf("under-load: %s\nwant the loss without load named (%q), not load", load.Reason, tt.want)
 			}
 		})
 	}
+}
+
+// underLoad runs the load and effects checks, with no settling, against
+// a store with defects d and returns the effects case of the load's
+// documents (nil when there is none).
+func underLoad(t *testing.T, d storeDefects) *Result {
+	t.Helper()
+	srv := httptest.NewServer(newStore(t, d))
+	defer srv.Close()
+	cfg := probeConfig(t, srv.URL)
+	cfg.Checks, cfg.Settle = []string{Load, Effects}, 0
+	_, results := runAll(t, cfg)
+	for i, r := range results {
+		if r.Case.Check == Effects && strings.HasPrefix(r.Case.Name, "under-load/") {
+			return &results[i]
+		}
+	}
+	return nil
 }
 
 // TestEffectsLoadUnapplied: a load document held once is not kept when
@@ -595,17 +603,7 @@ func TestEffectsLoadUnapplied(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := httptest.NewServer(newStore(t, tt.d))
-			defer srv.Close()
-			cfg := probeConfig(t, srv.URL)
-			cfg.Checks, cfg.Settle = []string{Load, Effects}, 0
-			_, results := runAll(t, cfg)
-			var load *Result
-			for i, r := range results {
-				if r.Case.Check == Effects && strings.HasPrefix(r.Case.Name, "under-load/") {
-					load = &results[i]
-				}
-			}
+			load := underLoad(t, tt.d)
 			if load == nil || load.Verdict != Fail {
 				t.Fatalf("under-load: %+v, want it failed", load)
 			}
