@@ -233,6 +233,7 @@ func newRootCmd(a *cmdutil.App, only string) *cobra.Command {
 	root.SetFlagErrorFunc(cmdutil.FlagError)
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.ConfigPath, "config", "", "config file (default ./"+cmdutil.ConfigName+", else the user config directory's whsim/"+cmdutil.ConfigName+")")
+	_ = root.RegisterFlagCompletionFunc("config", cmdutil.CompleteFiles)
 	pf.BoolVar(&a.NoColor, "no-color", false, "never colour output (also NO_COLOR; CLICOLOR_FORCE=1 colours a pipe)")
 	// Declared here so cobra gives it no -v: -v is --verbose everywhere.
 	root.Flags().Bool("version", false, "print the version (as whsim version does)")
@@ -249,7 +250,7 @@ func newRootCmd(a *cmdutil.App, only string) *cobra.Command {
 	root.DisableSuggestions = true
 	if len(commands) > 1 { // the whole tree
 		setUpCompletionCmd(root)
-		cmdutil.NoFilesForNumbers(root)
+		cmdutil.NoFilesForValues(root)
 	} else {
 		// A run that names its command, or --version, never reaches
 		// completion (that word builds the whole tree), and building it
