@@ -300,7 +300,7 @@ func TestMan(t *testing.T) {
 		}
 	}
 
-	if code, _, stderr := runCLI(t, "man"); code != cmdutil.ExitUsage || !strings.Contains(stderr, `"dir" not set`) {
+	if code, _, stderr := runCLI(t, "man"); code != cmdutil.ExitUsage || !strings.HasPrefix(stderr, "whsim man: --dir is required: ") {
 		t.Errorf("man without --dir: exit %d, %q", code, stderr)
 	}
 }

@@ -151,7 +151,7 @@ func New(a *cmdutil.App) *cobra.Command {
 
 func runAnonymize(ctx context.Context, a *cmdutil.App, opts *anonymizeOptions) error {
 	if opts.Key == "" {
-		return cmdutil.Usagef("anonymize needs --key (or WHSIM_ANONYMIZE_KEY): a random secret of at least 16 bytes, e.g. openssl rand -hex 16")
+		return cmdutil.Usagef("--key: give one (or WHSIM_ANONYMIZE_KEY), a random secret of at least 16 bytes, e.g. openssl rand -hex 16")
 	}
 	an, err := anonymize.New([]byte(opts.Key))
 	if err != nil {
