@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
 	"errors"
@@ -206,26 +208,34 @@ func redirector(ts *testscript.TestScript, neg bool, args []string) {
 
 // tlsRecv starts an https receiver on a certificate of its own and writes
 // its URL (with a trailing /) and its CA's PEM: tlsrecv <url file> <ca file>.
-// A POST to /hold is answered only once its caller gives up (the
-// request's context ends with the connection), so a call there ends by
-// the caller's time limit or not at all; any other POST gets a 200.
+// It answers as holdingReceiver does.
 func tlsRecv(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: tlsrecv <url file> <ca file>")
 	}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		if r.URL.Path == "/hold" {
-			<-r.Context().Done()
-			return
-		}
-		_, _ = io.WriteString(w, "ok")
-	}))
+	srv := httptest.NewUnstartedServer(holdingReceiver())
 	srv.StartTLS()
 	ts.Defer(srv.Close)
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), ca, 0o644))
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(srv.URL+"/"), 0o644))
+}
+
+// holdingReceiver never answers a POST to /hold: it holds the call until
+// its caller gives up (the request's context ends with the connection),
+// then drops the connection with no answer, so a call there ends by the
+// caller's time limit whatever the machine's load (an answer written as
+// the caller went was read by k6 as a late success); any other POST gets
+// a 200.
+func holdingReceiver() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if r.URL.Path == "/hold" {
+			<-r.Context().Done()
+			panic(http.ErrAbortHandler) // net/http closes the connection, writing nothing
+		}
+		_, _ = io.WriteString(w, "ok")
+	})
 }
 
 // TestEnginesDocsSayWhatCIRuns: the docs' word on which engine tests CI
@@ -261,4 +271,38 @@ func TestEnginesDocsSayWhatCIRuns(t *testing.T) {
 	if strings.Contains(string(ci), "WHSIM_TEST_ENGINES=required") && !strings.Contains(para, "WHSIM_TEST_ENGINES=required") {
 		t.Errorf(".ci/run fails on a missing engine (WHSIM_TEST_ENGINES=required); docs/concepts.md does not say so: %q", para)
 	}
+}
+
+// The receiver reach.txtar holds calls on never answers a call at /hold,
+// not even to a caller that has given up. It answered 200 the moment its
+// caller's connection ended, and a caller giving up closes its side in
+// steps (a TLS caller writes close_notify, then closes the socket): k6
+// read that 200 in between, counted the call as a success 302 ms into a
+// 300 ms limit, and TestEngines/reach failed now and then. A caller that
+// says it is done writing (as a TLS close_notify does) reads nothing.
+func TestHoldingReceiverAnswersNoCallerThatGaveUp(t *testing.T) {
+	srv := httptest.NewUnstartedServer(holdingReceiver())
+	srv.StartTLS()
+	defer srv.Close()
+	conn, err := tls.Dial("tcp", srv.Listener.Addr().String(), &tls.Config{RootCAs: certPool(srv.Certificate())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, "POST /hold HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.CloseWrite(); err != nil { // the caller gives up
+		t.Fatal(err)
+	}
+	answer, _ := io.ReadAll(conn) // ends with the connection, or its reset
+	if len(answer) > 0 {
+		t.Errorf("a caller that gave up on /hold was answered %q", answer)
+	}
+}
+
+func certPool(cert *x509.Certificate) *x509.CertPool {
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	return pool
 }

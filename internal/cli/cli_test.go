@@ -37,7 +37,7 @@ func TestExitCodesAndStreams(t *testing.T) {
 		{args: []string{"generate", "--event", "CREATE_RECEIVABLE_DOC", "--seed", "9"}, code: 0, stdout: `"businessType": 5007`},
 		{args: []string{"generate", "--count", "3", "--event", "CREATE_RECEIVABLE_DOC", "--event", "ABANDON_RECEIVABLE_DOC"}, code: 0, stdoutLine: 6},
 		{args: []string{"generate", "--event", "CREATE_RECEIVABLE_DOC", "--count", "2", "--output", "json"}, code: 0, stdout: "[\n{"},
-		{args: []string{"generate", "--event", "NOPE"}, code: 2, stderr: `whsim: --event: unknown event "NOPE"`},
+		{args: []string{"generate", "--event", "NOPE"}, code: 2, stderr: `whsim generate: --event: unknown event "NOPE"`},
 		{args: []string{"generate", "--count", "0"}, code: 2, stderr: "--count 0: want at least 1"},
 		{args: []string{"generate", "--seed", "-3"}, code: 2, stderr: `invalid argument "-3" for "--seed"`},
 		{args: []string{"generate", "--event", "CREATE_RECEIVABLE_DOC", "--set", "data.收款明细.x=1"}, code: 2, stderr: "not an array index at data.收款明细.x"},

@@ -54,6 +54,8 @@ profile saved as UTF-8.`
 				args[0], strings.Join(shells, ", "), suggest.Hint(args[0], shells))})
 		}
 		for _, sh := range c.Commands() {
+			// cobra's NoArgs calls an argument an unknown command.
+			sh.Args = cmdutil.NoArgs
 			switch sh.Name() {
 			case "bash":
 				sh.RunE = writeBashScript

@@ -300,7 +300,7 @@ func TestMan(t *testing.T) {
 		}
 	}
 
-	if code, _, stderr := runCLI(t, "man"); code != cmdutil.ExitUsage || !strings.Contains(stderr, `"dir" not set`) {
+	if code, _, stderr := runCLI(t, "man"); code != cmdutil.ExitUsage || !strings.HasPrefix(stderr, "whsim man: --dir is required: ") {
 		t.Errorf("man without --dir: exit %d, %q", code, stderr)
 	}
 }
@@ -339,7 +339,9 @@ func TestCompleteListFlags(t *testing.T) {
 			if f.Value.Type() != "stringSlice" {
 				return
 			}
-			if _, ok := c.GetFlagCompletionFunc(f.Name); !ok {
+			// --exclude-cases takes globs, no names: it offers nothing
+			// (TestCompleteNoFilesForValues).
+			if _, ok := c.GetFlagCompletionFunc(f.Name); !ok || f.Name == "exclude-cases" {
 				return
 			}
 			args := append(path(c), "--"+f.Name)
@@ -408,6 +410,49 @@ func TestFishScriptFiltersByExtension(t *testing.T) {
 		}
 		if strings.Contains(script, fishFilterGivenUp) || strings.Count(script, fishFilterByExt) != 1 {
 			t.Errorf("%q: want the block %q once in place of %q", args, fishFilterByExt, fishFilterGivenUp)
+		}
+	}
+}
+
+// fileFlags are the flags whose value is a file or a directory (or a
+// command, which may be a script's path): the only ones whose completion
+// may be the shell's own, the working directory's files. Every other flag
+// offers its values, or nothing.
+var fileFlags = []string{"config", "out", "capture", "ready-file", "probe-cmd"}
+
+// TestCompleteNoFilesForValues: a flag whose value is never a file (a URL,
+// an address, a header, a secret, a size, a path of the receiver, a
+// --set expression, a number or a duration) offers no files, in every
+// command: --url offered the working directory's files (found by ux44).
+// The sweep covers every flag of every command, so that a new one is
+// decided, not left to the shell's default.
+func TestCompleteNoFilesForValues(t *testing.T) {
+	n := 0
+	for _, c := range liveCommands(t) {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if f.Value.Type() == "bool" || slices.Contains(fileFlags, f.Name) {
+				return
+			}
+			n++
+			args := append(path(c), "--"+f.Name, "")
+			if _, dir := complete(t, args...); dir == ":0" {
+				t.Errorf("__complete %s: directive %s, the shell's files; want %s (or values of its own)", strings.Join(args, " "), dir, dirNoFileComp)
+			}
+		})
+	}
+	if n < 50 {
+		t.Fatalf("only %d flags swept", n)
+	}
+	// What the sweep found, one by one, as a shell gets it.
+	for _, args := range [][]string{
+		{"send", "--url", ""}, {"check", "--url", ""}, {"replay", "--url", ""}, {"export", "k6", "--url", ""}, {"export", "vegeta", "--url", ""},
+		{"listen", "--addr", ""}, {"listen", "--forward-to", ""}, {"listen", "--max-body", ""}, {"listen", "--path", ""}, {"listen", "--ui", ""},
+		{"inspect", "--origin", ""}, {"send", "--header", ""}, {"send", "--secret", ""}, {"generate", "--set", ""}, {"send", "--threshold", ""},
+		{"anonymize", "--key", ""}, {"check", "--exclude-cases", ""},
+	} {
+		got, dir := complete(t, args...)
+		if dir != dirNoFileComp || len(got) != 0 {
+			t.Errorf("__complete %s: %q %s, want nothing and %s", strings.Join(args, " "), got, dir, dirNoFileComp)
 		}
 	}
 }

@@ -26,10 +26,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log"
 	"os"
 	"os/signal"
+	"regexp"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -128,14 +131,20 @@ func Execute(ctx context.Context, a *cmdutil.App, args []string) int {
 	if errors.As(err, &ee) && ee.Err == nil {
 		return code
 	}
+	if code == cmdutil.ExitUsage && !a.Ran {
+		err = cobraUsage(cmd, err)
+	}
 	// Errors quote flags, files and answers from the network: terminal-safe,
 	// keeping the lines and tabs of cobra's own ("Did you mean this?\n\tgenerate").
 	prefix := "whsim:"
-	var fe *cmdutil.FlagErr
-	if errors.As(err, &fe) {
-		prefix = termsafe.Text(fe.Path) + ":"
-	}
 	msg := err.Error()
+	usage := code == cmdutil.ExitUsage && commandLineErr(a, err, msg)
+	if usage {
+		prefix = termsafe.Text(cmd.CommandPath()) + ":"
+		if fe, ok := errors.AsType[*cmdutil.FlagErr](err); ok {
+			prefix = termsafe.Text(fe.Path) + ":"
+		}
+	}
 	if code == cmdutil.ExitUsage {
 		// A value refused by the command, or before it ran (--output):
 		// say where it came from when the user did not type it. (A flag
@@ -143,11 +152,49 @@ func Execute(ctx context.Context, a *cmdutil.App, args []string) int {
 		msg = a.SayFlagSources(msg)
 	}
 	fmt.Fprintf(a.Streams.Err, "%s %s\n", a.ErrColor.Fail.Sprint(prefix), termsafe.Message(msg))
-	// Help is no cure for a stdout that cannot be written to.
-	if _, inConfig := errors.AsType[*cmdutil.ConfigError](err); code == cmdutil.ExitUsage && !a.Ran && !inConfig && !a.Streams.OutputLost(err) {
+	// A file that cannot be read or written is no matter of usage: its
+	// --help is no cure, nor for a stdout that cannot be written to.
+	if _, onFile := errors.AsType[*fs.PathError](err); usage && !onFile {
 		fmt.Fprintf(a.Streams.Err, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}
 	return code
+}
+
+// commandLineErr says whether err, a usage error (exit 2) whose message is
+// msg, is about the command line, which is said in one shape whichever
+// refused it: "whsim <command>: <what>", then the command's --help. Such
+// are cobra's (an unknown flag, command or argument), those of a flag's
+// value (cmdutil.FlagErr), and those a command finds in its flags, which
+// name the flag first ("--count -1: want at least 1", "--seed needs
+// --new-request-id"). An error of the config file or the environment, or
+// of a stdout that cannot be written to, is not.
+func commandLineErr(a *cmdutil.App, err error, msg string) bool {
+	if _, inConfig := errors.AsType[*cmdutil.ConfigError](err); inConfig || a.Streams.OutputLost(err) {
+		return false
+	}
+	if _, ok := errors.AsType[*cmdutil.FlagErr](err); ok || !a.Ran {
+		return true
+	}
+	return strings.HasPrefix(msg, "--")
+}
+
+// cobraRequired is cobra's error for a required flag not given.
+const cobraRequired = `^required flag\(s\) "([^"]+)" not set$`
+
+// cobraUsage rewrites the usage errors cobra returns in its own words, of
+// a command that is not the root (whose unknown command is
+// unknownCommand's), in ours.
+func cobraUsage(cmd *cobra.Command, err error) error {
+	if !cmd.HasParent() {
+		return err
+	}
+	msg := err.Error()
+	if m := regexp.MustCompile(cobraRequired).FindStringSubmatch(msg); m != nil {
+		if f := cmd.Flags().Lookup(m[1]); f != nil {
+			return cmdutil.UsageErr(&cmdutil.FlagErr{Path: cmd.CommandPath(), Msg: fmt.Sprintf("--%s is required: %s", f.Name, f.Usage)})
+		}
+	}
+	return err
 }
 
 // firstWriteErr is stdout as cobra writes to it, keeping the first error
@@ -233,6 +280,7 @@ func newRootCmd(a *cmdutil.App, only string) *cobra.Command {
 	root.SetFlagErrorFunc(cmdutil.FlagError)
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.ConfigPath, "config", "", "config file (default ./"+cmdutil.ConfigName+", else the user config directory's whsim/"+cmdutil.ConfigName+")")
+	_ = root.RegisterFlagCompletionFunc("config", cmdutil.CompleteFiles)
 	pf.BoolVar(&a.NoColor, "no-color", false, "never colour output (also NO_COLOR; CLICOLOR_FORCE=1 colours a pipe)")
 	// Declared here so cobra gives it no -v: -v is --verbose everywhere.
 	root.Flags().Bool("version", false, "print the version (as whsim version does)")
@@ -249,7 +297,7 @@ func newRootCmd(a *cmdutil.App, only string) *cobra.Command {
 	root.DisableSuggestions = true
 	if len(commands) > 1 { // the whole tree
 		setUpCompletionCmd(root)
-		cmdutil.NoFilesForNumbers(root)
+		cmdutil.NoFilesForValues(root)
 	} else {
 		// A run that names its command, or --version, never reaches
 		// completion (that word builds the whole tree), and building it

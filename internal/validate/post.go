@@ -25,11 +25,16 @@ func (c *checker) post(event string) {
 	if c.numberState == 2 {
 		kind = c.v.kinds[c.number]
 		if evOK && !slices.Contains(ev.Numbers(), c.number) {
-			c.emitAt(rEventNumber, c.numberOff, spec.FieldBusinessType, "the query event %s carries body number %s, not %d",
-				ev.Name, joinInts(ev.Numbers(), " or "), c.number)
+			c.eventMismatch(ev)
 		}
 	} else if evOK {
 		kind = ev.Kind
+		if c.quotedNumber != 0 && !slices.Contains(ev.Numbers(), c.quotedNumber) {
+			// "5009" under CREATE_RECEIVABLE_DOC: the string's finding
+			// says the number is the wrong one too.
+			c.joinNumberFinding(rBusinessType, fmt.Sprintf("the query event %s carries body number %s, not %d",
+				ev.Name, joinInts(ev.Numbers(), " or "), c.quotedNumber))
+		}
 	}
 	if c.dataOff < 0 {
 		return
@@ -57,6 +62,37 @@ func (c *checker) post(event string) {
 		c.invoiceData()
 		c.lineTax()
 	}
+}
+
+// eventMismatch says the body number is not the query event's. The number
+// written in another form (5009.0) is the same fault, in the same value:
+// its integer-form warning becomes part of this finding, not a second one,
+// unless this rule is ignored.
+func (c *checker) eventMismatch(ev spec.Event) {
+	msg := fmt.Sprintf("the query event %s carries body number %s, not %d", ev.Name, joinInts(ev.Numbers(), " or "), c.number)
+	if c.v.ignored[rEventNumber] {
+		return
+	}
+	if i := c.numberFinding(rIntegerForm); i >= 0 {
+		msg += "; and " + c.raw[i].msg
+		c.raw = slices.Delete(c.raw, i, i+1)
+	}
+	c.emitAt(rEventNumber, c.numberOff, spec.FieldBusinessType, "%s", msg)
+}
+
+// joinNumberFinding adds what to the finding of rule r on businessType.
+func (c *checker) joinNumberFinding(r ruleID, what string) {
+	if i := c.numberFinding(r); i >= 0 {
+		c.raw[i].msg += "; and " + what
+	}
+}
+
+// numberFinding is the index in c.raw of the finding of rule r on the
+// businessType value, -1 when there is none.
+func (c *checker) numberFinding(r ruleID) int {
+	return slices.IndexFunc(c.raw, func(f rawFinding) bool {
+		return f.rule == r && f.off == c.numberOff && f.path == spec.FieldBusinessType
+	})
 }
 
 // foreignMembers drops the findings inside the values of data members

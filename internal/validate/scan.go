@@ -41,7 +41,11 @@ type checker struct {
 	numberState int // 0 missing, 1 invalid, 2 valid
 	number      int
 	numberOff   int
-	dataOff     int // -1: data is not an object
+	// quotedNumber is a body number of the interface written as a string
+	// ("5009"), 0 when businessType is none: post says when the event
+	// wants another, in the finding of the string.
+	quotedNumber int
+	dataOff      int // -1: data is not an object
 	// data facts
 	dataSeen, dataNull uint64
 	dataMemberOff      [64]int32
@@ -57,7 +61,7 @@ func (c *checker) reset(b []byte) {
 	c.notChecked = ""
 	c.member = -1
 	clear(c.dups) // a syntax error leaves them
-	c.numberState, c.number, c.numberOff, c.dataOff = 0, 0, 0, -1
+	c.numberState, c.number, c.numberOff, c.dataOff, c.quotedNumber = 0, 0, 0, -1, 0
 	c.dataSeen, c.dataNull, c.statusVariant = 0, 0, 0
 	for i := range c.recs {
 		c.recs[i] = c.recs[i][:0]
@@ -644,6 +648,14 @@ func (c *checker) asDouble(s, e int) string {
 // and both refuse it: a receiver written in them cannot decode the body.
 // -0 they read as 0.
 func (c *checker) integerForm(s, e int) {
+	if form := c.otherForm(s, e); form != "" {
+		c.emit(rIntegerForm, s, "", "%s", form)
+	}
+}
+
+// otherForm is integerForm's warning of s..e, "" when it is written as a
+// plain integer.
+func (c *checker) otherForm(s, e int) string {
 	b := c.lx.Bytes()[s:e]
 	for _, ch := range b {
 		if ch == '.' || ch|0x20 == 'e' {
@@ -652,10 +664,28 @@ func (c *checker) integerForm(s, e int) {
 				f += 0 // -0.0 is written 0
 				plain = " (write " + strconv.FormatFloat(f, 'f', -1, 64) + ")"
 			}
-			c.emit(rIntegerForm, s, "", "%s is an integer written with a fraction or an exponent%s: Go's encoding/json and Rust's serde_json refuse it for an integer field", b, plain)
+			return fmt.Sprintf("%s is an integer written with a fraction or an exponent%s: Go's encoding/json and Rust's serde_json refuse it for an integer field", shorten(b), plain)
+		}
+	}
+	return ""
+}
+
+// quotedBusinessType reads a businessType written as a string: a type
+// error, which names the number when the string holds one of the
+// interface's ("5007"), so that post can say in the same finding when the
+// event wants another.
+func (c *checker) quotedBusinessType(off int) {
+	s, e, esc := c.lx.Str()
+	v := c.lx.Content(s, e, esc)
+	for _, n := range c.v.numbers {
+		if string(v) == strconv.Itoa(n) {
+			c.quotedNumber = n
+			c.numberOff = off
+			c.emit(rBusinessType, off, "", "want an integer, got string %q", v)
 			return
 		}
 	}
+	c.emit(rBusinessType, off, "", "want an integer, got string")
 }
 
 // Millisecond timestamps outside [2000, 2100) are suspicious.
@@ -746,6 +776,11 @@ func (c *checker) envelope() {
 					c.emit(rRequestID, off, "", "%q is not a UUID (8-4-4-4-12 hex digits)", v)
 				}
 			case 1: // businessType
+				if k == jsonlex.String {
+					c.numberState = 1
+					c.quotedBusinessType(off)
+					break
+				}
 				if k != jsonlex.Number {
 					c.skip(k)
 					c.numberState = 1
@@ -759,16 +794,25 @@ func (c *checker) envelope() {
 					c.emit(rBusinessType, off, "", "want an integer, got %s%s", c.lx.Bytes()[s:e], c.asDouble(s, e))
 					break
 				}
-				c.integerForm(s, e)
 				f := c.lx.Float(s, e)
 				for _, n := range c.v.numbers {
 					if float64(n) == f {
 						c.number, c.numberState = n, 2
 					}
 				}
-				if c.numberState != 2 {
-					c.emit(rBusinessType, off, "", "%s is not a body number of the interface (%s)", c.lx.Bytes()[s:e], joinInts(c.v.numbers, ", "))
+				if c.numberState == 2 {
+					// Post joins it to an event-mismatch, one fault.
+					c.integerForm(s, e)
+					break
 				}
+				// A number that is no body number, in another form too, is
+				// one fault: one finding says both, unless the form's rule
+				// is ignored.
+				also := ""
+				if form := c.otherForm(s, e); form != "" && !c.v.ignored[rIntegerForm] {
+					also = "; and " + form
+				}
+				c.emit(rBusinessType, off, "", "%s is not a body number of the interface (%s)%s", c.lx.Bytes()[s:e], joinInts(c.v.numbers, ", "), also)
 			case 2: // data
 				switch k {
 				case jsonlex.Object:

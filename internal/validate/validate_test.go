@@ -329,6 +329,49 @@ func TestIntegerForm(t *testing.T) {
 	}
 }
 
+// A body number that is wrong and also written in another form (4011.0,
+// 4.011e3, a string) is one fault: one finding says both, not an
+// integer-form warning beside the body-number error. Ignoring either rule
+// leaves the other's finding whole.
+func TestBodyNumberOneFinding(t *testing.T) {
+	t.Parallel()
+	inv, rec := load(t, "invoice.json"), load(t, "receipt.json")
+	const form = " is an integer written with a fraction or an exponent"
+	for _, tt := range []struct {
+		name, body, event string
+		ignore            []string
+		want              string
+	}{
+		{"mismatch 4.011e3", edit(t, inv, "4011,", "4.011e3,"), "CREATE_PURCHASE_ORDER_INVOICE", nil,
+			"error event-mismatch businessType: the query event CREATE_PURCHASE_ORDER_INVOICE carries body number 4010 or 4000, not 4011; and 4.011e3" + form + " (write 4011): Go's encoding/json and Rust's serde_json refuse it for an integer field"},
+		{"mismatch 5009.0", edit(t, rec, "5007,", "5009.0,"), "CREATE_RECEIVABLE_DOC", nil,
+			"error event-mismatch businessType: the query event CREATE_RECEIVABLE_DOC carries body number 5007, not 5009; and 5009.0" + form + " (write 5009): Go's encoding/json and Rust's serde_json refuse it for an integer field"},
+		{"unknown number 4012.0", edit(t, inv, "4011,", "4012.0,"), "", nil,
+			"error envelope-business-type businessType: 4012.0 is not a body number of the interface (4000, 4010, 4011, 5007, 5009); and 4012.0" + form + " (write 4012): Go's encoding/json and Rust's serde_json refuse it for an integer field"},
+		{"string of a mismatched number", edit(t, rec, "5007,", `"5009",`), "CREATE_RECEIVABLE_DOC", nil,
+			`error envelope-business-type businessType: want an integer, got string "5009"; and the query event CREATE_RECEIVABLE_DOC carries body number 5007, not 5009`},
+		{"string of the right number", edit(t, rec, "5007,", `"5007",`), "CREATE_RECEIVABLE_DOC", nil,
+			`error envelope-business-type businessType: want an integer, got string "5007"`},
+		{"right number, other form", edit(t, rec, "5007,", "5.007e3,"), "CREATE_RECEIVABLE_DOC", nil,
+			"warning integer-form businessType: 5.007e3" + form + " (write 5007): Go's encoding/json and Rust's serde_json refuse it for an integer field"},
+		{"mismatch, integer-form ignored", edit(t, rec, "5007,", "5009.0,"), "CREATE_RECEIVABLE_DOC", []string{ruleIntegerForm},
+			"error event-mismatch businessType: the query event CREATE_RECEIVABLE_DOC carries body number 5007, not 5009"},
+		{"mismatch ignored", edit(t, rec, "5007,", "5009.0,"), "CREATE_RECEIVABLE_DOC", []string{ruleEventNumber},
+			"warning integer-form businessType: 5009.0" + form + " (write 5009): Go's encoding/json and Rust's serde_json refuse it for an integer field"},
+	} {
+		v := mustNew(t, Options{Ignore: append([]string{ruleTimeRange, ruleSeconds, ruleReceiptPart, ruleUnknown}, tt.ignore...)})
+		var got []string
+		for _, f := range v.Check([]byte(tt.body), tt.event) {
+			if f.Path == "businessType" {
+				got = append(got, fmt.Sprintf("%s %s %s: %s", f.Severity, f.Rule, f.Path, f.Message))
+			}
+		}
+		if g := strings.Join(got, "; "); g != tt.want {
+			t.Errorf("%s:\n got %q\nwant %q", tt.name, g, tt.want)
+		}
+	}
+}
+
 // A \u escape of half a surrogate pair is valid JSON that receivers read
 // three ways (U+FFFD, the half, a refused body): a warning at the first
 // one, on the quick and the detailed pass alike, and none for a pair.

@@ -143,6 +143,7 @@ func New(a *cmdutil.App) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&opts.Key, "key", "", "the anonymization key, at least 16 bytes (also WHSIM_ANONYMIZE_KEY; never printed)")
 	f.StringVarP(&opts.Out, "out", "o", "", "write to this file, or into this directory one file per input (default stdout)")
+	_ = cmd.RegisterFlagCompletionFunc("out", cmdutil.CompleteFiles)
 	f.StringVar(&opts.Resign, "resign", "", "sign capture records again with this Standard Webhooks secret (whsec_...); the signatures go stale (timestamp: now), so prefer replay --sign")
 	f.BoolVar(&opts.Check, "check", false, "exit 1 if the output still holds a value the run replaced, or something that looks like a tax id, mobile, landline, identity-card number, bank card number, labelled bank account, street address, name in pinyin or after its role, labelled QQ number or WeChat id, or email address")
 	return cmd
@@ -150,7 +151,7 @@ func New(a *cmdutil.App) *cobra.Command {
 
 func runAnonymize(ctx context.Context, a *cmdutil.App, opts *anonymizeOptions) error {
 	if opts.Key == "" {
-		return cmdutil.Usagef("anonymize needs --key (or WHSIM_ANONYMIZE_KEY): a random secret of at least 16 bytes, e.g. openssl rand -hex 16")
+		return cmdutil.Usagef("--key: give one (or WHSIM_ANONYMIZE_KEY), a random secret of at least 16 bytes, e.g. openssl rand -hex 16")
 	}
 	an, err := anonymize.New([]byte(opts.Key))
 	if err != nil {

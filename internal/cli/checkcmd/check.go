@@ -201,7 +201,7 @@ func (o *checkOptions) validate() error {
 	case len(ids) == 0:
 		return cmdutil.Usagef("--checks and --exclude-checks leave no check to run")
 	case o.URL == "":
-		return cmdutil.Usagef("check needs --url, the receiver to grade")
+		return cmdutil.Usagef("--url: give the receiver to grade")
 	case o.FixedIDs && o.Seed == 0:
 		// As send refuses it: a drawn seed's ids (and its dates, anchored
 		// to now) are no repeat of anything.

@@ -41,7 +41,7 @@ func TestCheckTLSAndHeaders(t *testing.T) {
 		{"insecure", []string{"-k", "-H", "Authorization: Bearer t0k3n"}, 0, "ok every check passed", "--insecure: the receiver's TLS certificate is not verified"},
 		{"cacert", []string{"--cacert", ca, "-H", "Authorization: Bearer t0k3n"}, 0, "ok every check passed", ""},
 		{"no header", []string{"--cacert", ca}, 1, "FAIL accepts-valid CREATE_PURCHASE_ORDER_INVOICE/described: got 401, want 2xx", ""},
-		{"bad header", []string{"--cacert", ca, "-H", "no colon"}, 2, "", "whsim: "},
+		{"bad header", []string{"--cacert", ca, "-H", "no colon"}, 2, "", "whsim check: --header "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -52,6 +52,7 @@ func (o *checkOptions) registerProbeFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&o.Probe, "probe", "", "ask the receiver what it holds with a GET of this URL template ({kind}, {code}, {invoiceCode}, {event}, {requestId}) and run the effects check")
 	f.StringVar(&o.ProbeCmd, "probe-cmd", "", "ask with this shell command instead (sh -c; $WHSIM_KIND, $WHSIM_CODE, $WHSIM_INVOICE_CODE, $WHSIM_EVENT, $WHSIM_REQUEST_ID); its stdout is the answer")
+	_ = cmd.RegisterFlagCompletionFunc("probe-cmd", cmdutil.CompleteFiles)
 	f.StringArrayVar(&o.ProbeHeaders, "probe-header", nil, "add a header 'Name: value' to every --probe question, such as a debug endpoint's token (repeatable)")
 	f.DurationVar(&o.Settle, "settle", check.DefaultSettle, "how long a document may take to be stored after its last call: its probe is asked again, with backoff, until it matches (0: once)")
 }

@@ -95,21 +95,36 @@ func AddOutputFlag(cmd *cobra.Command, target *string, def string, allowed ...st
 	}
 }
 
-// NoFilesForNumbers gives every flag of cmd and its subcommands that takes
-// a number or a duration, and completes nothing of its own, a completion
-// that offers nothing: the shells' default, the working directory's files,
-// is never such a value.
-func NoFilesForNumbers(cmd *cobra.Command) {
-	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if _, ok := cmd.GetFlagCompletionFunc(f.Name); ok {
+// CompleteFiles offers the shell's own completion, the working
+// directory's files: for a flag whose value is a file (or a command,
+// which may be a script's path). NoFilesForValues leaves such a flag
+// alone.
+func CompleteFiles(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return nil, cobra.ShellCompDirectiveDefault
+}
+
+// NoFilesForValues gives every flag of cmd and its subcommands that takes
+// a value and completes nothing of its own a completion that offers
+// nothing: the shells' default, the working directory's files, is never a
+// URL, an address, a header, a secret, a size, a number or a duration,
+// and --url offered them. A flag whose value is a file says so
+// (CompleteFiles, an extension filter, MarkFlagDirname).
+func NoFilesForValues(cmd *cobra.Command) {
+	visit := func(f *pflag.Flag) {
+		if _, ok := cmd.GetFlagCompletionFunc(f.Name); ok || f.Value.Type() == "bool" {
 			return
 		}
-		switch f.Value.Type() {
-		case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64", "float32", "float64", "duration":
-			_ = cmd.RegisterFlagCompletionFunc(f.Name, cobra.NoFileCompletions)
+		if _, ok := f.Annotations[cobra.BashCompFilenameExt]; ok {
+			return
 		}
-	})
+		if _, ok := f.Annotations[cobra.BashCompSubdirsInDir]; ok {
+			return
+		}
+		_ = cmd.RegisterFlagCompletionFunc(f.Name, cobra.NoFileCompletions)
+	}
+	cmd.Flags().VisitAll(visit)
+	cmd.PersistentFlags().VisitAll(visit)
 	for _, sub := range cmd.Commands() {
-		NoFilesForNumbers(sub)
+		NoFilesForValues(sub)
 	}
 }

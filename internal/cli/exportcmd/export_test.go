@@ -177,7 +177,7 @@ func TestExportK6RefusesABodyNotText(t *testing.T) {
 	out := filepath.Join(dir, "k6")
 	set := "data.收款单.备注=\"a\xffb\""
 	code, _, stderr := clitest.Run(t, "export", "k6", "--url", "http://127.0.0.1:9/hook", "--event", "CREATE_RECEIVABLE_DOC", "--count", "2", "--set", set, "--out", out)
-	if code != 2 || !strings.Contains(stderr, "whsim: --set: call 1 (CREATE_RECEIVABLE_DOC): its body is not valid UTF-8 (byte 0xff at offset ") ||
+	if code != 2 || !strings.Contains(stderr, "whsim export k6: --set: call 1 (CREATE_RECEIVABLE_DOC): its body is not valid UTF-8 (byte 0xff at offset ") ||
 		!strings.Contains(stderr, "export it with whsim export vegeta") {
 		t.Errorf("exit %d, stderr:\n%s", code, stderr)
 	}
@@ -224,7 +224,7 @@ func TestExportRefusesAHeaderNotText(t *testing.T) {
 		{"export", "k6", "--url", "http://127.0.0.1:9/hook?q=\xfe", "--count", "1", "--out", filepath.Join(dir, "k6")},
 	} {
 		code, stdout, stderr := clitest.Run(t, args...)
-		if code != 2 || stdout != "" || !strings.Contains(stderr, `whsim: --header "X-A": its value is not valid UTF-8`) && !strings.Contains(stderr, "whsim: --url: its query is not valid UTF-8") {
+		if code != 2 || stdout != "" || !strings.Contains(stderr, `whsim export `+args[1]+`: --header "X-A": its value is not valid UTF-8`) && !strings.Contains(stderr, "whsim export "+args[1]+": --url: its query is not valid UTF-8") {
 			t.Errorf("%s: exit %d, stdout %.80q, stderr:\n%s", args[1], code, stdout, stderr)
 		}
 	}
@@ -260,17 +260,18 @@ func TestVegetaRefusesACAPathWithAComma(t *testing.T) {
 }
 
 // export k6 refuses a rate no machine makes and a negative duration in one
-// line naming the flag: --rate 99999999999 wrote a script (with twice as
+// line naming the flag (then its --help): --rate 99999999999 wrote a script (with twice as
 // many VUs), and --duration -1s was answered "--rate 10 needs --duration".
 func TestExportK6RefusesARateOrDurationOutOfRange(t *testing.T) {
+	const k6Help = "Run 'whsim export k6 --help' for usage.\n"
 	tests := []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--rate", "99999999999", "--duration", "1m"}, "whsim: --rate 99999999999: want at most 1000000 calls a second\n"},
-		{[]string{"--rate", "1000001", "--duration", "1m"}, "whsim: --rate 1000001: want at most 1000000 calls a second\n"},
-		{[]string{"--rate", "10", "--duration", "-1s"}, "whsim: --duration -1s: want more than 0\n"},
-		{[]string{"--rate", "10"}, "whsim: --rate 10 needs --duration\n"},
+		{[]string{"--rate", "99999999999", "--duration", "1m"}, "whsim export k6: --rate 99999999999: want at most 1000000 calls a second\n" + k6Help},
+		{[]string{"--rate", "1000001", "--duration", "1m"}, "whsim export k6: --rate 1000001: want at most 1000000 calls a second\n" + k6Help},
+		{[]string{"--rate", "10", "--duration", "-1s"}, "whsim export k6: --duration -1s: want more than 0\n" + k6Help},
+		{[]string{"--rate", "10"}, "whsim export k6: --rate 10 needs --duration\n" + k6Help},
 	}
 	for _, tt := range tests {
 		out := filepath.Join(t.TempDir(), "k6")

@@ -75,6 +75,7 @@ the file is there:
 	f.StringVar(&opts.UI, "ui", "127.0.0.1:4040", "address the page is served on (127.0.0.1:0 picks a free port; a bare :port serves every interface)")
 	f.StringVar(&opts.Origin, "origin", "http://127.0.0.1:8080", "where the calls were sent, for copied commands and HAR URLs")
 	f.StringVar(&opts.ReadyFile, "ready-file", "", "write the page's URL (token included) to this file once serving (removed when inspect stops), for scripts to wait on")
+	_ = cmd.RegisterFlagCompletionFunc("ready-file", cmdutil.CompleteFiles)
 	inspector.TokenFlag(cmd, &opts.Token.Value)
 	return cmd
 }

@@ -22,6 +22,7 @@ func (o *listenOptions) registerServerFlags(cmd *cobra.Command) {
 	f.StringVar(&o.Receiver.Path, "path", "", "only this path takes calls, matched as Go's ServeMux matches, each segment unescaped (/%41 is /A, /a%2Fb is not /a/b); others are answered 404, recorded and flagged (default: any path)")
 	f.StringVar(&o.Receiver.MaxBody, "max-body", "10MiB", "largest body accepted; larger ones are answered 413 (e.g. 512KiB, 10MB)")
 	f.StringVar(&o.ReadyFile, "ready-file", "", "write the URL to this file once listening (removed when listen stops), for scripts and whsim ready to wait on")
+	_ = cmd.RegisterFlagCompletionFunc("ready-file", cmdutil.CompleteFiles)
 }
 
 // registerAnswerFlags declares how listen answers a call itself: the
@@ -49,6 +50,7 @@ func (o *listenOptions) registerForwardFlags(cmd *cobra.Command) {
 	_ = cmd.RegisterFlagCompletionFunc("fault", completeFault)
 	f.StringVar(&o.Probe, "probe", "", "with --forward-to: at the stop, ask the receiver about each document passed on with a GET of this URL template ({kind}, {code}, {invoiceCode}, {event}, {requestId}), as check's effects do")
 	f.StringVar(&o.ProbeCmd, "probe-cmd", "", "ask with this shell command instead (sh -c; $WHSIM_KIND, $WHSIM_CODE, $WHSIM_INVOICE_CODE, $WHSIM_EVENT, $WHSIM_REQUEST_ID); its stdout is the answer")
+	_ = cmd.RegisterFlagCompletionFunc("probe-cmd", cmdutil.CompleteFiles)
 	f.StringArrayVar(&o.ProbeHeaders, "probe-header", nil, "add a header 'Name: value' to every --probe question (repeatable)")
 	f.BoolVarP(&o.Insecure, "insecure", "k", false, "with --forward-to: do not verify the https receiver's TLS certificate (nor --probe's)")
 	f.StringVar(&o.CACert, "cacert", "", "with --forward-to: trust the CA certificates in this PEM file, the https receiver's private CA (and --probe's)")
@@ -62,6 +64,7 @@ func (o *listenOptions) registerForwardFlags(cmd *cobra.Command) {
 func (o *listenOptions) registerRecordFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&o.Capture, "capture", "", "append every call to this NDJSON capture file (a regular file, created 0600; --output json streams the calls instead)")
+	_ = cmd.RegisterFlagCompletionFunc("capture", cmdutil.CompleteFiles)
 	f.StringVar(&o.Fsync, "fsync", string(capture.SyncInterval), "capture durability: always (fsync before answering), interval (every second) or never")
 	_ = cmd.RegisterFlagCompletionFunc("fsync", cmdutil.CompleteWords(capture.SyncModes()...))
 	cmdutil.AddOutputFlag(cmd, &o.Output, "text", "text", "json")

@@ -50,7 +50,7 @@ line: a file whose first line is a whole JSON value, or named *.ndjson or
 *.jsonl) and capture logs written by whsim listen (each record is checked
 as the event its captured query names, what was delivered, and its method
 and Content-Type as listen checked them when the call came; --event applies
-to plain payloads, and a note on stderr counts the records whose query names
+to plain payloads, and a warning on stderr counts the records whose query names
 another). No file, or -, reads stdin. An input with no payload at
 all fails (exit 1). An input whose first line starts no JSON value (YAML,
 text, HTML) is refused in one line saying where and why (exit 2); a payload
@@ -212,11 +212,11 @@ func (r *validateRun) run(ctx context.Context) error {
 		return r.endedEarly(ctx, sum, err)
 	}
 	if sum.OtherEvent > 0 {
-		fmt.Fprintf(st.Err, "%s --event %s: %d of %d capture %s checked as the event their captured query names, not as --event: a record holds the query it was delivered with; --event applies to plain payloads\n",
-			r.a.ErrColor.Warn.Sprint("note:"), r.opts.event, sum.OtherEvent, sum.Captures, term.Plural(sum.Captures, "record was", "records were"))
+		fmt.Fprintf(st.Err, "%s --event %s: %d of %d capture %s checked as the event %s captured query names, not as --event: a record holds the query it was delivered with; --event applies to plain payloads\n",
+			r.a.ErrColor.Warn.Sprint("warning:"), r.opts.event, sum.OtherEvent, sum.Captures, term.Plural(sum.Captures, "record was", "records were"), term.Plural(sum.Captures, "its", "their"))
 	}
 	if sum.Array != "" {
-		fmt.Fprintf(st.Err, "%s %s holds a JSON array, read as a list of payloads: a webhook body is one object, never an array\n", r.a.ErrColor.Warn.Sprint("note:"), termsafe.Text(sum.Array))
+		fmt.Fprintf(st.Err, "%s %s holds a JSON array, read as a list of payloads: a webhook body is one object, never an array\n", r.a.ErrColor.Warn.Sprint("warning:"), termsafe.Text(sum.Array))
 	}
 	if sum.Payloads == 0 && sum.NotChecked > 0 && sum.Failed == 0 {
 		return r.nothingChecked(sum)
