@@ -69,8 +69,12 @@ type CallPrinter struct {
 	// as they arrived, which were not refused for what they were. No call
 	// is in both.
 	rejected, stopClosed int
-	byEvent              map[string]int
-	byVerdict            map[string]int
+	// notRecorded counts the calls whose record was not written (the
+	// capture had failed): each was answered 5xx, for its sender to send
+	// it again.
+	notRecorded int
+	byEvent     map[string]int
+	byVerdict   map[string]int
 	// byStatus counts the answers the senders got; unanswered the answers
 	// of the calls whose sender never got one (receiver.Call.Unanswered).
 	byStatus, unanswered map[int]int
@@ -128,6 +132,9 @@ func (p *CallPrinter) Observe(c *receiver.Call, flags []CallFlag) {
 			p.failed = map[int]int{}
 		}
 		p.failed[status]++
+	}
+	if c.CaptureErr != nil {
+		p.notRecorded++
 	}
 	switch {
 	case c.StopClosed:
@@ -452,6 +459,9 @@ func (p *CallPrinter) Summary(w io.Writer, st term.Style, title, capturePath str
 	}
 	if p.stopClosed > 0 {
 		fmt.Fprintf(w, "  stopping:   %d (arrived as listen was stopping: closed unanswered, unread, recorded; see their lines)\n", p.stopClosed)
+	}
+	if p.notRecorded > 0 {
+		fmt.Fprintf(w, "  not recorded: %d (the capture had failed: answered 5xx, for their senders to send them again; see their lines)\n", p.notRecorded)
 	}
 	if p.Faults != nil {
 		var fs []string
