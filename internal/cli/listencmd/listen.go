@@ -507,6 +507,7 @@ func (r *listenSession) observe() {
 	r.out = bufio.NewWriterSize(r.stdout, 64<<10)
 	r.p = listenout.NewCallPrinter(r.out, o.Output == "json", cmdutil.Style(r.a.OutColor, o.Verbose))
 	r.p.Forwarding = r.cfg.ForwardTo != nil
+	r.p.Capturing = r.capFile != nil
 	judge := judgeForwarded()
 	if r.cfg.Faults != nil {
 		judge = skipTruncated(judge)

@@ -44,6 +44,10 @@ type CallPrinter struct {
 	// answered, and the statuses listen gave itself for a forward that
 	// failed, which by status alone would read as the receiver's.
 	Forwarding bool
+	// Capturing says the calls are recorded (listen --capture): a call's
+	// JSON says "recorded" true only then, and only when its record was
+	// written.
+	Capturing bool
 
 	byFault map[string]int
 	// alone counts, by fault, the reorder calls whose window held only
@@ -374,7 +378,7 @@ func (p *CallPrinter) printJSON(c *receiver.Call, verdict string, status int, fl
 	o := callJSON{
 		Seq: c.Seq, Time: r.Time, Remote: r.Remote, Method: r.Method, Path: r.Path, RawPath: r.RawPath, Query: termsafe.MaskQuery(r.Query),
 		Size: len(c.Body), BodyOverLimit: r.BodyOverLimit, Headers: map[string]string{}, Status: status, Unanswered: c.Unanswered,
-		Recorded: c.CaptureErr == nil, Verdict: verdict, Findings: c.Findings, Flags: flags,
+		Recorded: p.Capturing && c.CaptureErr == nil, Verdict: verdict, Findings: c.Findings, Flags: flags,
 	}
 	if o.Findings == nil {
 		o.Findings = []validate.Finding{}

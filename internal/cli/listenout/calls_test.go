@@ -601,3 +601,31 @@ func TestSummaryNotRecorded(t *testing.T) {
 		}
 	}
 }
+
+// A call's "recorded" in --output json is true only when it is in the
+// capture file: a listen without --capture said "recorded":true of every
+// call, which a tool reading the stream took for a record it could replay.
+func TestJSONRecordedOnlyWithACapture(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		capturing bool
+		failed    bool
+		want      string
+	}{
+		{false, false, `"recorded":false`},
+		{true, false, `"recorded":true`},
+		{true, true, `"recorded":false`},
+	} {
+		var out bytes.Buffer
+		p := NewCallPrinter(&out, true, term.Style{})
+		p.Capturing = tc.capturing
+		c := call(`{}`, nil)
+		if tc.failed {
+			c.CaptureErr = capture.ErrGone
+		}
+		p.Observe(c, nil)
+		if !strings.Contains(out.String(), tc.want) {
+			t.Errorf("capturing %v, failed %v: %s; want %s", tc.capturing, tc.failed, out.String(), tc.want)
+		}
+	}
+}
