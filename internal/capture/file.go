@@ -114,6 +114,10 @@ func openFile(path string, mode Sync, syncDir func(dir string) error) (file *Fil
 	if err != nil {
 		return nil, false, err
 	}
+	if err := takesRecords(f); err != nil {
+		f.Close()
+		return nil, false, fmt.Errorf("%s: listen cannot append to it and fsync it (%w): a capture is a file on a disk (a file of /proc or /sys is none)", path, err)
+	}
 	if created && mode != SyncNever {
 		// A new file's name is in its directory, and an fsync of the file
 		// does not put the directory on disk: without this, a crash after
@@ -154,6 +158,32 @@ func openFile(path string, mode Sync, syncDir func(dir string) error) (file *Fil
 		close(c.done)
 	}
 	return c, torn, nil
+}
+
+// takesRecords says why f, just opened, would take no record, before
+// anything is written to it: a file of /proc says it is a regular file of
+// 0 bytes and opens for writing, but a record written to it fails, is cut
+// short or sets what the file stands for (/proc/self/comm renames the
+// process, /proc/sys/kernel/hostname the machine), and its fsync fails.
+// Found only at the first call, every call was answered 500, unrecorded,
+// and listen said so at its stop. An fsync asks what every --fsync mode
+// asks at Close, and changes nothing; a write of nothing, which would
+// have found /proc/version's EIO, is no probe: it renames the process of
+// a /proc/self/comm.
+func takesRecords(f *os.File) error {
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("fsync: %w", bareCause(err))
+	}
+	return nil
+}
+
+// bareCause is err without the path an *fs.PathError adds, which the
+// message around it already names.
+func bareCause(err error) error {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		return pe.Err
+	}
+	return err
 }
 
 // endsUnended reports whether f is non-empty and its last byte is not a

@@ -737,6 +737,15 @@ func sendUnlike(c *call) string {
 			return "whsim send's --url refuses the call's query (" + why + ")"
 		}
 	}
+	// send appends its --event's businessType, as the spec writes it,
+	// after --url's query: a call that named it first, between two
+	// parameters, or wrote it otherwise went as another query, which a
+	// receiver that reads the raw query (or signs it) tells apart. A raw
+	// '#' goes as %23, which --url must write.
+	if sent := joinedQuery(q, spec.Query(c.Event)); sent != strings.ReplaceAll(r.Query, "#", "%23") {
+		return fmt.Sprintf("whsim send would send its query as %q, not as it came (%q): it adds businessType, as the spec writes it, after the rest",
+			termsafe.MaskQuery(sent), termsafe.MaskQuery(r.Query))
+	}
 	// send --file reads a file as its payloads: one JSON value is one
 	// call; an array is one call each, and so is NDJSON; what is not
 	// JSON, or nothing, it refuses.
@@ -773,6 +782,15 @@ func withoutBusinessType(query string) (rest string, dropped int) {
 		}
 	}
 	return strings.ReplaceAll(strings.Join(kept, "&"), "#", "%23"), dropped
+}
+
+// joinedQuery is the query whsim send --url URL?rest sends with the
+// businessType pair bt: the rest, then bt.
+func joinedQuery(rest, bt string) string {
+	if rest == "" {
+		return bt
+	}
+	return rest + "&" + bt
 }
 
 // dotSegment says whether a path has a "." or ".." segment, which curl

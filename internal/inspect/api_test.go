@@ -1025,7 +1025,8 @@ func TestCommandsSendAHashInTheQuery(t *testing.T) {
 // whsim send adds the call's businessType to --url and refuses a URL that
 // has one: the copied send command carries the rest of the call's query,
 // as it came, so it reaches the receiver with the query the call had, as
-// the copied curl does.
+// the copied curl does (one whose businessType was not last gets no send
+// command: TestNoSendCommandForAQuerySendWouldReorder).
 func TestSendCommandKeepsTheQuery(t *testing.T) {
 	tests := []struct{ query, url string }{
 		{"businessType=E", "'http://127.0.0.1:8080/hook'"},

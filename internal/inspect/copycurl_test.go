@@ -257,7 +257,7 @@ func TestNoSendCommandForAQuerySendRefuses(t *testing.T) {
 	}
 	// A query send takes keeps its command.
 	rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-1"}`), 200)
-	rec.Query = "businessType=CREATE_RECEIVABLE_DOC&tenant=t%201"
+	rec.Query = "tenant=t%201&businessType=CREATE_RECEIVABLE_DOC"
 	s := NewStore(10)
 	c := s.Add(rec, nil)
 	if d := newHandler(Options{Token: testToken, Store: s, Origin: "http://127.0.0.1:8080"}).describe(c); d.Send == "" {
@@ -399,6 +399,42 @@ func TestCopyAsCurlSendsTheCallsUserAgentAndAccept(t *testing.T) {
 		}
 		if g := <-calls; !slices.Equal(g.ua, tc.ua) || !slices.Equal(g.accept, tc.accept) {
 			t.Errorf("%s\nsent User-Agent %q and Accept %q, want %q and %q", curl, g.ua, g.accept, tc.ua, tc.accept)
+		}
+	}
+}
+
+// whsim send adds its --event's businessType after the rest of --url's
+// query, as the spec writes it: a call whose query named it elsewhere
+// (first, between two parameters) or wrote it otherwise offers no send
+// command, and says why. The copied command sent "a=1&b=2&businessType=E"
+// for a call that came with "a=1&businessType=E&b=2": another call to a
+// receiver that reads the raw query or signs it. Curl sends it as it came.
+func TestNoSendCommandForAQuerySendWouldReorder(t *testing.T) {
+	for _, tc := range []struct {
+		query string
+		send  bool
+	}{
+		{"businessType=CREATE_RECEIVABLE_DOC", true},
+		{"tenant=7&businessType=CREATE_RECEIVABLE_DOC", true},
+		{"n=ab#cd&businessType=CREATE_RECEIVABLE_DOC", true}, // '#' goes as %23, as --url must write it
+		{"businessType=CREATE_RECEIVABLE_DOC&tenant=7", false},
+		{"a=1&businessType=CREATE_RECEIVABLE_DOC&b=2", false},
+		{"business%54ype=CREATE_RECEIVABLE_DOC", false},
+		{"businessType=CREATE%5FRECEIVABLE_DOC", false},
+		{"a=1&&businessType=CREATE_RECEIVABLE_DOC", false},
+	} {
+		rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-1"}`), 200)
+		rec.Query = tc.query
+		s := NewStore(10)
+		c := s.Add(rec, nil)
+		d := newHandler(Options{Token: testToken, Store: s, Origin: "http://127.0.0.1:8080"}).describe(c)
+		switch {
+		case d.Curl == "":
+			t.Errorf("query %q: no curl command", tc.query)
+		case tc.send && d.Send == "":
+			t.Errorf("query %q: no send command (%s)", tc.query, d.NoSend)
+		case !tc.send && (d.Send != "" || !strings.Contains(d.NoSend, "whsim send would send its query as")):
+			t.Errorf("query %q: send command %q, no-send reason %q: want none, and why", tc.query, d.Send, d.NoSend)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"hash/maphash"
+	"net/http"
 	"slices"
 
 	"github.com/whsim/whsim/internal/jsonlex"
@@ -178,8 +179,8 @@ func flagBits(fs []receiver.Flag) uint8 {
 }
 
 // flagsOf gives back the flags a call read from the file was given when it
-// was added: the judge, told the requestId was seen when it had said so,
-// words them the same way.
+// was added: the judge, told the requestId was accepted before when it
+// had said so, words them the same way.
 func flagsOf(bits uint8, c *call) []receiver.Flag {
 	f := c.Record.Forward
 	if bits == 0 || f == nil {
@@ -187,7 +188,7 @@ func flagsOf(bits uint8, c *call) []receiver.Flag {
 	}
 	j := receiver.NewForwarded()
 	if bits&flagDuplicate != 0 {
-		j.Judge(c.RequestID, false, 0)
+		j.Judge(c.RequestID, false, http.StatusOK) // accepted before
 	}
 	return j.Judge(c.RequestID, c.Verdict == "invalid", f.Status)
 }

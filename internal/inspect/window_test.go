@@ -183,6 +183,8 @@ func TestFlagsRepeatsAndDocumentLinks(t *testing.T) {
 		{forwardedCall(3, "CREATE_RECEIVABLE_DOC", "a", "SKD1", 409), nil},     // re-delivery refused
 		{forwardedCall(4, "ABANDON_RECEIVABLE_DOC", "c", "SKD1", 200), nil},    // the void of SKD1
 		{forwardedCall(5, "CREATE_RECEIVABLE_DOC", "d", "SKD3", 200), nil},
+		{forwardedCall(6, "CREATE_RECEIVABLE_DOC", "e", "SKD4", 500), nil}, // refused
+		{forwardedCall(7, "CREATE_RECEIVABLE_DOC", "e", "SKD4", 500), nil}, // refused again: the call, not a re-delivery
 	}
 	for _, r := range recs {
 		file, _ = capture.Append(file, r.rec)
@@ -213,6 +215,9 @@ func TestFlagsRepeatsAndDocumentLinks(t *testing.T) {
 			if len(d3.FlagList) != 1 || d3.FlagList[0].Check != receiver.Duplicates || d3.RepeatOf != 1 {
 				t.Errorf("call 3 flags %+v, repeat of %d", d3.FlagList, d3.RepeatOf)
 			}
+			if d7 := detail(7); len(d7.FlagList) != 0 || d7.RepeatOf != 6 {
+				t.Errorf("call 7, refused as call 6 was: flags %+v, repeat of %d; want none, of 6", d7.FlagList, d7.RepeatOf)
+			}
 			if d1 := detail(1); len(d1.FlagList) != 0 || d1.RepeatOf != 0 || fmt.Sprint(d1.Deliveries) != "[{1 CREATE_RECEIVABLE_DOC} {3 CREATE_RECEIVABLE_DOC}]" {
 				t.Errorf("call 1: flags %v, repeat of %d, deliveries %v", d1.FlagList, d1.RepeatOf, d1.Deliveries)
 			}
@@ -231,7 +236,7 @@ func TestFlagsRepeatsAndDocumentLinks(t *testing.T) {
 			for _, c := range list {
 				marks += fmt.Sprintf("%d:%d/%d ", c.ID, c.RepeatOf, c.Flags)
 			}
-			if marks != "5:0/0 4:0/0 3:1/1 2:0/1 1:0/0 " {
+			if marks != "7:6/0 6:0/0 5:0/0 4:0/0 3:1/1 2:0/1 1:0/0 " {
 				t.Errorf("list marks (id:repeatOf/flags) %s", marks)
 			}
 		})

@@ -30,12 +30,16 @@ const maxRemembered = 1 << 16
 // to it (listen --forward-to), the way check judges its cases: an invalid
 // call accepted, a re-delivery refused. It is used from one goroutine.
 type Forwarded struct {
-	seen *recent.Map[string, struct{}]
+	// accepted holds the requestIds the receiver answered 2xx: only
+	// their re-deliveries are judged. One it refused every time (a
+	// receiver down answers each retry 500) is a call refused, not a
+	// re-delivery refused.
+	accepted *recent.Map[string, struct{}]
 }
 
 // NewForwarded returns a judge that has seen no call yet.
 func NewForwarded() *Forwarded {
-	return &Forwarded{seen: recent.New[string, struct{}](maxRemembered)}
+	return &Forwarded{accepted: recent.New[string, struct{}](maxRemembered)}
 }
 
 // Judge takes one forwarded call: its requestId ("" when it has none),
@@ -51,14 +55,16 @@ func (f *Forwarded) Judge(requestID string, invalid bool, status int) []Flag {
 		return flags
 	}
 	key := reqid.Kept(requestID) // a sender's long id, not kept whole
-	if _, dup := f.seen.Get(key); dup {
+	if _, before := f.accepted.Get(key); before {
 		if status != 0 && !is2xx(status) && !invalid {
 			flags = append(flags, Flag{Duplicates, fmt.Sprintf(
-				"requestId %s was seen before and this delivery got %d: a re-delivered call must be accepted again", requestID, status)})
+				"requestId %s was accepted before (2xx) and this re-delivery got %d: a re-delivered call must be accepted again", requestID, status)})
 		}
 		return flags
 	}
-	f.seen.Put(key, struct{}{})
+	if is2xx(status) {
+		f.accepted.Put(key, struct{}{})
+	}
 	return flags
 }
 

@@ -24,7 +24,12 @@ func TestForwarded(t *testing.T) {
 		{"invalid without id accepted", []call{{"", true, 200, RejectsMalformed}}},
 		{"re-delivery accepted", []call{{"a", false, 200, ""}, {"a", false, 200, ""}}},
 		{"re-delivery refused", []call{{"a", false, 200, ""}, {"a", false, 409, Duplicates}}},
-		{"re-delivery after a 500 refused again", []call{{"a", false, 500, ""}, {"a", false, 500, Duplicates}}},
+		// A receiver that refused the first delivery too refuses the
+		// call, not its re-delivery: "must be accepted again" was false
+		// of it (a receiver down answers every retry 500).
+		{"re-delivery after a 500 refused again", []call{{"a", false, 500, ""}, {"a", false, 500, ""}}},
+		{"re-delivery after no answer refused", []call{{"a", false, 0, ""}, {"a", false, 503, ""}}},
+		{"refused, accepted, then refused", []call{{"a", false, 500, ""}, {"a", false, 200, ""}, {"a", false, 409, Duplicates}}},
 		{"re-delivery of an invalid call refused", []call{{"a", true, 400, ""}, {"a", true, 400, ""}}},
 		{"re-delivery with no answer", []call{{"a", false, 200, ""}, {"a", false, 0, ""}}},
 		{"other ids", []call{{"a", false, 200, ""}, {"b", false, 409, ""}}},
@@ -56,8 +61,8 @@ func TestForwardedForgetsOldest(t *testing.T) {
 	for i := range maxRemembered + 1 {
 		f.Judge(strconv.Itoa(i), false, 200)
 	}
-	if f.seen.Len() != maxRemembered {
-		t.Fatalf("remembers %d ids, want %d", f.seen.Len(), maxRemembered)
+	if f.accepted.Len() != maxRemembered {
+		t.Fatalf("remembers %d ids, want %d", f.accepted.Len(), maxRemembered)
 	}
 	if flags := f.Judge("0", false, 409); len(flags) != 0 {
 		t.Errorf("the oldest id is still remembered: %v", flags)

@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"slices"
@@ -89,12 +90,33 @@ func (v *Validator) checkRecord(rec *capture.Record) (fs []Finding, notChecked s
 		// A request the server refused: its finding is all listen said.
 		return v.checkRecordBody(rec)
 	}
-	request := v.recordRequestFindings(rec)
+	request := append(v.recordRequestFindings(rec), v.replayFindings(rec)...)
 	fs, notChecked = v.checkRecordBody(rec)
 	if request != nil {
 		fs = append(request, fs...)
 	}
 	return fs, notChecked
+}
+
+// replayFindings says why whsim replay refuses to send rec again for its
+// method, query or headers (capture.CheckReplayable: a record made or
+// edited by hand), nil when it sends it: a user who validates a capture
+// before replaying it learns which lines replay will skip, and the run
+// fails as the replay will not be whole. listen records no such call
+// (net/http refuses them), so its own checks never find one.
+func (v *Validator) replayFindings(rec *capture.Record) []Finding {
+	query := rec.Query
+	if rec.QueryEncoding != "" {
+		q, err := capture.DecodeBody(rec.Query, rec.QueryEncoding)
+		if err != nil {
+			return nil // checkRecordBody says the query cannot be decoded
+		}
+		query = string(q)
+	}
+	if err := capture.CheckReplayable(cmp.Or(rec.Method, http.MethodPost), query, rec.Headers); err != nil {
+		return v.single(ruleReplay, "whsim replay refuses to send it again: "+err.Error())
+	}
+	return nil
 }
 
 // checkRecordBody is checkRecord less the findings about the call's

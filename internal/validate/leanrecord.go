@@ -141,6 +141,11 @@ func leanRecord(lx *jsonlex.Lexer, line, buf []byte) (f leanFields, ok bool) {
 				}
 			case "query":
 				f.query = lx.Content(s, e, esc)
+				if !replayableQuery(f.query) {
+					// A query replay refuses: capture.CheckReplayable,
+					// on the slow path, says why.
+					panic(leanGiveUp{})
+				}
 			case "bodyEncoding":
 				f.bodyEncoding = lx.Content(s, e, esc)
 			}
@@ -327,6 +332,11 @@ func leanHeaders(lx *jsonlex.Lexer, request bool) (contentType []byte) {
 		}
 		names[n] = lx.Key(n == 0)
 		name := lx.KeyBytes(names[n])
+		if request && !headerToken(name) {
+			// A name replay refuses (or one written with an escape):
+			// capture.CheckReplayable, on the slow path, says why.
+			panic(leanGiveUp{})
+		}
 		if request && bytes.EqualFold(name, []byte("Content-Encoding")) {
 			// The request's body is compressed (or says so): CheckRecord
 			// decodes it.
@@ -338,7 +348,9 @@ func leanHeaders(lx *jsonlex.Lexer, request bool) (contentType []byte) {
 			}
 		}
 		if request && len(name) == len("Content-Type") && asciiEqualFold(name, "Content-Type") {
-			contentType = leanFirstString(lx)
+			contentType = leanFirstString(lx, true)
+		} else if request {
+			leanFirstString(lx, true)
 		} else {
 			leanStrings(lx)
 		}
@@ -349,8 +361,10 @@ func leanHeaders(lx *jsonlex.Lexer, request bool) (contentType []byte) {
 }
 
 // leanFirstString checks a header's values as leanStrings does and returns
-// the first (nil when there is none).
-func leanFirstString(lx *jsonlex.Lexer) (first []byte) {
+// the first (nil when there is none). request says they are the
+// request's own: a value replay refuses (a control character but a tab)
+// gives up, for capture.CheckReplayable on the slow path to say why.
+func leanFirstString(lx *jsonlex.Lexer, request bool) (first []byte) {
 	k := lx.Peek()
 	if k == jsonlex.Null {
 		lx.Lit(k)
@@ -365,6 +379,9 @@ func leanFirstString(lx *jsonlex.Lexer) (first []byte) {
 		s, e, esc := lx.Str()
 		if i == 0 {
 			first = lx.Content(s, e, esc)
+		}
+		if request && !replayableValue(lx.Bytes()[s:e], esc) {
+			panic(leanGiveUp{})
 		}
 		if !lx.More(']') {
 			return first
@@ -395,4 +412,57 @@ func leanWant(got, want jsonlex.Kind) {
 	if got != want {
 		panic(leanGiveUp{})
 	}
+}
+
+// replayableQuery says whether replay sends a query as it is: no space,
+// control character or DEL (capture.CheckReplayable's rule).
+func replayableQuery(q []byte) bool {
+	for _, c := range q {
+		if c <= ' ' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// headerToken says whether a header name, as its key was written, is a
+// token replay sends (capture.CheckReplayable's rule); an escape's
+// backslash is none, which sends such a name to the slow path.
+func headerToken(name []byte) bool {
+	if len(name) == 0 {
+		return false
+	}
+	for _, c := range name {
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' {
+			continue
+		}
+		if bytes.IndexByte([]byte("!#$%&'*+-.^_`|~"), c) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// replayableValue says whether a header value, its string as written
+// (raw), holds no byte replay refuses: a control character but a tab, or
+// DEL. JSON writes every control character escaped, so a value without
+// escapes can hold only DEL; one with escapes is given up on when it
+// escapes anything but a quote, a backslash or a slash, cheaper than
+// decoding it, for the slow path to judge.
+func replayableValue(raw []byte, esc bool) bool {
+	if bytes.IndexByte(raw, 0x7f) >= 0 {
+		return false
+	}
+	if !esc {
+		return true
+	}
+	for i := 0; i < len(raw); i++ {
+		if raw[i] == '\\' {
+			i++
+			if i < len(raw) && raw[i] != '"' && raw[i] != '\\' && raw[i] != '/' {
+				return false
+			}
+		}
+	}
+	return true
 }

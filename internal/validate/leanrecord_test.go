@@ -45,6 +45,16 @@ func TestLeanRecord(t *testing.T) {
 		{"33 headers", `{"capture":1,"headers":{` + manyHeaders(33) + `},"body":"x"}`, false},
 		{"a query stored base64", `{"capture":1,"query":"eA==","queryEncoding":"base64","body":"x"}`, false},
 		{"header values stored base64", `{"capture":1,"headers":{"A":["eA=="]},"headerEncodings":{"A":"base64"},"body":"x"}`, false},
+		// What replay refuses to send again, capture.CheckReplayable on
+		// the slow path says why (capture-replay); a quote and a
+		// backslash, escaped, are sent.
+		{"a space in the query", `{"capture":1,"query":"businessType=X&a=b c","body":"x"}`, false},
+		{"DEL in the query", `{"capture":1,"query":"businessType=X&a=\u007f","body":"x"}`, false},
+		{"a header name that is no token", `{"capture":1,"headers":{"X Trace":["a"]},"body":"x"}`, false},
+		{"CR LF in a header value", `{"capture":1,"headers":{"X-Trace":["a\r\nX-Injected: 1"]},"body":"x"}`, false},
+		{"DEL in a header value", "{\"capture\":1,\"headers\":{\"X-Trace\":[\"a\x7f\"]},\"body\":\"x\"}", false},
+		{"a header value's second value", `{"capture":1,"headers":{"X-Trace":["a","\u0000"]},"body":"x"}`, false},
+		{"a quote in a header value", `{"capture":1,"headers":{"X-Trace":["a\"b\\c"]},"body":"x"}`, true},
 		{"a reorder fault's window", `{"capture":1,"body":"x","fault":{"kind":"reorder","window":3}}`, true},
 		{"a window of the wrong type", `{"capture":1,"body":"x","fault":{"kind":"reorder","window":"3"}}`, false},
 		{"a fault of the wrong type", `{"capture":1,"fault":"x","body":"x"}`, false},

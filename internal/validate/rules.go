@@ -57,9 +57,12 @@ const (
 	ruleForeignPart  = "receipt-in-invoice"
 	ruleMixedShape   = "mixed-shape"
 	ruleCapture      = "capture-record"
-	rulePayloadSize  = "payload-size"
-	ruleTorn         = "torn-line"
-	ruleEmptyInput   = "empty-input"
+	// ruleReplay is a record whsim replay refuses to send again for its
+	// method, query or headers (capture.CheckReplayable).
+	ruleReplay      = "capture-replay"
+	rulePayloadSize = "payload-size"
+	ruleTorn        = "torn-line"
+	ruleEmptyInput  = "empty-input"
 
 	ruleMissing      = "missing-field"
 	ruleUnknown      = "unknown-field"
@@ -102,6 +105,7 @@ var rules = []rule{
 	{ruleForeignPart, Error, "an invoice carries a receipt member"},
 	{ruleMixedShape, Error, "an invoice mixes the described and the sample shape"},
 	{ruleCapture, Error, "a capture record line cannot be read"},
+	{ruleReplay, Error, "a captured call whsim replay refuses to send again: a method or header name that is no token, a CR, LF or other control character in a header value, a space or control character in the query (a record made or edited by hand: listen records none)"},
 	{RuleRejected, Error, "a captured request the HTTP server refused before listen could read it (a malformed head: bad header name, two Content-Lengths, no Host, ...): it holds no body to check"},
 	{RuleBodyLimit, Error, "a captured call whose body was over listen's --max-body (answered 413): listen did not keep the body, so there is none to check"},
 	{rulePayloadSize, Error, "a payload, NDJSON line or array element larger than validate reads (64 MiB)"},

@@ -41,7 +41,7 @@ func (f Finding) Where() string {
 	switch {
 	case f.Path != "":
 		return f.Path
-	case strings.HasPrefix(f.Rule, "http-") || f.Rule == RuleQueryEvent || f.Rule == RuleQueryRepeated:
+	case strings.HasPrefix(f.Rule, "http-") || f.Rule == RuleQueryEvent || f.Rule == RuleQueryRepeated || f.Rule == ruleReplay:
 		return "(request)"
 	}
 	return "(body)"

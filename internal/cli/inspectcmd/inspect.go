@@ -13,6 +13,7 @@ import (
 
 	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/cli/inspector"
+	"github.com/whsim/whsim/internal/cli/reportfile"
 	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/input"
@@ -93,6 +94,11 @@ func runInspect(ctx context.Context, a *cmdutil.App, opts *inspectOptions) error
 	if opts.ReadyFile != "" {
 		if err := cmdutil.FileDir("--ready-file", opts.ReadyFile); err != nil {
 			return cmdutil.UsageErr(err)
+		}
+		// The ready file is written by a rename onto its path and
+		// removed at the stop: the capture went with it.
+		if _, same := reportfile.NamesInput(opts.ReadyFile, []string{opts.File}); same {
+			return cmdutil.Usagef("--ready-file %s: the capture inspect reads: the ready file is written in its place and removed at the stop, which would lose its records; give --ready-file a file of its own", opts.ReadyFile)
 		}
 	}
 	v, err := validate.New(validate.Options{Shape: validate.ShapeAuto})

@@ -26,6 +26,7 @@ import (
 	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/cli/inspector"
 	"github.com/whsim/whsim/internal/cli/listenout"
+	"github.com/whsim/whsim/internal/cli/reportfile"
 	"github.com/whsim/whsim/internal/endpoint"
 	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/inspect"
@@ -128,6 +129,11 @@ func (o *listenOptions) validate() (receiver.Config, error) {
 			return receiver.Config{}, cmdutil.UsageErr(err)
 		}
 	}
+	if o.ReadyFile != "" && o.Capture != "" {
+		if _, same := reportfile.NamesInput(o.ReadyFile, []string{o.Capture}); same {
+			return receiver.Config{}, cmdutil.Usagef("--ready-file %s: the --capture file: %s", o.ReadyFile, readyOverCapture)
+		}
+	}
 	if len(o.Receiver.Faults) > 0 && o.Receiver.ForwardTo == "" {
 		return receiver.Config{}, cmdutil.Usagef("--fault needs --forward-to: faults are put on the way to your receiver, and only there")
 	}
@@ -172,6 +178,11 @@ func (o *listenOptions) validate() (receiver.Config, error) {
 	}
 	return cfg, nil
 }
+
+// readyOverCapture says why --ready-file may not name the capture: the
+// ready file is written by a rename onto its path and removed at the
+// stop, and every record the capture held went with it.
+const readyOverCapture = "the ready file is written in its place and removed at the stop, which would lose its records; give --ready-file a file of its own"
 
 // tlsWarnings are what --insecure and --cacert, given with --forward-to,
 // do that the user may not expect: no check of the certificate, or
@@ -496,6 +507,7 @@ func (r *listenSession) observe() {
 	r.out = bufio.NewWriterSize(r.stdout, 64<<10)
 	r.p = listenout.NewCallPrinter(r.out, o.Output == "json", cmdutil.Style(r.a.OutColor, o.Verbose))
 	r.p.Forwarding = r.cfg.ForwardTo != nil
+	r.p.Capturing = r.capFile != nil
 	judge := judgeForwarded()
 	if r.cfg.Faults != nil {
 		judge = skipTruncated(judge)

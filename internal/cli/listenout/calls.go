@@ -44,6 +44,10 @@ type CallPrinter struct {
 	// answered, and the statuses listen gave itself for a forward that
 	// failed, which by status alone would read as the receiver's.
 	Forwarding bool
+	// Capturing says the calls are recorded (listen --capture): a call's
+	// JSON says "recorded" true only then, and only when its record was
+	// written.
+	Capturing bool
 
 	byFault map[string]int
 	// alone counts, by fault, the reorder calls whose window held only
@@ -69,8 +73,12 @@ type CallPrinter struct {
 	// as they arrived, which were not refused for what they were. No call
 	// is in both.
 	rejected, stopClosed int
-	byEvent              map[string]int
-	byVerdict            map[string]int
+	// notRecorded counts the calls whose record was not written (the
+	// capture had failed): each was answered 5xx, for its sender to send
+	// it again.
+	notRecorded int
+	byEvent     map[string]int
+	byVerdict   map[string]int
 	// byStatus counts the answers the senders got; unanswered the answers
 	// of the calls whose sender never got one (receiver.Call.Unanswered).
 	byStatus, unanswered map[int]int
@@ -128,6 +136,9 @@ func (p *CallPrinter) Observe(c *receiver.Call, flags []CallFlag) {
 			p.failed = map[int]int{}
 		}
 		p.failed[status]++
+	}
+	if c.CaptureErr != nil {
+		p.notRecorded++
 	}
 	switch {
 	case c.StopClosed:
@@ -367,7 +378,7 @@ func (p *CallPrinter) printJSON(c *receiver.Call, verdict string, status int, fl
 	o := callJSON{
 		Seq: c.Seq, Time: r.Time, Remote: r.Remote, Method: r.Method, Path: r.Path, RawPath: r.RawPath, Query: termsafe.MaskQuery(r.Query),
 		Size: len(c.Body), BodyOverLimit: r.BodyOverLimit, Headers: map[string]string{}, Status: status, Unanswered: c.Unanswered,
-		Recorded: c.CaptureErr == nil, Verdict: verdict, Findings: c.Findings, Flags: flags,
+		Recorded: p.Capturing && c.CaptureErr == nil, Verdict: verdict, Findings: c.Findings, Flags: flags,
 	}
 	if o.Findings == nil {
 		o.Findings = []validate.Finding{}
@@ -452,6 +463,9 @@ func (p *CallPrinter) Summary(w io.Writer, st term.Style, title, capturePath str
 	}
 	if p.stopClosed > 0 {
 		fmt.Fprintf(w, "  stopping:   %d (arrived as listen was stopping: closed unanswered, unread, recorded; see their lines)\n", p.stopClosed)
+	}
+	if p.notRecorded > 0 {
+		fmt.Fprintf(w, "  not recorded: %d (the capture had failed: answered 5xx, for their senders to send them again; see their lines)\n", p.notRecorded)
 	}
 	if p.Faults != nil {
 		var fs []string

@@ -559,3 +559,73 @@ func TestJSONBodyOverLimit(t *testing.T) {
 		t.Errorf("a body kept: %s", out.Bytes())
 	}
 }
+
+// Calls answered but not recorded (the capture had failed) are counted in
+// the text summary and in --output json's, whose job reads stdout only:
+// "byStatus":{"503":2} alone reads as listen's own --status 503.
+func TestSummaryNotRecorded(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		lost int
+		text string // the text summary's line, "" for none
+	}{
+		{0, ""},
+		{2, "  not recorded: 2 (the capture had failed: answered 5xx, for their senders to send them again; see their lines)\n"},
+	} {
+		var out, sum, js bytes.Buffer
+		p := NewCallPrinter(&out, true, term.Style{})
+		p.Observe(call(`{"requestId":"r-1"}`, nil), nil)
+		for range tc.lost {
+			c := call(`{"requestId":"r-2"}`, nil)
+			c.Record.Response.Status = 503
+			c.CaptureErr = capture.ErrGone
+			p.Observe(c, nil)
+		}
+		p.Summary(&sum, term.Style{}, "listen stopped:", "calls.ndjson")
+		if tc.text != "" && !strings.Contains(sum.String(), tc.text) || tc.text == "" && strings.Contains(sum.String(), "not recorded") {
+			t.Errorf("%d lost: summary:\n%s\nwant the line %q", tc.lost, sum.String(), tc.text)
+		}
+		if err := p.SummaryJSON(&js, "calls.ndjson"); err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			Summary struct {
+				NotRecorded *int `json:"notRecorded"`
+			} `json:"summary"`
+		}
+		if err := json.Unmarshal(js.Bytes(), &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Summary.NotRecorded == nil || *got.Summary.NotRecorded != tc.lost {
+			t.Errorf("%d lost: JSON summary %s; want \"notRecorded\":%d", tc.lost, js.Bytes(), tc.lost)
+		}
+	}
+}
+
+// A call's "recorded" in --output json is true only when it is in the
+// capture file: a listen without --capture said "recorded":true of every
+// call, which a tool reading the stream took for a record it could replay.
+func TestJSONRecordedOnlyWithACapture(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		capturing bool
+		failed    bool
+		want      string
+	}{
+		{false, false, `"recorded":false`},
+		{true, false, `"recorded":true`},
+		{true, true, `"recorded":false`},
+	} {
+		var out bytes.Buffer
+		p := NewCallPrinter(&out, true, term.Style{})
+		p.Capturing = tc.capturing
+		c := call(`{}`, nil)
+		if tc.failed {
+			c.CaptureErr = capture.ErrGone
+		}
+		p.Observe(c, nil)
+		if !strings.Contains(out.String(), tc.want) {
+			t.Errorf("capturing %v, failed %v: %s; want %s", tc.capturing, tc.failed, out.String(), tc.want)
+		}
+	}
+}

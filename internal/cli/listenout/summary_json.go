@@ -28,9 +28,12 @@ type summaryJSON struct {
 		Unanswered int            `json:"unanswered"`
 		Rejected   int            `json:"rejected"`
 		StopClosed int            `json:"stopClosed"`
-		Faults     map[string]int `json:"faults,omitempty"`
-		Receiver   *receiverJSON  `json:"receiver,omitempty"`
-		Capture    string         `json:"capture,omitempty"`
+		// NotRecorded counts the calls answered 5xx, unrecorded, once
+		// the capture had failed (listen then exits 1).
+		NotRecorded int            `json:"notRecorded"`
+		Faults      map[string]int `json:"faults,omitempty"`
+		Receiver    *receiverJSON  `json:"receiver,omitempty"`
+		Capture     string         `json:"capture,omitempty"`
 	} `json:"summary"`
 }
 
@@ -67,7 +70,7 @@ func (p *CallPrinter) SummaryJSON(w io.Writer, capturePath string) error {
 	for _, n := range p.unanswered {
 		s.Unanswered += n
 	}
-	s.Rejected, s.StopClosed = p.rejected, p.stopClosed
+	s.Rejected, s.StopClosed, s.NotRecorded = p.rejected, p.stopClosed, p.notRecorded
 	if p.Faults != nil {
 		s.Faults = map[string]int{}
 		for _, k := range p.Faults {
