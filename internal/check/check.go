@@ -962,6 +962,10 @@ type runner struct {
 	// the receiver storing after it answered ("" when nothing did): a
 	// document it holds nothing of may then be later still, not lost.
 	storesLate string
+	// probeNotFound, once effects' documents are probed, says that the
+	// probe answered 404 for every one, acknowledged all: the probe may
+	// be wrong, not the receiver.
+	probeNotFound string
 }
 
 // timing is one call outside load, for naming why the slow ones were:
