@@ -462,7 +462,8 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 	var probeErr *probe.Error
 	switch {
 	case errors.As(err, &unreachable) && pn != nil && strings.HasPrefix(unreachable.Kind, attempt.KindMalformed+": "):
-		// It answered, with a status no HTTP answer has (WriteHeader(600)).
+		// It answered, with bytes that are no HTTP answer (a status
+		// 600 to 999 is one: check fails it as a 5xx).
 		o.ended = "the handler's answer to the first call is no HTTP answer"
 		return fmt.Errorf("whsimtest: the handler's answer to the first call is no valid HTTP answer (%s): nothing else can be judged", ours(strings.TrimPrefix(unreachable.Kind, attempt.KindMalformed+": "), pn))
 	case errors.As(err, &unreachable) && pn != nil:
