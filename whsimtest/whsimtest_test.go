@@ -827,7 +827,7 @@ func TestHandlerPanics(t *testing.T) {
 	// Every call panics: nothing can be judged, said once.
 	boom := http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") })
 	r = record("TestBoom", func(t tb) { checkHandler(t, boom, nil) })
-	if len(r.errs) != 2 || !strings.Contains(r.errs[1], "whsimtest: the handler gave the first call no answer (connection closed)") {
+	if len(r.errs) != 2 || !strings.Contains(r.errs[1], "whsimtest: the handler gave the first call (accepts-valid/CREATE_PURCHASE_ORDER_INVOICE/described) no answer (connection closed)") {
 		t.Errorf("said %q", r.errs)
 	}
 }

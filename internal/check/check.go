@@ -541,6 +541,10 @@ type UnreachableError struct {
 	// Ended says the receiver ended the call otherwise than by an answer,
 	// in HTTP/2's ways (a stream reset, a GOAWAY), which Kind words.
 	Ended bool
+	// Case names the first call's case ("accepts-valid/CREATE_RECEIVABLE_DOC/described")
+	// when it is that call which got no answer, "" otherwise: whsimtest
+	// names it, where a call held in a handler is the test's to find.
+	Case string
 }
 
 // unreachable is the UnreachableError of an attempt to target that got
@@ -1279,17 +1283,20 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 		}
 	}
 	if k.together == 0 && r.calls == 1 {
+		var first *UnreachableError
 		switch a.Kind {
 		case attempt.KindRefused, attempt.KindDNS, attempt.KindTLS, attempt.KindOther, attempt.KindMalformed, attempt.KindReset, attempt.KindClosed,
 			attempt.KindStreamReset, attempt.KindGoAway:
-			r.fatal = unreachable(r.cfg.Target, a)
+			first = unreachable(r.cfg.Target, a)
 		case attempt.KindTimeout:
 			// A receiver that answers nothing would hold every call of
 			// the run for the whole time limit: minutes, to say nothing
 			// more than this.
-			r.fatal = firstTimedOut(r.cfg.Target, a)
+			first = firstTimedOut(r.cfg.Target, a)
 		}
-		if r.fatal != nil {
+		if first != nil {
+			first.Case = c.Check + "/" + c.Name
+			r.fatal = first
 			r.cancel()
 			return r.fatal
 		}
