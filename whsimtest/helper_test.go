@@ -147,7 +147,7 @@ func TestAHungTestSaysItsSeed(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestChildHangs$", "-test.count=1", "-test.timeout=5s")
 	cmd.Env = append(os.Environ(), childEnv+"=1")
 	out, _ := cmd.CombinedOutput()
-	for _, says := range []string{"--- FAIL: TestChildHangs", "whsimtest: seed 11 (WithSeed(11)", "go test's -timeout was near, so the run stopped before it"} {
+	for _, says := range []string{"--- FAIL: TestChildHangs", "whsimtest: seed 11 (WithSeed(11)", "go test's -timeout was near, so the wait for it stopped"} {
 		if !strings.Contains(string(out), says) {
 			t.Errorf("the hung test did not say %q:\n%.3000s", says, out)
 		}

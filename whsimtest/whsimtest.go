@@ -462,12 +462,17 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 	var probeErr *probe.Error
 	switch {
 	case errors.As(err, &unreachable) && pn != nil && strings.HasPrefix(unreachable.Kind, attempt.KindMalformed+": "):
-		// It answered, with a status no HTTP answer has (WriteHeader(600)).
+		// It answered, with bytes that are no HTTP answer (a status
+		// 600 to 999 is one: check fails it as a 5xx).
 		o.ended = "the handler's answer to the first call is no HTTP answer"
 		return fmt.Errorf("whsimtest: the handler's answer to the first call is no valid HTTP answer (%s): nothing else can be judged", ours(strings.TrimPrefix(unreachable.Kind, attempt.KindMalformed+": "), pn))
 	case errors.As(err, &unreachable) && pn != nil:
 		o.ended = "the handler gave the first call no answer"
-		return fmt.Errorf("whsimtest: the handler gave the first call no answer (%s): nothing else can be judged", ours(strings.TrimPrefix(unreachable.Kind, "error: "), pn))
+		first := "the first call"
+		if unreachable.Case != "" {
+			first += " (" + unreachable.Case + ")"
+		}
+		return fmt.Errorf("whsimtest: the handler gave %s no answer (%s): nothing else can be judged", first, ours(strings.TrimPrefix(unreachable.Kind, "error: "), pn))
 	case errors.As(err, &probeErr):
 		o.ended = "the probe failed"
 		return fmt.Errorf("whsimtest: the %s failed, so effects cannot be judged (nothing is blamed on the receiver): %s", probeName, probeWords.Replace(probeErr.Reason))
@@ -547,7 +552,11 @@ func (o *outcome) cutWait(ctx context.Context, err error, r *running, who, whose
 	if len(still) == 0 {
 		return // they returned as the wait ended
 	}
-	if err == nil && errors.Is(context.Cause(ctx), errNearDeadline) {
+	// Cut short by go test's -timeout near, unless that ended the run too
+	// (its calls held then are named by the run's error): a run that had
+	// ended on its own, on a first call with no answer, say, ended long
+	// before the deadline cut the wait for its handler calls.
+	if errors.Is(context.Cause(ctx), errNearDeadline) && (err == nil || !errors.Is(err, ctx.Err())) {
 		o.problems = append(o.problems, fmt.Sprintf("whsimtest: %s had not returned from %d call(s) when go test's -timeout was near, so the wait for it stopped: %s",
 			who, len(still), strings.Join(still, ", ")))
 		return

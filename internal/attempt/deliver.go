@@ -1107,9 +1107,9 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 		}
 	}
 	if err == nil {
-		// net/http takes "+20", "099" and "600" for statuses, and "HTTP/2.0" or
+		// net/http takes "+20" and "099" for statuses, and "HTTP/2.0" or
 		// "HTTP/0.9" for an HTTP/1 answer's version; an answer is HTTP/1.x
-		// and three digits from 100 to 599 (statusOf), or none.
+		// and three digits from 100 to 999 (statusOf), or none.
 		if msg := malformedStatus(resp); msg != "" {
 			// Unread: the connection goes with it, and carries no other
 			// call, as on the fast path.

@@ -105,6 +105,7 @@ func TestLanesAnswerAsTheWorker(t *testing.T) {
 		{"long body not in time", "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" + big[:40000], false, false, true},
 		{"long body cut short", "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" + big[:40000], true, false, false},
 		{"status 999", "HTTP/1.1 999 Weird\r\nContent-Length: 2\r\n\r\nok", false, false, false},
+		{"status 099", "HTTP/1.1 099 Weird\r\nContent-Length: 2\r\n\r\nok", false, false, false},
 		{"no status line, then the close", "HELLO", true, false, false},
 		{"a SETTINGS frame, then the close", "\x00\x00\x00\x04\x00\x00\x00\x00\x00", true, false, false},
 		{"a SETTINGS frame, then nothing", "\x00\x00\x00\x04\x00\x00\x00\x00\x00", false, false, true},

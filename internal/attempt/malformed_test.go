@@ -28,8 +28,10 @@ func TestMalformedAnswerOnEveryPath(t *testing.T) {
 	}{
 		{"two Content-Lengths", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\nok", false, false,
 			`malformed answer: message cannot contain multiple Content-Length headers; got ["2" "5"]`},
-		{"status 999", "HTTP/1.1 999 Weird\r\nContent-Length: 2\r\n\r\nok", false, false,
-			`malformed answer: malformed HTTP status code "999 Weird"`},
+		// Three digits below 100: 0 is whsim's word for no answer (600 to
+		// 999 is an answer: TestStatusBeyond599IsAnAnswer).
+		{"status 099", "HTTP/1.1 099 Weird\r\nContent-Length: 2\r\n\r\nok", false, false,
+			`malformed answer: malformed HTTP status code "099 Weird"`},
 		{"no status line", "HELLO\r\n\r\n", false, false,
 			`malformed answer: malformed HTTP response "HELLO"`},
 		{"a field without a colon", "HTTP/1.1 200 OK\r\nXA\r\nContent-Length: 2\r\n\r\nok", false, false,
@@ -82,13 +84,13 @@ func TestMalformedAnswerOnEveryPath(t *testing.T) {
 // The connection an answer that is no HTTP/1.x answer came on carries no
 // other call, on every path, over TLS too: Go 1.27's transport reads on a
 // body closed unread and keeps its connection, so net/http's path sent
-// the next call on the connection that had answered "HTTP/1.1 999 Weird",
+// the next call on the connection that had answered "HTTP/1.1 099 Weird",
 // where the fast path opens a new one. The receiver here answers a
 // connection's first call 200 and the others as the row says: each call
 // after a malformed answer goes on a new connection and is answered 200.
 func TestMalformedAnswerEndsItsConnection(t *testing.T) {
 	for _, tc := range []struct{ name, answer string }{
-		{"status 999", "HTTP/1.1 999 Weird\r\nContent-Length: 2\r\n\r\nok"},
+		{"status 099", "HTTP/1.1 099 Weird\r\nContent-Length: 2\r\n\r\nok"},
 		{"version 2.0", "HTTP/2.0 200 OK\r\nContent-Length: 2\r\n\r\nok"},
 		{"no status line", "HELLO\r\n\r\n"},
 	} {

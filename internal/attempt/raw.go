@@ -776,8 +776,11 @@ type keeper interface{ keep(status int) bool }
 // one as net/http and curl take them), "DDD" then a space or the line's
 // end (CRLF, or LF as net/http takes it), else false: "HTTP/1.1 200X" and
 // "HTTP/1.1 2004" are no 200, nor is "HTTP/2.0 200" an HTTP/1 answer. DDD
-// is from 100 to 599, the statuses there are (RFC 9110, 15): a 600 has
-// no class to be read by, and is no status --expect-status could name.
+// is from 100 to 999: a 600 to 999 is well-formed (RFC 9112, 4: three
+// digits) though HTTP defines none, and RFC 9110 (15) has a client
+// process it as a 5xx, as every path does (a status >= 500); net/http's
+// server writes one (WriteHeader takes 100 to 999). Below 100 is no
+// status whsim can hold: 0 is its word for no answer.
 func statusOf(line []byte) (int, bool) {
 	if len(line) < 13 || string(line[:7]) != "HTTP/1." || line[7] < '0' || line[7] > '9' || line[8] != ' ' {
 		return 0, false
@@ -797,7 +800,7 @@ func statusOf(line []byte) (int, bool) {
 		status = status*10 + int(c-'0')
 	}
 	switch rest := string(code[3:]); {
-	case status < 100, status > 599:
+	case status < 100:
 		return 0, false
 	case rest == "\r\n", rest == "\n", rest[0] == ' ':
 		return status, true
@@ -834,12 +837,12 @@ func statusLineErr(line []byte) (major, minor int, err error) {
 
 // malformedStatus is what keeps an answer net/http's reader took from
 // being one by statusOf's rules, "" for nothing: its status ("+20",
-// "099", "600") or its version ("HTTP/2.0", "HTTP/0.9": no HTTP/1 answer), so
+// "099") or its version ("HTTP/2.0", "HTTP/0.9": no HTTP/1 answer), so
 // that every path refuses what the fast path refuses. An answer on an
 // HTTP/2 connection (TLS chose h2) is HTTP/2's own, not a status line.
 func malformedStatus(resp *http.Response) string {
 	switch {
-	case resp.StatusCode < 100, resp.StatusCode > 599:
+	case resp.StatusCode < 100:
 		return "malformed HTTP status code " + strconv.Quote(resp.Status)
 	case resp.ProtoMajor != 1 && !overHTTP2(resp):
 		return "malformed HTTP version " + strconv.Quote(resp.Proto)

@@ -34,8 +34,9 @@ func fastPathOn() bool { return os.Getenv(TransportEnv) != TransportNetHTTP }
 // the next call is written (no failure blamed on the receiver, and no call
 // sent twice); bytes after an answer, or in the body of a 204 or 304, end
 // the connection and are never the next call's answer; a status line must
-// be HTTP/1.x, three digits from 100 to 599 (RFC 9110, 15: none outside is
-// a status), then a space or the line's end.
+// be HTTP/1.x, three digits from 100 to 999 (RFC 9112, 4; 600 to 999, no
+// status HTTP defines, a client takes as a 5xx: RFC 9110, 15), then a space
+// or the line's end.
 func TestTransportTakesOnlyFramedAnswers(t *testing.T) {
 	const lie = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n" // bytes that would pass for an answer
 	tests := []struct {
@@ -55,8 +56,8 @@ func TestTransportTakesOnlyFramedAnswers(t *testing.T) {
 		{"version 1.x", "HTTP/1.x 200 OK\r\nContent-Length: 0\r\n\r\n", false, 0, true},
 		{"status +20", "HTTP/1.1 +20 OK\r\nContent-Length: 0\r\n\r\n", false, 0, true},
 		{"status 099", "HTTP/1.1 099 OK\r\nContent-Length: 0\r\n\r\n", false, 0, true},
-		{"status 600", "HTTP/1.1 600 OK\r\nContent-Length: 0\r\n\r\n", false, 0, true},
-		{"status 999", "HTTP/1.1 999 OK\r\nContent-Length: 0\r\n\r\n", false, 0, true},
+		{"status 600", "HTTP/1.1 600 OK\r\nContent-Length: 0\r\n\r\n", false, 600, false},
+		{"status 999", "HTTP/1.1 999 OK\r\nContent-Length: 0\r\n\r\n", false, 999, false},
 		{"version 2.0", "HTTP/2.0 200 OK\r\nContent-Length: 0\r\n\r\n", false, 0, true},
 		{"version 0.9", "HTTP/0.9 200 OK\r\nContent-Length: 0\r\n\r\n", false, 0, true},
 		{"two spaces before the status", "HTTP/1.1  200 OK\r\nContent-Length: 0\r\n\r\n", false, 200, false},
@@ -110,7 +111,7 @@ func TestTransportTakesOnlyFramedAnswers(t *testing.T) {
 }
 
 // statusOf takes a status line only as HTTP/1.x, three digits from 100 to
-// 599, then a space or the line's end.
+// 999, then a space or the line's end.
 func TestStatusOf(t *testing.T) {
 	for line, want := range map[string]int{
 		"HTTP/1.1 200 OK\r\n": 200, "HTTP/1.1 204\r\n": 204, "HTTP/1.0 503 \r\n": 503, "HTTP/1.1 404\n": 404,
@@ -118,7 +119,7 @@ func TestStatusOf(t *testing.T) {
 		"HTTP/2 200 OK\r\n": 0, "HTTP/1.1 +20 OK\r\n": 0, "HTTP/1.1 099 OK\r\n": 0, "HTTP/1.1 200\r": 0, "": 0,
 		"HTTP/1.1  200 OK\r\n": 200, "HTTP/1.1   204\r\n": 204, "HTTP/1.1  20 OK\r\n": 0, "HTTP/1.1 \t200 OK\r\n": 0, "HTTP/1.1   \r\n": 0,
 		"HTTP/2.0 200 OK\r\n": 0, "HTTP/0.9 200 OK\r\n": 0,
-		"HTTP/1.1 599 Odd\r\n": 599, "HTTP/1.1 600 OK\r\n": 0, "HTTP/1.1 999 OK\r\n": 0,
+		"HTTP/1.1 599 Odd\r\n": 599, "HTTP/1.1 600 OK\r\n": 600, "HTTP/1.1 999\r\n": 999,
 	} {
 		got, ok := statusOf([]byte(line))
 		if got != want || ok != (want != 0) {

@@ -541,6 +541,10 @@ type UnreachableError struct {
 	// Ended says the receiver ended the call otherwise than by an answer,
 	// in HTTP/2's ways (a stream reset, a GOAWAY), which Kind words.
 	Ended bool
+	// Case names the first call's case ("accepts-valid/CREATE_RECEIVABLE_DOC/described")
+	// when it is that call which got no answer, "" otherwise: whsimtest
+	// names it, where a call held in a handler is the test's to find.
+	Case string
 }
 
 // unreachable is the UnreachableError of an attempt to target that got
@@ -962,6 +966,10 @@ type runner struct {
 	// the receiver storing after it answered ("" when nothing did): a
 	// document it holds nothing of may then be later still, not lost.
 	storesLate string
+	// probeNotFound, once effects' documents are probed, says that the
+	// probe answered 404 for every one, acknowledged all: the probe may
+	// be wrong, not the receiver.
+	probeNotFound string
 }
 
 // timing is one call outside load, for naming why the slow ones were:
@@ -1275,17 +1283,20 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 		}
 	}
 	if k.together == 0 && r.calls == 1 {
+		var first *UnreachableError
 		switch a.Kind {
 		case attempt.KindRefused, attempt.KindDNS, attempt.KindTLS, attempt.KindOther, attempt.KindMalformed, attempt.KindReset, attempt.KindClosed,
 			attempt.KindStreamReset, attempt.KindGoAway:
-			r.fatal = unreachable(r.cfg.Target, a)
+			first = unreachable(r.cfg.Target, a)
 		case attempt.KindTimeout:
 			// A receiver that answers nothing would hold every call of
 			// the run for the whole time limit: minutes, to say nothing
 			// more than this.
-			r.fatal = firstTimedOut(r.cfg.Target, a)
+			first = firstTimedOut(r.cfg.Target, a)
 		}
-		if r.fatal != nil {
+		if first != nil {
+			first.Case = c.Check + "/" + c.Name
+			r.fatal = first
 			r.cancel()
 			return r.fatal
 		}
@@ -1418,6 +1429,10 @@ func answer(a attempt.Attempt) string {
 		// RFC 9110 15.5.9: no refusal of the call, which the receiver
 		// says it never had whole; a sender repeats it, check does not.
 		return "got 408 (the receiver timed out waiting for the call, as one says when it closes an idle kept-alive connection a call just went out on; a sender makes the call again, check does not)"
+	case a.Status > 599:
+		// Well-formed (three digits), but no status HTTP defines: RFC
+		// 9110 (15) has a client take it as a 5xx, as whsim does.
+		return fmt.Sprintf("got %d (no status HTTP defines: a sender takes it as a 5xx)", a.Status)
 	}
 	return fmt.Sprintf("got %d", a.Status)
 }

@@ -53,6 +53,11 @@ type EffectsStats struct {
 	// document while it held others': a probe asking another table or
 	// number for that kind, as likely as a receiver losing all of it.
 	NoneHeldOf []string
+	// ProbeNotFound: the probe answered 404 for every document it was
+	// asked about, each acknowledged with 2xx: as likely a --probe URL
+	// that matches no route of the receiver's as a receiver that lost
+	// them all.
+	ProbeNotFound bool
 }
 
 // numbering gives the documents whsim probes their numbers and, with a
@@ -497,6 +502,10 @@ func (r *runner) effects(ctx context.Context) error {
 	// asked about: it is not counted as probed.
 	st.Documents = asked
 	st.NoneHeld = asked > 0 && held == 0
+	st.ProbeNotFound = st.NoneHeld && !slices.ContainsFunc(probed, func(d *effDoc) bool { return d.asks > 0 && !d.ans.NotFound })
+	if st.ProbeNotFound {
+		r.probeNotFound = probeNotFound(asked)
+	}
 	for _, k := range kinds() {
 		if !st.NoneHeld && askedOf[k] > 0 && heldOf[k] == 0 {
 			st.NoneHeldOf = append(st.NoneHeldOf, probe.KindWord(k))
@@ -732,6 +741,10 @@ func (r *runner) defect(d *effDoc) string {
 		settled = fmt.Sprintf(" (still so %s after its last call)", r.cfg.Settle)
 	}
 	switch {
+	case a.Count == 0 && r.probeNotFound != "":
+		// Not "acknowledged and lost": a probe URL that matches no route
+		// of the receiver's answers the same 404 for every document.
+		return "holds nothing for it although every call got 2xx" + settled + ", by the probe's answer; but " + r.probeNotFound
 	case a.Count == 0 && r.storesLate != "":
 		// Held by a receiver that stores at once, a create then nothing
 		// after a void tells a void that deletes; from one that stores
@@ -877,11 +890,21 @@ func callList(d *effDoc) string {
 	return strings.Join(parts, ", ")
 }
 
+// probeNotFound says why a probe that answered 404 for each of the asked
+// documents, every one acknowledged with 2xx, may be at fault itself.
+func probeNotFound(asked int) string {
+	every := fmt.Sprintf("every one of the %d documents asked about", asked)
+	if asked == 1 {
+		every = "the one document asked about"
+	}
+	return fmt.Sprintf("the probe answered 404 for %s, though the receiver answered 2xx to its calls: the probe itself may be wrong (a --probe URL template that matches no route of the receiver's gets 404 too: ask it about a document the receiver holds), or the receiver lost every one", every)
+}
+
 func answerText(d *effDoc) string {
 	if d.ans.Raw == "" {
 		return fmt.Sprintf("count %d", d.ans.Count)
 	}
-	if d.ans.Raw == "404" {
+	if d.ans.NotFound {
 		return "404 (nothing held)"
 	}
 	return d.ans.Raw
@@ -1172,6 +1195,10 @@ func (r *runner) judgeLoad(docs []*effDoc, st *EffectsStats, seq []*effDoc) Resu
 	}
 	lc, gc, uc := lifecycleCause(doubled, seq), lossCause(gone, seq), unappliedCause(unapplied, seq)
 	switch {
+	case r.probeNotFound != "" && gc != "":
+		cause = gc + "; but " + r.probeNotFound
+	case r.probeNotFound != "":
+		cause = r.probeNotFound
 	case lost == 0 && len(unapplied) == 0 && twice == len(doubled) && lc != "":
 		cause = lc
 	case twice == 0 && r.storesLate != "":

@@ -548,7 +548,9 @@ func TestEffectsLoadLossIsNotLoad(t *testing.T) {
 		{"loses receipts", storeDefects{losesReceipts: true},
 			"16 held not at all of 32 documents the load check delivered and got 2xx for (every one probed): each of them is a receipt, and created/CREATE_RECEIVABLE_DOC/described, sent on its own without load, was not held either: the receiver loses receipts busy or not, not a fault under load; first: receipt SKD-"},
 		{"loses everything", storeDefects{losesReceipts: true, losesInvoices: true},
-			"32 held not at all of 32 documents the load check delivered and got 2xx for (every one probed): each of them is an invoice or a receipt, and created/CREATE_PURCHASE_ORDER_INVOICE/described and created/CREATE_RECEIVABLE_DOC/described, each sent on its own without load, were not held either: the receiver loses invoices and receipts busy or not, not a fault under load; first: "},
+			"32 held not at all of 32 documents the load check delivered and got 2xx for (every one probed): each of them is an invoice or a receipt, and created/CREATE_PURCHASE_ORDER_INVOICE/described and created/CREATE_RECEIVABLE_DOC/described, each sent on its own without load, were not held either: the receiver loses invoices and receipts busy or not, not a fault under load; " +
+				// Every question answered 404: the probe may be wrong too.
+				"but the probe answered 404 for every one of the 52 documents asked about, though the receiver answered 2xx to its calls: the probe itself may be wrong (a --probe URL template that matches no route of the receiver's gets 404 too: ask it about a document the receiver holds), or the receiver lost every one; first: "},
 		// A void that deletes the receipt: every voided load receipt is
 		// gone, as the lifecycle case's is, busy or not.
 		{"void deletes", storeDefects{voidDeletes: true},
@@ -1402,6 +1404,69 @@ func TestDefectLateState(t *testing.T) {
 			r := &runner{storesLate: tt.storesLate, cfg: Config{Settle: 2 * time.Second}}
 			if got := r.defect(tt.d); got != tt.want {
 				t.Errorf("got  %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestEffectsProbeNotFoundForEveryDocument: a --probe URL that matches no
+// route of the receiver's (a wrong template) answers 404 for every
+// document, those the receiver acknowledged with 2xx too. Effects still
+// fails (nothing was verified), but no reason may say the receiver lost
+// them as a fact: each says the probe itself may be wrong. A probe that
+// finds some documents and 404s the rest says nothing of the kind.
+func TestEffectsProbeNotFoundForEveryDocument(t *testing.T) {
+	const doubt = "the probe itself may be wrong"
+	tests := []struct {
+		name     string
+		d        storeDefects
+		template string
+		doubt    bool
+	}{
+		{"a template matching no route", storeDefects{}, "/probes/{kind}/{code}", true},
+		{"a receiver losing every document", storeDefects{losesInvoices: true, losesReceipts: true}, "/probe/{kind}/{code}", true},
+		{"a receiver losing receipts only", storeDefects{losesReceipts: true}, "/probe/{kind}/{code}", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := newStore(t, tt.d)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/probe/") {
+					http.NotFound(w, r) // a router without the route
+					return
+				}
+				st.ServeHTTP(w, r)
+			}))
+			defer srv.Close()
+			cfg := probeConfig(t, srv.URL)
+			p, err := probe.ParseURL(srv.URL+tt.template, cfg.Client, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Probe = p
+			cfg.Checks, cfg.Settle = []string{Load, Effects}, 0
+			sum, results := runAll(t, cfg)
+			if sum.Checks[Effects].Fail == 0 || sum.Checks[Effects].Pass > 0 && tt.doubt {
+				t.Errorf("effects %+v, want every document failing", sum.Checks[Effects])
+			}
+			if sum.Effects == nil || sum.Effects.ProbeNotFound != tt.doubt {
+				t.Errorf("effects stats %+v, want ProbeNotFound %v", sum.Effects, tt.doubt)
+			}
+			failed := 0
+			for _, r := range results {
+				if r.Case.Check != Effects || r.Verdict != Fail {
+					continue
+				}
+				failed++
+				if got := strings.Contains(r.Reason, doubt); got != tt.doubt {
+					t.Errorf("%s: reason %q: says %q %v, want %v", r.Case.Name, r.Reason, doubt, got, tt.doubt)
+				}
+				if tt.doubt && strings.Contains(r.Reason, "the document was acknowledged and lost") {
+					t.Errorf("%s: reason %q blames the receiver as a fact", r.Case.Name, r.Reason)
+				}
+			}
+			if failed == 0 {
+				t.Fatal("no effects case failed")
 			}
 		})
 	}

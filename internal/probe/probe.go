@@ -56,6 +56,13 @@ func NoneFound(settle time.Duration) string {
 	return fmt.Sprintf("the probe found none of them (settle %s): if the receiver holds them, it stores them more than %s after answering (a longer --settle waits for them), or the probe asks about other numbers than it keeps ({code} is data.code of an invoice, %s of a receipt) or another database", settle, settle, spec.FieldReceiptNumber)
 }
 
+// NotFoundEvery is NoneFound for an HTTP probe that answered 404 for
+// every document: a URL template that matches no route of the
+// receiver's gets the same 404 as a document it does not hold.
+func NotFoundEvery(settle time.Duration) string {
+	return fmt.Sprintf("the probe answered 404 for every one of them (settle %s): the probe itself may be wrong (a --probe URL template that matches no route of the receiver's gets 404 too: ask it about a document the receiver holds), or the receiver stores them more than %s after answering (a longer --settle waits for them), or it lost every one", settle, settle)
+}
+
 // NoneFoundOf is NoneFound for one kind (KindWord) while the probe found
 // the other's.
 func NoneFoundOf(kind string, settle time.Duration) string {
@@ -83,6 +90,9 @@ type Answer struct {
 	Lines int
 	// Raw is what came back, shortened, for reasons.
 	Raw string
+	// NotFound: an HTTP probe's answer was 404, which the contract reads
+	// as count 0, and which a URL matching no route gets too.
+	NotFound bool
 }
 
 // Probe asks what the receiver holds for a document.
@@ -583,7 +593,7 @@ func (p *httpProbe) ask(ctx context.Context, q Question) (Answer, error) {
 	case err != nil:
 		return Answer{Lines: -1}, &Error{Probe: p.Name(), Reason: "GET " + p.shown(q) + ": reading the answer: " + shortNetErr(err)}
 	case res.StatusCode == http.StatusNotFound:
-		return Answer{Lines: -1, Raw: "404"}, nil
+		return Answer{Lines: -1, Raw: "404", NotFound: true}, nil
 	case res.StatusCode >= 300 && res.StatusCode < 400 && res.Header.Get("Location") != "":
 		// whsim's client follows no redirect (a followed one would carry
 		// the probe's headers elsewhere): say where it leads, a

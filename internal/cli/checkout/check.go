@@ -442,6 +442,8 @@ func appendEffects(b []byte, e *check.EffectsStats) []byte {
 		b = fmt.Appendf(b, " (a random sample of %d of the %d load documents answered 2xx)", e.LoadProbed, e.Load)
 	}
 	switch {
+	case e.ProbeNotFound:
+		b = append(b, "; "+probe.NotFoundEvery(e.Settle)...)
 	case e.NoneHeld:
 		// Not only a probe that asks the wrong question: a receiver that
 		// stores from a queue slower than --settle is found by none too.

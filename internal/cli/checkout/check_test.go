@@ -202,6 +202,12 @@ func TestCheckSummaryText(t *testing.T) {
 			"\ncheck                   pass  warn  fail\naccepts-valid              0     0     0\n\n<f>interrupted</> after the start: 0 of 1 case run\n"},
 		{"probe found nothing", checkSum(func(s *check.Summary) { s.Effects = &check.EffectsStats{Documents: 3, NoneHeld: true} }),
 			strings.TrimSuffix(table, "\n") + "\neffects: 3 documents probed; the probe found none of them (settle 0s): if the receiver holds them, it stores them more than 0s after answering (a longer --settle waits for them), or the probe asks about other numbers than it keeps ({code} is data.code of an invoice, 收款单编号 of a receipt) or another database\n\n<ok>ok</> every check passed (0 warnings)\n"},
+		// Every question answered 404: a wrong --probe template as much as
+		// a receiver that lost them all.
+		{"probe answered 404 for every document", checkSum(func(s *check.Summary) {
+			s.Effects = &check.EffectsStats{Documents: 3, NoneHeld: true, ProbeNotFound: true, Settle: 2 * time.Second}
+		}),
+			strings.TrimSuffix(table, "\n") + "\neffects: 3 documents probed; the probe answered 404 for every one of them (settle 2s): the probe itself may be wrong (a --probe URL template that matches no route of the receiver's gets 404 too: ask it about a document the receiver holds), or the receiver stores them more than 2s after answering (a longer --settle waits for them), or it lost every one\n\n<ok>ok</> every check passed (0 warnings)\n"},
 		{"probe found no receipt", checkSum(func(s *check.Summary) {
 			s.Effects = &check.EffectsStats{Documents: 3, NoneHeldOf: []string{"receipt"}, Settle: 2 * time.Second}
 		}),
