@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/pem"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -87,4 +89,25 @@ func localhostCert() (tls.Certificate, []byte) {
 	ts.StartTLS()
 	defer ts.Close()
 	return ts.TLS.Certificates[0], pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw})
+}
+
+// unlinkRecv is a receiver that, as each call arrives, removes a file
+// (listen's capture file) and then answers 200: the capture fails while
+// listen holds a call it has forwarded.
+//
+//	exec unlinkrecv <readyfile> <file> &
+func unlinkRecv() int {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: unlinkrecv <readyfile> <file>")
+		return 2
+	}
+	victim := os.Args[2]
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if err := os.Remove(victim); err != nil && !errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintln(os.Stderr, "unlinkrecv:", err)
+		}
+		_, _ = io.WriteString(w, "stored\n")
+	})
+	return serveUntilSignal("unlinkrecv", os.Args[1], "/hook", h, nil)
 }
