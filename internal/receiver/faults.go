@@ -95,11 +95,23 @@ func withFreshID(body []byte, codings []string, limit int64, hi, lo uint64) (fre
 	return freshCopy{body: coded, id: fresh}, true
 }
 
+// laterCopy is the copy a fault sends after the sender's answer
+// (duplicate's second, new-request-id's under a fresh requestId): send
+// sends it under ctx and puts how it fared in the fault's record; skip
+// says, in the record, why it was not sent (why: the call's end, or that
+// it could not be recorded).
+type laterCopy struct {
+	send func(ctx context.Context)
+	skip func(why string)
+}
+
 // forwardFaulted forwards a call under the plan: the fault the draw gives
 // it, if any, decides what the receiver is sent and what the sender is
 // answered. The record's own members keep what the sender sent. It says,
 // as forward does, whether any of the call went out to the receiver.
-func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body []byte) (answer, *capture.Forward, bool, *capture.Fault) {
+// A copy the fault sends after the sender's answer is returned to send
+// then (nil for none): the sender's answer does not wait for it.
+func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body []byte) (answer, *capture.Forward, bool, *capture.Fault, *laterCopy) {
 	fs := r.cfg.Faults
 	codings := capture.ContentCodings(req.Header)
 	id := requestIDOf(body, codings, r.cfg.MaxBody)
@@ -108,13 +120,14 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 	f, ok := fs.plan.Draw(key, attempt)
 	if !ok {
 		ans, fwd, sent := r.forward(ctx, req, body)
-		return ans, fwd, sent, nil
+		return ans, fwd, sent, nil, nil
 	}
 	rf := &capture.Fault{Kind: string(f.Kind), Arg: f.Arg, Attempt: attempt, Deliveries: []capture.Delivery{}}
 	// deliver sends a copy; the first copy's answer is the one the sender
 	// is given and the record keeps, a later one's only its status.
 	copies := 0
-	deliver := func(b []byte, newID string) (answer, *capture.Forward, bool) {
+	var later *laterCopy
+	deliverIn := func(ctx context.Context, b []byte, newID string) (answer, *capture.Forward, bool) {
 		copies++
 		if why := ended(ctx); why != nil {
 			ans, fwd := r.unsent(req, why)
@@ -131,6 +144,7 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 		}
 		return ans, fwd, sent
 	}
+	deliver := func(b []byte, newID string) (answer, *capture.Forward, bool) { return deliverIn(ctx, b, newID) }
 	var ans answer
 	var fwd *capture.Forward
 	switch f.Kind {
@@ -202,13 +216,24 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 			rf.Receiver = noCopyAfter(ans, fwd, why)
 			break
 		}
-		again, afwd, againSent := deliver(body, "")
-		if sent && againSent {
-			rf.Receiver = "2 copies, one after the other, answered " + answerWord(ans, fwd) + ", " + answerWord(again, afwd)
-		} else {
-			// A copy none of which went out is not one the receiver got.
-			rf.Receiver = "1 of 2 copies, one after the other: the first " + copyWord(ans, fwd, sent) + ", the second " + copyWord(again, afwd, againSent)
-		}
+		// The second copy goes once the sender has its answer: a
+		// receiver that holds it holds listen's copy, not the sender.
+		first, ffwd := ans, fwd
+		rf.Receiver = "the call, answered " + answerWord(first, ffwd) + "; a second copy goes after the sender's answer" + pendingNote
+		later = &laterCopy{send: func(lctx context.Context) {
+			again, afwd, againSent := deliverIn(lctx, body, "")
+			switch {
+			case sent && againSent:
+				rf.Receiver = "2 copies, one after the other, answered " + answerWord(first, ffwd) + ", " + answerWord(again, afwd)
+			case !sent && !againSent:
+				rf.Receiver = "nothing (not reached: " + ffwd.Error + ")"
+			default:
+				// A copy none of which went out is not one the receiver got.
+				rf.Receiver = "1 of 2 copies, one after the other: the first " + copyWord(first, ffwd, sent) + ", the second " + copyWord(again, afwd, againSent)
+			}
+		}, skip: func(why string) {
+			rf.Receiver = "the call, answered " + answerWord(first, ffwd) + "; no copy after it (" + why + ")"
+		}}
 	case fault.Burst:
 		var words, unreached []string
 		ans, fwd, words, unreached = r.burst(ctx, req, body, f.N, rf)
@@ -229,21 +254,34 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 			rf.Receiver = noCopyAfter(ans, fwd, why)
 			break
 		}
-		again, afwd, againSent := deliver(copyOf.body, fresh)
-		switch {
-		case sent && againSent:
-			rf.Receiver = "the call, answered " + answerWord(ans, fwd) + ", then the same document as requestId " + fresh + ", answered " + answerWord(again, afwd)
-		case sent:
-			// A copy none of which went out is not one the receiver got.
-			rf.Receiver = "the call, answered " + answerWord(ans, fwd) + "; not the same document as requestId " + fresh + " (not reached: " + afwd.Error + ")"
-		case againSent:
-			rf.Receiver = "not the call (not reached: " + fwd.Error + "), then the same document as requestId " + fresh + ", answered " + answerWord(again, afwd)
-		}
+		// The copy goes once the sender has its answer, as duplicate's.
+		first, ffwd := ans, fwd
+		rf.Receiver = "the call, answered " + answerWord(first, ffwd) + "; the same document under a fresh requestId goes after the sender's answer" + pendingNote
+		later = &laterCopy{send: func(lctx context.Context) {
+			again, afwd, againSent := deliverIn(lctx, copyOf.body, fresh)
+			switch {
+			case sent && againSent:
+				rf.Receiver = "the call, answered " + answerWord(first, ffwd) + ", then the same document as requestId " + fresh + ", answered " + answerWord(again, afwd)
+			case sent:
+				// A copy none of which went out is not one the receiver got.
+				rf.Receiver = "the call, answered " + answerWord(first, ffwd) + "; not the same document as requestId " + fresh + " (not reached: " + afwd.Error + ")"
+			case againSent:
+				rf.Receiver = "not the call (not reached: " + ffwd.Error + "), then the same document as requestId " + fresh + ", answered " + answerWord(again, afwd)
+			default:
+				rf.Receiver = "nothing (not reached: " + ffwd.Error + "; the same document as requestId " + fresh + ": " + afwd.Error + ")"
+			}
+		}, skip: func(why string) {
+			rf.Receiver = "the call, answered " + answerWord(first, ffwd) + "; not the same document under a fresh requestId (" + why + ")"
+		}}
 	}
 	if why := ended(ctx); why != nil && !strings.HasPrefix(rf.Sender, "nothing") {
 		// Its connection is closed: whatever listen would have answered,
-		// the sender gets nothing.
+		// the sender gets nothing, and no copy goes after it.
 		rf.Sender = gaveUp(ctx, "before the answer")
+		if later != nil {
+			later.skip(why.Error() + " first")
+			later = nil
+		}
 		if len(rf.Deliveries) == 0 && !strings.HasPrefix(rf.Receiver, "nothing") {
 			// Ended before its first copy could go.
 			rf.Receiver = "nothing (" + why.Error() + " before it was sent)"
@@ -252,10 +290,16 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 	if f.Forwards() && len(rf.Deliveries) == 0 && fwd != nil && fwd.Error != "" && !strings.HasPrefix(rf.Receiver, "nothing") {
 		// No copy reached it: whatever the fault was to do to the
 		// call, the receiver got none of it.
-		rf.Receiver = "nothing (not reached: " + fwd.Error + ")"
+		if later == nil {
+			rf.Receiver = "nothing (not reached: " + fwd.Error + ")"
+		}
 	}
-	return ans, fwd, len(rf.Deliveries) > 0, rf
+	return ans, fwd, len(rf.Deliveries) > 0, rf, later
 }
+
+// pendingNote ends the words of a fault whose copy goes after the
+// sender's answer, as its record, written before that answer, holds them.
+const pendingNote = " (this record was written before it went: listen's output says how it fared)"
 
 // errSenderGaveUp is why a faulted call's copies were not sent when its
 // sender closed its connection first: with no one to answer, listen sends

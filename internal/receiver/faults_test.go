@@ -673,3 +673,79 @@ func TestFaultSenderWhenNotRecorded(t *testing.T) {
 		})
 	}
 }
+
+// A fault's later copy (duplicate's second, new-request-id's copy) does
+// not hold the sender's answer: the sender got it
+// only once the receiver had answered them too, so a receiver that held
+// the second copy held the sender for the forward timeout (30 s). The
+// sender gets the first copy's answer while the receiver still holds
+// the others; once they are answered, the call's observed record counts
+// them, and the capture record, written before the answer, says they
+// went after it. The receiver holds each later copy until the test has
+// the sender's answer (or, on a listen that waits for them, until its
+// hold's bound ends it: the test then fails, not hangs).
+func TestFaultLaterCopiesDoNotHoldTheAnswer(t *testing.T) {
+	for _, tt := range []struct {
+		spec        string
+		copies      int
+		observed    string // the observed record's receiver side, its start
+		recordedEnd string // the capture record's receiver side, its end
+	}{
+		{"duplicate=1", 2, "2 copies, one after the other, answered 200, 200", "a second copy goes after the sender's answer (this record was written before it went: listen's output says how it fared)"},
+		{"new-request-id=1", 2, "the call, answered 200, then the same document as requestId ", "the same document under a fresh requestId goes after the sender's answer (this record was written before it went: listen's output says how it fared)"},
+	} {
+		t.Run(tt.spec, func(t *testing.T) {
+			t.Parallel()
+			answered := make(chan struct{}) // the sender has its answer
+			var calls atomic.Int32
+			var heldTooLong atomic.Bool
+			backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				if calls.Add(1) > 1 {
+					select {
+					case <-answered:
+					case <-time.After(10 * time.Second): // a bound, not the assertion
+						heldTooLong.Store(true)
+					}
+				}
+				io.WriteString(w, "ok\n")
+			}))
+			defer backend.Close()
+			u, _ := url.Parse(backend.URL)
+			rec := &wordsAtWrite{}
+			srv, obs, _ := start(t, Config{ForwardTo: u, Faults: mustFaults(t, tt.spec), Capture: rec})
+			resp := post(t, srv, ev, faultBody)
+			close(answered)
+			if resp.StatusCode != 200 || heldTooLong.Load() {
+				t.Errorf("the sender got %d once the receiver had let the later copies go (held past its bound: %v); want 200 while it held them", resp.StatusCode, heldTooLong.Load())
+			}
+			srv.Close()
+			if n := calls.Load(); n != int32(tt.copies) {
+				t.Errorf("the receiver got %d copies, want %d", n, tt.copies)
+			}
+			f := obs.calls[0].Record.Fault
+			if !strings.HasPrefix(f.Receiver, tt.observed) || len(f.Deliveries) != tt.copies {
+				t.Errorf("observed receiver side %q with %d deliveries, want %q… and %d", f.Receiver, len(f.Deliveries), tt.observed, tt.copies)
+			}
+			if got := rec.receiver; !strings.HasSuffix(got, tt.recordedEnd) {
+				t.Errorf("recorded receiver side %q, want it to end %q", got, tt.recordedEnd)
+			}
+		})
+	}
+}
+
+// wordsAtWrite keeps a record's fault's receiver side as it was written,
+// as a capture file's line holds it.
+type wordsAtWrite struct {
+	mu       sync.Mutex
+	receiver string
+}
+
+func (w *wordsAtWrite) Write(r *capture.Record) (int64, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if r.Fault != nil {
+		w.receiver = r.Fault.Receiver
+	}
+	return 0, nil
+}

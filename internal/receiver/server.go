@@ -122,6 +122,19 @@ func (f *inflight) wait(done <-chan struct{}) bool {
 	return true
 }
 
+// afterAnswerKey is the context key of a call's afterAnswer, when the
+// call came through a server's connection.
+type afterAnswerKey struct{}
+
+// afterAnswer is where a handler's work after its answer runs (a fault's
+// later copy): under base, the server's context, which its stop cuts
+// with a stopCut as calls' are, and counted in work, which the stop
+// waits for as for the handlers.
+type afterAnswer struct {
+	base context.Context
+	work *inflight
+}
+
 // CutShort is ServeGrace's error when its stop was cut short: Err is
 // context.Canceled (a second Ctrl-C) or context.DeadlineExceeded (the
 // grace ran out). Such a stop may have cut no call at all: the graceful
@@ -161,7 +174,6 @@ func Listen(addr string, h http.Handler, lim Limits) (*server, error) {
 		handlers: inflight{left: make(chan struct{}, 1)},
 		srv: &http.Server{
 			Protocols:         &protocols,
-			BaseContext:       func(net.Listener) context.Context { return base },
 			ReadHeaderTimeout: lim.ReadHeaderTimeout,
 			ReadTimeout:       lim.ReadTimeout,
 			IdleTimeout:       lim.IdleTimeout,
@@ -174,6 +186,10 @@ func Listen(addr string, h http.Handler, lim Limits) (*server, error) {
 			// never prints.
 			ErrorLog: log.New(io.Discard, "", 0),
 		},
+	}
+	// Once per listener, not per call: the calls' contexts derive from it.
+	s.srv.BaseContext = func(net.Listener) context.Context {
+		return context.WithValue(base, afterAnswerKey{}, afterAnswer{base: base, work: &s.handlers})
 	}
 	handler := h
 	if rr, ok := h.(rejectionReporter); ok {
@@ -337,6 +353,12 @@ func (s *server) ServeGrace(ctx context.Context, now <-chan struct{}) error {
 	}
 	err := s.srv.Shutdown(sctx)
 	waited := sctx.Done()
+	if err == nil && !s.handlers.wait(waited) {
+		// Every connection closed, and work a call left for after its
+		// answer (a fault's later copy) still runs: the stop's grace
+		// bounds it as it bounds the calls, and a second Ctrl-C cuts it.
+		err = sctx.Err()
+	}
 	if cut := errors.Is(err, context.Canceled); cut || errors.Is(err, context.DeadlineExceeded) {
 		// The cause before the connections close, which would end the
 		// calls' contexts with none.
