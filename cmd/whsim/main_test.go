@@ -28,6 +28,7 @@ func TestMain(m *testing.M) {
 		"docrecv":      func() { os.Exit(docRecv()) },
 		"holdrecv":     func() { os.Exit(holdRecv()) },
 		"unlinkrecv":   func() { os.Exit(unlinkRecv()) },
+		"gaterecv":     func() { os.Exit(gateRecv()) },
 		"rawrecv":      func() { os.Exit(rawRecv()) },
 		"droprecv":     func() { os.Exit(dropRecv()) },
 		"earlyrecv":    func() { os.Exit(earlyRecv()) },
