@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/whsim/whsim/internal/capture"
@@ -103,6 +104,9 @@ func withFreshID(body []byte, codings []string, limit int64, hi, lo uint64) (fre
 type laterCopy struct {
 	send func(ctx context.Context)
 	skip func(why string)
+	// inFlight says the copies went already (a burst's): send waits for
+	// them, and is never skipped.
+	inFlight bool
 }
 
 // forwardFaulted forwards a call under the plan: the fault the draw gives
@@ -235,10 +239,7 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 			rf.Receiver = "the call, answered " + answerWord(first, ffwd) + "; no copy after it (" + why + ")"
 		}}
 	case fault.Burst:
-		var words, unreached []string
-		ans, fwd, words, unreached = r.burst(ctx, req, body, f.N, rf)
-		rf.Sender = senderGot(ans, fwd) + " to copy 1"
-		rf.Receiver = burstWord(f.N, words, unreached)
+		ans, fwd, later = r.burst(ctx, req, body, f.N, rf)
 	case fault.NewRequestID:
 		var sent bool
 		ans, fwd, sent = deliver(body, "")
@@ -278,11 +279,11 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 		// Its connection is closed: whatever listen would have answered,
 		// the sender gets nothing, and no copy goes after it.
 		rf.Sender = gaveUp(ctx, "before the answer")
-		if later != nil {
+		if later != nil && !later.inFlight {
 			later.skip(why.Error() + " first")
 			later = nil
 		}
-		if len(rf.Deliveries) == 0 && !strings.HasPrefix(rf.Receiver, "nothing") {
+		if len(rf.Deliveries) == 0 && later == nil && !strings.HasPrefix(rf.Receiver, "nothing") {
 			// Ended before its first copy could go.
 			rf.Receiver = "nothing (" + why.Error() + " before it was sent)"
 		}
@@ -344,10 +345,14 @@ func noCopyAfter(ans answer, fwd *capture.Forward, why error) string {
 	return "the call, answered " + answerWord(ans, fwd) + "; no copy after it (" + why.Error() + " first)"
 }
 
-// burst sends n copies of the call at once; the sender gets the first's
-// answer. words are the answers of the copies that went out, in a word
-// each; unreached holds why each copy none of which went out failed.
-func (r *Receiver) burst(ctx context.Context, req *http.Request, body []byte, n int, rf *capture.Fault) (answer, *capture.Forward, []string, []string) {
+// burst sends n copies of the call at once; the sender gets the first
+// answer to come (the copy whose answer's head came first keeps its
+// body), not the last: a receiver that holds one copy holds listen's
+// copy, not the sender. The copies go apart from the sender's call (under
+// the server's stop where it came through one), and what the record
+// says of those still out when it is written is made whole by the
+// returned laterCopy, which waits for them.
+func (r *Receiver) burst(ctx context.Context, req *http.Request, body []byte, n int, rf *capture.Fault) (answer, *capture.Forward, *laterCopy) {
 	type result struct {
 		ans  answer
 		fwd  *capture.Forward
@@ -355,10 +360,16 @@ func (r *Receiver) burst(ctx context.Context, req *http.Request, body []byte, n 
 	}
 	if why := ended(ctx); why != nil {
 		ans, fwd := r.unsent(req, why)
-		return ans, fwd, nil, nil
+		rf.Receiver = burstWord(n, nil, nil)
+		return ans, fwd, nil
 	}
-	var words, unreached []string
+	cctx := context.WithoutCancel(ctx)
+	if aa, ok := req.Context().Value(afterAnswerKey{}).(afterAnswer); ok {
+		cctx = context.WithValue(aa.base, answerHolderKey{}, ctx.Value(answerHolderKey{}))
+	}
 	res := make([]result, n)
+	var first atomic.Int32 // 1 + the copy whose answer came first, 0 for none yet
+	done := make(chan int, n)
 	start := make(chan struct{})
 	var wg sync.WaitGroup
 	for i := range n {
@@ -366,25 +377,78 @@ func (r *Receiver) burst(ctx context.Context, req *http.Request, body []byte, n 
 		go func() {
 			defer wg.Done()
 			<-start
-			forward := r.forward
-			if i > 0 {
-				// Only copy 1's answer is given to the sender.
-				forward = r.forwardCopy
-			}
-			res[i].ans, res[i].fwd, res[i].sent = forward(ctx, req, body)
+			keep := func() bool { return first.CompareAndSwap(0, int32(i+1)) }
+			res[i].ans, res[i].fwd, res[i].sent = r.forwardAnswer(cctx, req, body, keep)
+			done <- i
 		}()
 	}
 	close(start) // every copy waits for this: they leave together
-	wg.Wait()
-	for _, x := range res {
-		if x.sent {
-			rf.Deliveries = append(rf.Deliveries, delivery(x.fwd, len(body), ""))
-			words = append(words, statusWord(x.ans, x.fwd))
-		} else {
-			unreached = append(unreached, x.fwd.Error)
+	finished := make([]bool, n)
+	left := n
+	for left > 0 {
+		var i int
+		select {
+		case i = <-done:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		finished[i] = true
+		left--
+		if f := first.Load(); f > 0 && finished[f-1] {
+			break
 		}
 	}
-	return res[0].ans, res[0].fwd, words, unreached
+	fill := func(all bool) {
+		rf.Deliveries = rf.Deliveries[:0]
+		var words, unreached []string
+		for i := range res {
+			if !all && !finished[i] {
+				continue // still being written by its copy
+			}
+			x := res[i]
+			if x.sent {
+				rf.Deliveries = append(rf.Deliveries, delivery(x.fwd, len(body), ""))
+				words = append(words, statusWord(x.ans, x.fwd))
+			} else {
+				unreached = append(unreached, x.fwd.Error)
+			}
+		}
+		if all {
+			rf.Receiver = burstWord(n, words, unreached)
+		}
+	}
+	pick := 0
+	if f := first.Load(); f > 0 && finished[f-1] {
+		pick = int(f - 1)
+	}
+	var ans answer
+	var fwd *capture.Forward
+	switch {
+	case ctx.Err() == nil && first.Load() > 0:
+		ans, fwd = res[pick].ans, res[pick].fwd
+		rf.Sender = senderGot(ans, fwd) + " to the first copy answered"
+	case ctx.Err() == nil:
+		// No answer came to any copy: copy 1's failure stands for all.
+		ans, fwd = res[0].ans, res[0].fwd
+		rf.Sender = senderGot(ans, fwd) + " to copy 1"
+	default:
+		// The sender gave up, or the stop cut its call, before an answer
+		// came: it gets none.
+		named, _ := target(r.cfg.ForwardTo, req)
+		ans, fwd = plain(http.StatusBadGateway), &capture.Forward{URL: named.String(), Error: ended(ctx).Error() + " before the receiver answered a copy"}
+	}
+	if left == 0 {
+		fill(true)
+		return ans, fwd, nil
+	}
+	fill(false)
+	rf.Receiver = fmt.Sprintf("%d copies at once, %d of them done when this record was written (listen's output says how the others fared)", n, n-left)
+	return ans, fwd, &laterCopy{inFlight: true, send: func(context.Context) {
+		wg.Wait()
+		fill(true)
+	}}
 }
 
 // burstWord is what the receiver got of a burst of n copies: the copies

@@ -749,3 +749,44 @@ func (w *wordsAtWrite) Write(r *capture.Record) (int64, error) {
 	}
 	return 0, nil
 }
+
+// A burst's sender got copy 1's answer once every copy was answered: a
+// receiver that held one copy held the sender up to the forward timeout.
+// It gets the first answer to come, while the receiver still holds the
+// others; once they are answered, the observed record counts them all,
+// and the capture record, written before the answer, says they were
+// still out.
+func TestFaultBurstAnswersTheFirstToCome(t *testing.T) {
+	t.Parallel()
+	answered := make(chan struct{}) // the sender has its answer
+	var calls atomic.Int32
+	var heldTooLong atomic.Bool
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		if calls.Add(1) > 1 {
+			select {
+			case <-answered:
+			case <-time.After(10 * time.Second): // a bound, not the assertion
+				heldTooLong.Store(true)
+			}
+		}
+		io.WriteString(w, "ok\n")
+	}))
+	defer backend.Close()
+	u, _ := url.Parse(backend.URL)
+	rec := &wordsAtWrite{}
+	srv, obs, _ := start(t, Config{ForwardTo: u, Faults: mustFaults(t, "burst=1:3"), Capture: rec})
+	resp := post(t, srv, ev, faultBody)
+	close(answered)
+	if resp.StatusCode != 200 || heldTooLong.Load() {
+		t.Errorf("the sender got %d once the receiver had let the held copies go (held past its bound: %v); want the first answer, 200, while it held them", resp.StatusCode, heldTooLong.Load())
+	}
+	srv.Close()
+	f := obs.calls[0].Record.Fault
+	if want := "3 copies at once, answered 200, 200, 200"; f.Receiver != want || len(f.Deliveries) != 3 {
+		t.Errorf("observed receiver side %q with %d deliveries, want %q and 3", f.Receiver, len(f.Deliveries), want)
+	}
+	if want := "3 copies at once, 1 of them done when this record was written (listen's output says how the others fared)"; rec.receiver != want {
+		t.Errorf("recorded receiver side %q, want %q", rec.receiver, want)
+	}
+}

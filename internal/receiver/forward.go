@@ -1091,7 +1091,7 @@ func sentTarget(req *http.Request) (path, query string, hasQuery bool) {
 // the receiver's own, or 502 when it could not be reached; and whether
 // any of the call went out to the receiver (false: it was sent nothing).
 func (r *Receiver) forward(ctx context.Context, req *http.Request, body []byte) (answer, *capture.Forward, bool) {
-	return r.forwardAnswer(ctx, req, body, true)
+	return r.forwardAnswer(ctx, req, body, keepAnswer)
 }
 
 // forwardCopy sends a copy of the call whose answer no one is given nor
@@ -1100,10 +1100,19 @@ func (r *Receiver) forward(ctx context.Context, req *http.Request, body []byte) 
 // limit and not kept, so that a burst of copies holds one answer in
 // memory, not one per copy.
 func (r *Receiver) forwardCopy(ctx context.Context, req *http.Request, body []byte) (answer, *capture.Forward, bool) {
-	return r.forwardAnswer(ctx, req, body, false)
+	return r.forwardAnswer(ctx, req, body, dropAnswer)
 }
 
-func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []byte, keepBody bool) (answer, *capture.Forward, bool) {
+// keepAnswer and dropAnswer say, as the receiver's answer comes, whether
+// the forward keeps its body (the sender's, the record's) or reads it
+// through and drops it (a copy no one is given).
+func keepAnswer() bool { return true }
+func dropAnswer() bool { return false }
+
+// forwardAnswer forwards the call; keep, asked once as the receiver's
+// answer comes, says whether its body is kept (a burst's copies keep the
+// first to come).
+func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []byte, keep func() bool) (answer, *capture.Forward, bool) {
 	named, u := target(r.cfg.ForwardTo, req)
 	fwd := &capture.Forward{URL: named.String()}
 	once := &onceOnly{body: body, method: req.Method}
@@ -1169,6 +1178,7 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 	if err == nil {
 		var rb []byte
 		var n int64
+		keepBody := keep()
 		if keepBody {
 			rb, err = r.readAnswer(ctx, resp.Body, resp.ContentLength)
 			n = int64(len(rb))

@@ -590,7 +590,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 				// would have said so was not written.
 				f.Sender = "listen's " + strconv.Itoa(ans.status) + " (the call could not be recorded) instead of " + f.Sender
 			}
-			if later != nil {
+			if later != nil && !later.inFlight {
 				// A call that cannot be recorded is sent no further copy:
 				// its sender is told to send it again.
 				later.skip("the call could not be recorded")
@@ -673,7 +673,7 @@ func (r *Receiver) afterAnswer(w http.ResponseWriter, req *http.Request, c *Call
 		work.enter()
 	}
 	ctx = context.WithValue(ctx, answerHolderKey{}, c)
-	if why := stopCause(req.Context()); why != nil {
+	if why := stopCause(req.Context()); why != nil && !later.inFlight {
 		// The stop cut the call short: no copy goes after it.
 		later.skip(why.Error() + " first")
 		later = nil
