@@ -168,6 +168,9 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 		ans, fwd, _ = deliver(body, "")
 		lost := ans
 		ans = plain(http.StatusGatewayTimeout)
+		if fwd != nil && fwd.BodyCut != "" {
+			fwd.BodyCut = notPassedOn(r.cfg.MaxBody, "listen's 504: the answer was discarded")
+		}
 		rf.Sender = "504 from listen"
 		rf.Receiver = "the call, answered " + answerWord(lost, fwd) + " (discarded)"
 	case fault.Delay:

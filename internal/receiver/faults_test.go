@@ -790,3 +790,50 @@ func TestFaultBurstAnswersTheFirstToCome(t *testing.T) {
 		t.Errorf("recorded receiver side %q, want %q", rec.receiver, want)
 	}
 }
+
+// A lost answer over --max-body was recorded as "the sender got, and the
+// record holds, its first 16 bytes", and the call's line said so: the
+// sender got listen's 504, none of it. The record holds the first bytes;
+// whose they were is said truly.
+func TestFaultLostAnswerCutSaysTheSenderGotNone(t *testing.T) {
+	t.Parallel()
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		io.WriteString(w, strings.Repeat("x", 40))
+	}))
+	defer backend.Close()
+	u, _ := url.Parse(backend.URL)
+	srv, _, mem := start(t, Config{ForwardTo: u, Faults: mustFaults(t, "lose-answer=1"), MaxBody: 16})
+	if resp := post(t, srv, ev, `{}`); resp.StatusCode != http.StatusGatewayTimeout {
+		t.Fatalf("the sender got %d, want 504", resp.StatusCode)
+	}
+	srv.Close()
+	f := mem.recs[0].Forward
+	const want = "the receiver's answer body was over the body limit (16 bytes): the record holds its first 16 bytes; the sender got none of it (listen's 504: the answer was discarded)"
+	if f == nil || f.BodyCut != want {
+		t.Errorf("forward %+v, want bodyCut %q", f, want)
+	}
+}
+
+// The same of an answer over --max-body to a call that could not be
+// recorded: its sender got listen's 500, and no record holds the answer.
+func TestForwardCutUnrecordedSaysTheSenderGotNone(t *testing.T) {
+	t.Parallel()
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		io.WriteString(w, strings.Repeat("x", 40))
+	}))
+	defer backend.Close()
+	u, _ := url.Parse(backend.URL)
+	full := &memRecorder{err: errors.New("write calls.ndjson: no space left on device")}
+	srv, obs, _ := start(t, Config{ForwardTo: u, MaxBody: 16, Capture: full})
+	if resp := post(t, srv, ev, `{}`); resp.StatusCode != http.StatusInternalServerError {
+		t.Fatalf("the sender got %d, want 500", resp.StatusCode)
+	}
+	srv.Close()
+	f := obs.calls[0].Record.Forward
+	const want = "the receiver's answer body was over the body limit (16 bytes): listen's output shows its first 16 bytes; the sender got none of it (listen's 500: the call could not be recorded)"
+	if f == nil || f.BodyCut != want {
+		t.Errorf("forward %+v, want bodyCut %q", f, want)
+	}
+}

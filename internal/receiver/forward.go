@@ -1198,7 +1198,7 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 			// call, and the sender sent it again.
 			// (A copy's answer is read through and kept by no one.)
 			if keepBody {
-				cut = fmt.Sprintf("the receiver's answer body was over the body limit (%d bytes): the sender got, and the record holds, its first %d bytes", r.cfg.MaxBody, r.cfg.MaxBody)
+				cut = bodyCutWords(r.cfg.MaxBody, "the sender got, and the record holds, its first %d bytes")
 				rb = rb[:r.cfg.MaxBody]
 			}
 		case errors.Is(err, errBusy):
@@ -1271,6 +1271,19 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 	}
 	fwd.Error = err.Error()
 	return ans, fwd, sent
+}
+
+// bodyCutWords is a forward's BodyCut at limit: its answer's body was
+// over it, and held says what became of its first limit bytes (a format
+// of the count).
+func bodyCutWords(limit int64, held string) string {
+	return fmt.Sprintf("the receiver's answer body was over the body limit (%d bytes): "+held, limit, limit)
+}
+
+// notPassedOn is BodyCut for an answer cut at limit that its sender did
+// not get (why: what it got instead).
+func notPassedOn(limit int64, why string) string {
+	return bodyCutWords(limit, "the record holds its first %d bytes; the sender got none of it ("+why+")")
 }
 
 // timedOut says err is a time limit's: the client's, or its wait for the

@@ -585,6 +585,9 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 				ans = plain(http.StatusInternalServerError)
 			}
 			rec.Response = ans.record()
+			if f := rec.Forward; f != nil && f.BodyCut != "" {
+				f.BodyCut = bodyCutWords(r.cfg.MaxBody, "listen's output shows its first %d bytes; the sender got none of it (listen's "+strconv.Itoa(ans.status)+": the call could not be recorded)")
+			}
 			if f := rec.Fault; f != nil && !strings.HasPrefix(f.Sender, "nothing") {
 				// The fault's answer was not given: the record that
 				// would have said so was not written.
