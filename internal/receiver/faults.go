@@ -172,7 +172,10 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 			fwd.BodyCut = notPassedOn(r.cfg.MaxBody, "listen's 504: the answer was discarded")
 		}
 		rf.Sender = "504 from listen"
-		rf.Receiver = "the call, answered " + answerWord(lost, fwd) + " (discarded)"
+		rf.Receiver = "the call, answered " + answerWord(lost, fwd)
+		if fwd == nil || fwd.Error == "" || lost.receiverStatus != 0 {
+			rf.Receiver += " (discarded)" // an answer came, whole or not
+		}
 	case fault.Delay:
 		start := time.Now()
 		switch wait(ctx, f.D, r.waitsEnd) {

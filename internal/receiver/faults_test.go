@@ -837,3 +837,18 @@ func TestForwardCutUnrecordedSaysTheSenderGotNone(t *testing.T) {
 		t.Errorf("forward %+v, want bodyCut %q", f, want)
 	}
 }
+
+// A lost answer that never came was said "answered none (…) (discarded)":
+// nothing was discarded. The receiver read the call and closed without
+// an answer.
+func TestFaultLostAnswerThatNeverCame(t *testing.T) {
+	t.Parallel()
+	u := rawAnswerBackend(t, "")
+	srv, _, mem := start(t, Config{ForwardTo: u, Faults: mustFaults(t, "lose-answer=1")})
+	post(t, srv, ev, faultBody)
+	srv.Close()
+	f := mem.recs[0].Fault
+	if f == nil || !strings.HasPrefix(f.Receiver, "the call, answered none (") || strings.HasSuffix(f.Receiver, "(discarded)") {
+		t.Errorf("fault %+v, want the receiver's words to say it answered none, and no answer discarded", f)
+	}
+}
