@@ -852,3 +852,42 @@ func TestFaultLostAnswerThatNeverCame(t *testing.T) {
 		t.Errorf("fault %+v, want the receiver's words to say it answered none, and no answer discarded", f)
 	}
 }
+
+// A sender that gave up after its call's first copy was answered and
+// before listen's answer (here as its record is written) is sent no copy
+// after it: the copy went, and the record said "2 copies", though the
+// sender had gone first.
+func TestFaultNoLaterCopyAfterTheSenderLeft(t *testing.T) {
+	for _, spec := range []string{"duplicate=1", "new-request-id=1"} {
+		t.Run(spec, func(t *testing.T) {
+			var copies atomic.Int32
+			backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				copies.Add(1)
+				io.Copy(io.Discard, r.Body)
+			}))
+			defer backend.Close()
+			u, _ := url.Parse(backend.URL)
+			ctx, hangUp := context.WithCancel(context.Background())
+			rec := &hangUpAtWrite{hangUp: hangUp}
+			obs := &observed{}
+			rcv := New(Config{ForwardTo: u, Faults: mustFaults(t, spec), Capture: rec, Observe: obs.observe})
+			req := httptest.NewRequest(http.MethodPost, "/webhook?businessType="+ev, strings.NewReader(faultBody)).WithContext(ctx)
+			req.Header.Set("Content-Type", "application/json")
+			rcv.ServeHTTP(httptest.NewRecorder(), req)
+			rcv.Close()
+			f := obs.calls[0].Record.Fault
+			if copies.Load() != 1 || len(f.Deliveries) != 1 || !strings.HasSuffix(f.Receiver, "(the sender gave up first)") {
+				t.Errorf("the receiver got %d copies, %d deliveries, receiver side %q; want the first only, and why", copies.Load(), len(f.Deliveries), f.Receiver)
+			}
+		})
+	}
+}
+
+// hangUpAtWrite is a capture whose write ends the call's context, as a
+// sender that hangs up then does.
+type hangUpAtWrite struct{ hangUp context.CancelFunc }
+
+func (h *hangUpAtWrite) Write(*capture.Record) (int64, error) {
+	h.hangUp()
+	return 0, nil
+}

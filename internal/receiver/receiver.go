@@ -676,9 +676,14 @@ func (r *Receiver) afterAnswer(w http.ResponseWriter, req *http.Request, c *Call
 		work.enter()
 	}
 	ctx = context.WithValue(ctx, answerHolderKey{}, c)
-	if why := stopCause(req.Context()); why != nil && !later.inFlight {
-		// The stop cut the call short: no copy goes after it.
-		later.skip(why.Error() + " first")
+	if c.Unanswered && !later.inFlight {
+		// Its sender had gone, or the stop cut the call short, before
+		// the answer: no copy goes after it.
+		why := errSenderGaveUp.Error()
+		if cut := stopCause(req.Context()); cut != nil {
+			why = cut.Error()
+		}
+		later.skip(why + " first")
 		later = nil
 	}
 	go func() {
