@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -647,5 +648,34 @@ func TestInspectorDrawsTheDiffInOrderAfterABidiControl(t *testing.T) {
 	}
 	for _, r := range raw {
 		t.Errorf("the diff draws U+202E as the control: %q", r)
+	}
+}
+
+// A receiver's 2xx whose body is over --max-body goes to the sender cut
+// at the limit (forward.bodyCut says so in the record, the line and the
+// JSON), but the page showed the receiver's answer as whole: "the
+// receiver answered 200" over 16 bytes of its 40, and a reader took them
+// for all it said. It says the body was cut, where the answer is shown.
+func TestInspectorSaysAForwardedAnswerWasCut(t *testing.T) {
+	receiverSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		io.WriteString(w, strings.Repeat("x", 40))
+	}))
+	defer receiverSrv.Close()
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t, "--forward-to", receiverSrv.URL, "--max-body", "16B")
+	l.post(t, "/webhook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{}`), nil)
+	var detail string
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(l.page()),
+		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="1"] .actions`, chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector(".detail[data-id='1']").textContent`, &detail),
+	); err != nil {
+		t.Fatal(err)
+	}
+	const cut = "the receiver's answer body was over the body limit (16 bytes): the sender got, and the record holds, its first 16 bytes"
+	if !strings.Contains(detail, "answered 200") || !strings.Contains(detail, cut) {
+		t.Errorf("the call whose answer was cut reads %q, want the receiver's 200 and %q", detail, cut)
 	}
 }

@@ -37,17 +37,25 @@ func freePort(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 func waitFile(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: waitfile <file>")
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: waitfile <file> [lines]")
+	}
+	lines := 1 // waitfile log.txt 2: until it holds two lines (a receiver's log of calls)
+	if len(args) == 2 {
+		n, err := strconv.Atoi(args[1])
+		if err != nil || n < 1 {
+			ts.Fatalf("waitfile: lines: want a count, got %q", args[1])
+		}
+		lines = n
 	}
 	deadline := time.Now().Add(60 * time.Second) // a bound on a wait for an event: generous for a busy machine
 	for time.Now().Before(deadline) {
-		if b, err := os.ReadFile(ts.MkAbs(args[0])); err == nil && bytes.HasSuffix(b, []byte("\n")) {
+		if b, err := os.ReadFile(ts.MkAbs(args[0])); err == nil && bytes.HasSuffix(b, []byte("\n")) && bytes.Count(b, []byte("\n")) >= lines {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	ts.Fatalf("%s did not appear within 60s", args[0])
+	ts.Fatalf("%s did not hold %d lines within 60s", args[0], lines)
 }
 
 // rawSend writes a file's bytes as they are to the host and port of the

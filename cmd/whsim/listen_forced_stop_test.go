@@ -7,11 +7,13 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -151,4 +153,58 @@ func silentReceiver(t *testing.T, arrived chan<- struct{}) string {
 		}
 	})
 	return ln.Addr().String()
+}
+
+// A second Ctrl-C while the receiver holds the copy duplicate sends after
+// its call's answer cuts the copy short, and says so: it said "the calls
+// in flight were left unanswered" of a call whose sender had its answer.
+// The receiver answers the first call and holds every later one.
+func TestListenForcedStopCutsAFaultCopy(t *testing.T) {
+	arrived := make(chan struct{}, 1)
+	var calls atomic.Int32
+	ln := testnet.Serve(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		for {
+			req, err := http.ReadRequest(br)
+			if err != nil {
+				return
+			}
+			io.Copy(io.Discard, req.Body)
+			if calls.Add(1) == 1 {
+				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+				continue
+			}
+			select {
+			case arrived <- struct{}{}:
+			default:
+			}
+		}
+	})
+	var stdout syncBuffer
+	cmd, errs, u := startListen(t, &stdout, "--forward-to", "http://"+ln.Addr().String()+"/hook", "--fault", "duplicate=1", "--seed", "1")
+	resp, err := http.Post(u+"?businessType=CREATE_RECEIVABLE_DOC", "application/json", strings.NewReader(`{"requestId":"r1","businessType":5007,"data":{}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("the sender got %d, want the receiver's 200", resp.StatusCode)
+	}
+	<-arrived // the copy, held
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	errs.waitLine(t, "stopping: waiting for ")
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	errs.waitLine(t, "stopped at once: 1 copy a fault sends after its call's answer was cut short (see its line)")
+	err = errs.exited(t, cmd, 10*time.Second)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Errorf("exit %v, want 130", err)
+	}
+	if !strings.Contains(stdout.String(), "receiver got 2 copies, one after the other, answered 200, none (") || !strings.Contains(stdout.String(), "listen was stopped at once") {
+		t.Errorf("the call's lines say:\n%s\nwant the copy cut short by the stop", stdout.String())
+	}
 }

@@ -27,6 +27,8 @@ func TestMain(m *testing.M) {
 		"storerecv":    func() { os.Exit(storeRecv()) },
 		"docrecv":      func() { os.Exit(docRecv()) },
 		"holdrecv":     func() { os.Exit(holdRecv()) },
+		"unlinkrecv":   func() { os.Exit(unlinkRecv()) },
+		"gaterecv":     func() { os.Exit(gateRecv()) },
 		"rawrecv":      func() { os.Exit(rawRecv()) },
 		"droprecv":     func() { os.Exit(dropRecv()) },
 		"earlyrecv":    func() { os.Exit(earlyRecv()) },

@@ -4,12 +4,15 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/pem"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -87,4 +90,61 @@ func localhostCert() (tls.Certificate, []byte) {
 	ts.StartTLS()
 	defer ts.Close()
 	return ts.TLS.Certificates[0], pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw})
+}
+
+// unlinkRecv is a receiver that, as each call arrives, removes a file
+// (listen's capture file) and then answers 200: the capture fails while
+// listen holds a call it has forwarded.
+//
+//	exec unlinkrecv <readyfile> <file> &
+func unlinkRecv() int {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: unlinkrecv <readyfile> <file>")
+		return 2
+	}
+	victim := os.Args[2]
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if err := os.Remove(victim); err != nil && !errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintln(os.Stderr, "unlinkrecv:", err)
+		}
+		_, _ = io.WriteString(w, "stored\n")
+	})
+	return serveUntilSignal("unlinkrecv", os.Args[1], "/hook", h, nil)
+}
+
+// gateRecv is a receiver that answers its first call 200 at once and
+// holds each later one until a file (the gate) exists, then answers it
+// 200: a script lets the held calls go by creating the gate. It logs
+// each call as it arrives, a line each.
+//
+//	exec gaterecv <readyfile> <logfile> <gatefile> &
+func gateRecv() int {
+	if len(os.Args) != 4 {
+		fmt.Fprintln(os.Stderr, "usage: gaterecv <readyfile> <logfile> <gatefile>")
+		return 2
+	}
+	logName, gate := os.Args[2], os.Args[3]
+	var mu sync.Mutex
+	calls := 0
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		calls++
+		first := calls == 1
+		f, err := os.OpenFile(logName, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err == nil {
+			fmt.Fprintf(f, "%s %s\n", r.Method, r.URL.RequestURI())
+			f.Close()
+		}
+		mu.Unlock()
+		for !first {
+			if _, err := os.Stat(gate); err == nil || r.Context().Err() != nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond) // a test receiver's look at the gate, not a test's wait
+		}
+		_, _ = io.WriteString(w, "ok\n")
+	})
+	return serveUntilSignal("gaterecv", os.Args[1], "/hook", h, nil)
 }

@@ -162,6 +162,9 @@ func entryOf(c *call, origin string) harEntry {
 		fwd := "forwarded to " + termsafe.URLString(f.URL)
 		if f.Error != "" {
 			fwd += ": " + termsafe.URLsIn(f.Error)
+		} else if f.BodyCut != "" {
+			// The content is the answer's first bytes, not all of it.
+			fwd += "; " + f.BodyCut
 		}
 		if e.Comment != "" {
 			fwd = e.Comment + "; " + fwd

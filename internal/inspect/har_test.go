@@ -124,6 +124,30 @@ func TestHARUnansweredHasNoResponse(t *testing.T) {
 	}
 }
 
+// A forwarded answer over --max-body, cut at the limit (forward.bodyCut),
+// is exported with the bytes the sender got and a comment saying they are
+// its first only: the HAR read as the receiver's whole answer.
+func TestHARSaysAForwardedAnswerWasCut(t *testing.T) {
+	t.Parallel()
+	s := NewStore(10)
+	rec := record(1, "CREATE_RECEIVABLE_DOC", []byte(receiptBad), 200)
+	const cut = "the receiver's answer body was over the body limit (16 bytes): the sender got, and the record holds, its first 16 bytes"
+	rec.Forward = &capture.Forward{URL: "http://127.0.0.1:9/hook", Status: 200, Body: "xxxxxxxxxxxxxxxx", BodyEncoding: capture.UTF8, BodyCut: cut}
+	s.Add(rec, nil)
+	srv := newTestServer(t, s, nil)
+	var h struct {
+		Log struct {
+			Entries []struct{ Comment string }
+		}
+	}
+	if resp := get(t, srv.URL+"/api/export?format=har", &h); resp.StatusCode != http.StatusOK || len(h.Log.Entries) != 1 {
+		t.Fatalf("%d, %d entries", resp.StatusCode, len(h.Log.Entries))
+	}
+	if c := h.Log.Entries[0].Comment; !strings.Contains(c, cut) {
+		t.Errorf("comment %q, want it to say the answer was cut: %q", c, cut)
+	}
+}
+
 // A call's detail says when its sender never got listen's answer: the
 // page showed "listen answered 200" of it.
 func TestDetailSaysUnanswered(t *testing.T) {

@@ -246,3 +246,89 @@ func (s *closingServer) serve(sock net.Conn, serving *tls.Config) {
 		s.Taken(string(body))
 	}
 }
+
+// A receiver over https that closes a kept-alive connection after its
+// answer (close_notify, no Connection: close) while listen's next call on
+// it is in its socket, unread: the close_notify came first, then the
+// reset its socket sends for the bytes it never read. The forward failed
+// as "EOF; the call had gone out to the receiver (it may hold it)", one
+// forward in eight at a concurrency of 2 against such a receiver, though
+// it never read the call; it says the receiver never read it, and does
+// not count it sent (nor send it again). One that read the call whole and
+// then closed without an answer (no reset) may hold it, and is said so.
+func TestForwardClosedUnreadOverTLS(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name     string
+		readsTwo bool // the receiver reads the second call whole before it closes
+		want     string
+		sent     bool
+	}{
+		{"closed with the call unread", false, "the receiver closed the kept-alive connection (its close_notify) before it read the call, then reset it on the call's bytes: it never got the call", false},
+		{"closed after reading the call", true, "the call had gone out to the receiver (it may hold it)", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			serving, roots := testTLS()
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			var readTwo atomic.Int32
+			go func() {
+				sock, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				defer sock.Close()
+				c := tls.Server(sock, serving)
+				br := bufio.NewReader(c)
+				req, err := http.ReadRequest(br)
+				if err != nil {
+					return
+				}
+				io.Copy(io.Discard, req.Body)
+				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+				if tt.readsTwo {
+					if req, err := http.ReadRequest(br); err == nil {
+						io.Copy(io.Discard, req.Body)
+						readTwo.Add(1)
+					}
+				} else {
+					// Until the next call is in the socket, unread: the
+					// poller's wait for it to be readable, nothing read.
+					rc, err := sock.(*net.TCPConn).SyscallConn()
+					if err != nil {
+						return
+					}
+					rc.Read(func(uintptr) bool { return bufferedBytes(sock) > 0 || peerClosed(sock) })
+				}
+				c.Close() // close_notify, then the socket's close
+			}()
+			u, _ := url.Parse("https://" + ln.Addr().String() + "/hook")
+			mem := &memRecorder{}
+			client := newClient(16, 10*time.Second, roots)
+			defer client.CloseIdleConnections()
+			obs := &observed{}
+			rcv := New(Config{ForwardTo: u, Capture: mem, Client: client, Observe: obs.observe})
+			for _, body := range []string{"one", "two"} {
+				rcv.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/webhook", strings.NewReader(body)))
+			}
+			rcv.Close()
+			if len(obs.calls) == 2 && obs.calls[1].Unsent == tt.sent {
+				t.Errorf("the second call counted sent: %v, want %v", !obs.calls[1].Unsent, tt.sent)
+			}
+			if len(mem.recs) != 2 {
+				t.Fatalf("%d records", len(mem.recs))
+			}
+			f := mem.recs[1].Forward
+			if f == nil || !strings.Contains(f.Error, tt.want) {
+				t.Errorf("the second forward's error %q, want it to say %q", f.Error, tt.want)
+			}
+			if tt.readsTwo && readTwo.Load() != 1 {
+				t.Errorf("the receiver read the second call %d times, want once", readTwo.Load())
+			}
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/whsim/whsim/internal/capture"
@@ -95,11 +96,26 @@ func withFreshID(body []byte, codings []string, limit int64, hi, lo uint64) (fre
 	return freshCopy{body: coded, id: fresh}, true
 }
 
+// laterCopy is the copy a fault sends after the sender's answer
+// (duplicate's second, new-request-id's under a fresh requestId): send
+// sends it under ctx and puts how it fared in the fault's record; skip
+// says, in the record, why it was not sent (why: the call's end, or that
+// it could not be recorded).
+type laterCopy struct {
+	send func(ctx context.Context)
+	skip func(why string)
+	// inFlight says the copies went already (a burst's): send waits for
+	// them, and is never skipped.
+	inFlight bool
+}
+
 // forwardFaulted forwards a call under the plan: the fault the draw gives
 // it, if any, decides what the receiver is sent and what the sender is
 // answered. The record's own members keep what the sender sent. It says,
 // as forward does, whether any of the call went out to the receiver.
-func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body []byte) (answer, *capture.Forward, bool, *capture.Fault) {
+// A copy the fault sends after the sender's answer is returned to send
+// then (nil for none): the sender's answer does not wait for it.
+func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body []byte) (answer, *capture.Forward, bool, *capture.Fault, *laterCopy) {
 	fs := r.cfg.Faults
 	codings := capture.ContentCodings(req.Header)
 	id := requestIDOf(body, codings, r.cfg.MaxBody)
@@ -108,13 +124,14 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 	f, ok := fs.plan.Draw(key, attempt)
 	if !ok {
 		ans, fwd, sent := r.forward(ctx, req, body)
-		return ans, fwd, sent, nil
+		return ans, fwd, sent, nil, nil
 	}
 	rf := &capture.Fault{Kind: string(f.Kind), Arg: f.Arg, Attempt: attempt, Deliveries: []capture.Delivery{}}
 	// deliver sends a copy; the first copy's answer is the one the sender
 	// is given and the record keeps, a later one's only its status.
 	copies := 0
-	deliver := func(b []byte, newID string) (answer, *capture.Forward, bool) {
+	var later *laterCopy
+	deliverIn := func(ctx context.Context, b []byte, newID string) (answer, *capture.Forward, bool) {
 		copies++
 		if why := ended(ctx); why != nil {
 			ans, fwd := r.unsent(req, why)
@@ -131,6 +148,7 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 		}
 		return ans, fwd, sent
 	}
+	deliver := func(b []byte, newID string) (answer, *capture.Forward, bool) { return deliverIn(ctx, b, newID) }
 	var ans answer
 	var fwd *capture.Forward
 	switch f.Kind {
@@ -150,8 +168,14 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 		ans, fwd, _ = deliver(body, "")
 		lost := ans
 		ans = plain(http.StatusGatewayTimeout)
+		if fwd != nil && fwd.BodyCut != "" {
+			fwd.BodyCut = notPassedOn(r.cfg.MaxBody, "listen's 504: the answer was discarded")
+		}
 		rf.Sender = "504 from listen"
-		rf.Receiver = "the call, answered " + answerWord(lost, fwd) + " (discarded)"
+		rf.Receiver = "the call, answered " + answerWord(lost, fwd)
+		if fwd == nil || fwd.Error == "" || lost.receiverStatus != 0 {
+			rf.Receiver += " (discarded)" // an answer came, whole or not
+		}
 	case fault.Delay:
 		start := time.Now()
 		switch wait(ctx, f.D, r.waitsEnd) {
@@ -202,18 +226,26 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 			rf.Receiver = noCopyAfter(ans, fwd, why)
 			break
 		}
-		again, afwd, againSent := deliver(body, "")
-		if sent && againSent {
-			rf.Receiver = "2 copies, one after the other, answered " + answerWord(ans, fwd) + ", " + answerWord(again, afwd)
-		} else {
-			// A copy none of which went out is not one the receiver got.
-			rf.Receiver = "1 of 2 copies, one after the other: the first " + copyWord(ans, fwd, sent) + ", the second " + copyWord(again, afwd, againSent)
-		}
+		// The second copy goes once the sender has its answer: a
+		// receiver that holds it holds listen's copy, not the sender.
+		first, ffwd := ans, fwd
+		rf.Receiver = "the call, answered " + answerWord(first, ffwd) + "; a second copy goes after the sender's answer" + pendingNote
+		later = &laterCopy{send: func(lctx context.Context) {
+			again, afwd, againSent := deliverIn(lctx, body, "")
+			switch {
+			case sent && againSent:
+				rf.Receiver = "2 copies, one after the other, answered " + answerWord(first, ffwd) + ", " + answerWord(again, afwd)
+			case !sent && !againSent:
+				rf.Receiver = "nothing (not reached: " + ffwd.Error + ")"
+			default:
+				// A copy none of which went out is not one the receiver got.
+				rf.Receiver = "1 of 2 copies, one after the other: the first " + copyWord(first, ffwd, sent) + ", the second " + copyWord(again, afwd, againSent)
+			}
+		}, skip: func(why string) {
+			rf.Receiver = "the call, answered " + answerWord(first, ffwd) + "; no copy after it (" + why + ")"
+		}}
 	case fault.Burst:
-		var words, unreached []string
-		ans, fwd, words, unreached = r.burst(ctx, req, body, f.N, rf)
-		rf.Sender = senderGot(ans, fwd) + " to copy 1"
-		rf.Receiver = burstWord(f.N, words, unreached)
+		ans, fwd, later = r.burst(ctx, req, body, f.N, rf)
 	case fault.NewRequestID:
 		var sent bool
 		ans, fwd, sent = deliver(body, "")
@@ -229,22 +261,35 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 			rf.Receiver = noCopyAfter(ans, fwd, why)
 			break
 		}
-		again, afwd, againSent := deliver(copyOf.body, fresh)
-		switch {
-		case sent && againSent:
-			rf.Receiver = "the call, answered " + answerWord(ans, fwd) + ", then the same document as requestId " + fresh + ", answered " + answerWord(again, afwd)
-		case sent:
-			// A copy none of which went out is not one the receiver got.
-			rf.Receiver = "the call, answered " + answerWord(ans, fwd) + "; not the same document as requestId " + fresh + " (not reached: " + afwd.Error + ")"
-		case againSent:
-			rf.Receiver = "not the call (not reached: " + fwd.Error + "), then the same document as requestId " + fresh + ", answered " + answerWord(again, afwd)
-		}
+		// The copy goes once the sender has its answer, as duplicate's.
+		first, ffwd := ans, fwd
+		rf.Receiver = "the call, answered " + answerWord(first, ffwd) + "; the same document under a fresh requestId goes after the sender's answer" + pendingNote
+		later = &laterCopy{send: func(lctx context.Context) {
+			again, afwd, againSent := deliverIn(lctx, copyOf.body, fresh)
+			switch {
+			case sent && againSent:
+				rf.Receiver = "the call, answered " + answerWord(first, ffwd) + ", then the same document as requestId " + fresh + ", answered " + answerWord(again, afwd)
+			case sent:
+				// A copy none of which went out is not one the receiver got.
+				rf.Receiver = "the call, answered " + answerWord(first, ffwd) + "; not the same document as requestId " + fresh + " (not reached: " + afwd.Error + ")"
+			case againSent:
+				rf.Receiver = "not the call (not reached: " + ffwd.Error + "), then the same document as requestId " + fresh + ", answered " + answerWord(again, afwd)
+			default:
+				rf.Receiver = "nothing (not reached: " + ffwd.Error + "; the same document as requestId " + fresh + ": " + afwd.Error + ")"
+			}
+		}, skip: func(why string) {
+			rf.Receiver = "the call, answered " + answerWord(first, ffwd) + "; not the same document under a fresh requestId (" + why + ")"
+		}}
 	}
 	if why := ended(ctx); why != nil && !strings.HasPrefix(rf.Sender, "nothing") {
 		// Its connection is closed: whatever listen would have answered,
-		// the sender gets nothing.
+		// the sender gets nothing, and no copy goes after it.
 		rf.Sender = gaveUp(ctx, "before the answer")
-		if len(rf.Deliveries) == 0 && !strings.HasPrefix(rf.Receiver, "nothing") {
+		if later != nil && !later.inFlight {
+			later.skip(why.Error() + " first")
+			later = nil
+		}
+		if len(rf.Deliveries) == 0 && later == nil && !strings.HasPrefix(rf.Receiver, "nothing") {
 			// Ended before its first copy could go.
 			rf.Receiver = "nothing (" + why.Error() + " before it was sent)"
 		}
@@ -252,10 +297,16 @@ func (r *Receiver) forwardFaulted(ctx context.Context, req *http.Request, body [
 	if f.Forwards() && len(rf.Deliveries) == 0 && fwd != nil && fwd.Error != "" && !strings.HasPrefix(rf.Receiver, "nothing") {
 		// No copy reached it: whatever the fault was to do to the
 		// call, the receiver got none of it.
-		rf.Receiver = "nothing (not reached: " + fwd.Error + ")"
+		if later == nil {
+			rf.Receiver = "nothing (not reached: " + fwd.Error + ")"
+		}
 	}
-	return ans, fwd, len(rf.Deliveries) > 0, rf
+	return ans, fwd, len(rf.Deliveries) > 0, rf, later
 }
+
+// pendingNote ends the words of a fault whose copy goes after the
+// sender's answer, as its record, written before that answer, holds them.
+const pendingNote = " (this record was written before it went: listen's output says how it fared)"
 
 // errSenderGaveUp is why a faulted call's copies were not sent when its
 // sender closed its connection first: with no one to answer, listen sends
@@ -300,10 +351,14 @@ func noCopyAfter(ans answer, fwd *capture.Forward, why error) string {
 	return "the call, answered " + answerWord(ans, fwd) + "; no copy after it (" + why.Error() + " first)"
 }
 
-// burst sends n copies of the call at once; the sender gets the first's
-// answer. words are the answers of the copies that went out, in a word
-// each; unreached holds why each copy none of which went out failed.
-func (r *Receiver) burst(ctx context.Context, req *http.Request, body []byte, n int, rf *capture.Fault) (answer, *capture.Forward, []string, []string) {
+// burst sends n copies of the call at once; the sender gets the first
+// answer to come (the copy whose answer's head came first keeps its
+// body), not the last: a receiver that holds one copy holds listen's
+// copy, not the sender. The copies go apart from the sender's call (under
+// the server's stop where it came through one), and what the record
+// says of those still out when it is written is made whole by the
+// returned laterCopy, which waits for them.
+func (r *Receiver) burst(ctx context.Context, req *http.Request, body []byte, n int, rf *capture.Fault) (answer, *capture.Forward, *laterCopy) {
 	type result struct {
 		ans  answer
 		fwd  *capture.Forward
@@ -311,10 +366,16 @@ func (r *Receiver) burst(ctx context.Context, req *http.Request, body []byte, n 
 	}
 	if why := ended(ctx); why != nil {
 		ans, fwd := r.unsent(req, why)
-		return ans, fwd, nil, nil
+		rf.Receiver = burstWord(n, nil, nil)
+		return ans, fwd, nil
 	}
-	var words, unreached []string
+	cctx := context.WithoutCancel(ctx)
+	if aa, ok := req.Context().Value(afterAnswerKey{}).(afterAnswer); ok {
+		cctx = context.WithValue(aa.base, answerHolderKey{}, ctx.Value(answerHolderKey{}))
+	}
 	res := make([]result, n)
+	var first atomic.Int32 // 1 + the copy whose answer came first, 0 for none yet
+	done := make(chan int, n)
 	start := make(chan struct{})
 	var wg sync.WaitGroup
 	for i := range n {
@@ -322,25 +383,78 @@ func (r *Receiver) burst(ctx context.Context, req *http.Request, body []byte, n 
 		go func() {
 			defer wg.Done()
 			<-start
-			forward := r.forward
-			if i > 0 {
-				// Only copy 1's answer is given to the sender.
-				forward = r.forwardCopy
-			}
-			res[i].ans, res[i].fwd, res[i].sent = forward(ctx, req, body)
+			keep := func() bool { return first.CompareAndSwap(0, int32(i+1)) }
+			res[i].ans, res[i].fwd, res[i].sent = r.forwardAnswer(cctx, req, body, keep)
+			done <- i
 		}()
 	}
 	close(start) // every copy waits for this: they leave together
-	wg.Wait()
-	for _, x := range res {
-		if x.sent {
-			rf.Deliveries = append(rf.Deliveries, delivery(x.fwd, len(body), ""))
-			words = append(words, statusWord(x.ans, x.fwd))
-		} else {
-			unreached = append(unreached, x.fwd.Error)
+	finished := make([]bool, n)
+	left := n
+	for left > 0 {
+		var i int
+		select {
+		case i = <-done:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		finished[i] = true
+		left--
+		if f := first.Load(); f > 0 && finished[f-1] {
+			break
 		}
 	}
-	return res[0].ans, res[0].fwd, words, unreached
+	fill := func(all bool) {
+		rf.Deliveries = rf.Deliveries[:0]
+		var words, unreached []string
+		for i := range res {
+			if !all && !finished[i] {
+				continue // still being written by its copy
+			}
+			x := res[i]
+			if x.sent {
+				rf.Deliveries = append(rf.Deliveries, delivery(x.fwd, len(body), ""))
+				words = append(words, statusWord(x.ans, x.fwd))
+			} else {
+				unreached = append(unreached, x.fwd.Error)
+			}
+		}
+		if all {
+			rf.Receiver = burstWord(n, words, unreached)
+		}
+	}
+	pick := 0
+	if f := first.Load(); f > 0 && finished[f-1] {
+		pick = int(f - 1)
+	}
+	var ans answer
+	var fwd *capture.Forward
+	switch {
+	case ctx.Err() == nil && first.Load() > 0:
+		ans, fwd = res[pick].ans, res[pick].fwd
+		rf.Sender = senderGot(ans, fwd) + " to the first copy answered"
+	case ctx.Err() == nil:
+		// No answer came to any copy: copy 1's failure stands for all.
+		ans, fwd = res[0].ans, res[0].fwd
+		rf.Sender = senderGot(ans, fwd) + " to copy 1"
+	default:
+		// The sender gave up, or the stop cut its call, before an answer
+		// came: it gets none.
+		named, _ := target(r.cfg.ForwardTo, req)
+		ans, fwd = plain(http.StatusBadGateway), &capture.Forward{URL: named.String(), Error: ended(ctx).Error() + " before the receiver answered a copy"}
+	}
+	if left == 0 {
+		fill(true)
+		return ans, fwd, nil
+	}
+	fill(false)
+	rf.Receiver = fmt.Sprintf("%d copies at once, %d of them done when this record was written (listen's output says how the others fared)", n, n-left)
+	return ans, fwd, &laterCopy{inFlight: true, send: func(context.Context) {
+		wg.Wait()
+		fill(true)
+	}}
 }
 
 // burstWord is what the receiver got of a burst of n copies: the copies

@@ -673,3 +673,221 @@ func TestFaultSenderWhenNotRecorded(t *testing.T) {
 		})
 	}
 }
+
+// A fault's later copy (duplicate's second, new-request-id's copy) does
+// not hold the sender's answer: the sender got it
+// only once the receiver had answered them too, so a receiver that held
+// the second copy held the sender for the forward timeout (30 s). The
+// sender gets the first copy's answer while the receiver still holds
+// the others; once they are answered, the call's observed record counts
+// them, and the capture record, written before the answer, says they
+// went after it. The receiver holds each later copy until the test has
+// the sender's answer (or, on a listen that waits for them, until its
+// hold's bound ends it: the test then fails, not hangs).
+func TestFaultLaterCopiesDoNotHoldTheAnswer(t *testing.T) {
+	for _, tt := range []struct {
+		spec        string
+		copies      int
+		observed    string // the observed record's receiver side, its start
+		recordedEnd string // the capture record's receiver side, its end
+	}{
+		{"duplicate=1", 2, "2 copies, one after the other, answered 200, 200", "a second copy goes after the sender's answer (this record was written before it went: listen's output says how it fared)"},
+		{"new-request-id=1", 2, "the call, answered 200, then the same document as requestId ", "the same document under a fresh requestId goes after the sender's answer (this record was written before it went: listen's output says how it fared)"},
+	} {
+		t.Run(tt.spec, func(t *testing.T) {
+			t.Parallel()
+			answered := make(chan struct{}) // the sender has its answer
+			var calls atomic.Int32
+			var heldTooLong atomic.Bool
+			backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				if calls.Add(1) > 1 {
+					select {
+					case <-answered:
+					case <-time.After(10 * time.Second): // a bound, not the assertion
+						heldTooLong.Store(true)
+					}
+				}
+				io.WriteString(w, "ok\n")
+			}))
+			defer backend.Close()
+			u, _ := url.Parse(backend.URL)
+			rec := &wordsAtWrite{}
+			srv, obs, _ := start(t, Config{ForwardTo: u, Faults: mustFaults(t, tt.spec), Capture: rec})
+			resp := post(t, srv, ev, faultBody)
+			close(answered)
+			if resp.StatusCode != 200 || heldTooLong.Load() {
+				t.Errorf("the sender got %d once the receiver had let the later copies go (held past its bound: %v); want 200 while it held them", resp.StatusCode, heldTooLong.Load())
+			}
+			srv.Close()
+			if n := calls.Load(); n != int32(tt.copies) {
+				t.Errorf("the receiver got %d copies, want %d", n, tt.copies)
+			}
+			f := obs.calls[0].Record.Fault
+			if !strings.HasPrefix(f.Receiver, tt.observed) || len(f.Deliveries) != tt.copies {
+				t.Errorf("observed receiver side %q with %d deliveries, want %q… and %d", f.Receiver, len(f.Deliveries), tt.observed, tt.copies)
+			}
+			if got := rec.receiver; !strings.HasSuffix(got, tt.recordedEnd) {
+				t.Errorf("recorded receiver side %q, want it to end %q", got, tt.recordedEnd)
+			}
+		})
+	}
+}
+
+// wordsAtWrite keeps a record's fault's receiver side as it was written,
+// as a capture file's line holds it.
+type wordsAtWrite struct {
+	mu       sync.Mutex
+	receiver string
+}
+
+func (w *wordsAtWrite) Write(r *capture.Record) (int64, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if r.Fault != nil {
+		w.receiver = r.Fault.Receiver
+	}
+	return 0, nil
+}
+
+// A burst's sender got copy 1's answer once every copy was answered: a
+// receiver that held one copy held the sender up to the forward timeout.
+// It gets the first answer to come, while the receiver still holds the
+// others; once they are answered, the observed record counts them all,
+// and the capture record, written before the answer, says they were
+// still out.
+func TestFaultBurstAnswersTheFirstToCome(t *testing.T) {
+	t.Parallel()
+	answered := make(chan struct{}) // the sender has its answer
+	var calls atomic.Int32
+	var heldTooLong atomic.Bool
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		if calls.Add(1) > 1 {
+			select {
+			case <-answered:
+			case <-time.After(10 * time.Second): // a bound, not the assertion
+				heldTooLong.Store(true)
+			}
+		}
+		io.WriteString(w, "ok\n")
+	}))
+	defer backend.Close()
+	u, _ := url.Parse(backend.URL)
+	rec := &wordsAtWrite{}
+	srv, obs, _ := start(t, Config{ForwardTo: u, Faults: mustFaults(t, "burst=1:3"), Capture: rec})
+	resp := post(t, srv, ev, faultBody)
+	close(answered)
+	if resp.StatusCode != 200 || heldTooLong.Load() {
+		t.Errorf("the sender got %d once the receiver had let the held copies go (held past its bound: %v); want the first answer, 200, while it held them", resp.StatusCode, heldTooLong.Load())
+	}
+	srv.Close()
+	f := obs.calls[0].Record.Fault
+	if want := "3 copies at once, answered 200, 200, 200"; f.Receiver != want || len(f.Deliveries) != 3 {
+		t.Errorf("observed receiver side %q with %d deliveries, want %q and 3", f.Receiver, len(f.Deliveries), want)
+	}
+	if want := "3 copies at once, 1 of them done when this record was written (listen's output says how the others fared)"; rec.receiver != want {
+		t.Errorf("recorded receiver side %q, want %q", rec.receiver, want)
+	}
+}
+
+// A lost answer over --max-body was recorded as "the sender got, and the
+// record holds, its first 16 bytes", and the call's line said so: the
+// sender got listen's 504, none of it. The record holds the first bytes;
+// whose they were is said truly.
+func TestFaultLostAnswerCutSaysTheSenderGotNone(t *testing.T) {
+	t.Parallel()
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		io.WriteString(w, strings.Repeat("x", 40))
+	}))
+	defer backend.Close()
+	u, _ := url.Parse(backend.URL)
+	srv, _, mem := start(t, Config{ForwardTo: u, Faults: mustFaults(t, "lose-answer=1"), MaxBody: 16})
+	if resp := post(t, srv, ev, `{}`); resp.StatusCode != http.StatusGatewayTimeout {
+		t.Fatalf("the sender got %d, want 504", resp.StatusCode)
+	}
+	srv.Close()
+	f := mem.recs[0].Forward
+	const want = "the receiver's answer body was over the body limit (16 bytes): the record holds its first 16 bytes; the sender got none of it (listen's 504: the answer was discarded)"
+	if f == nil || f.BodyCut != want {
+		t.Errorf("forward %+v, want bodyCut %q", f, want)
+	}
+}
+
+// The same of an answer over --max-body to a call that could not be
+// recorded: its sender got listen's 500, and no record holds the answer.
+func TestForwardCutUnrecordedSaysTheSenderGotNone(t *testing.T) {
+	t.Parallel()
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		io.WriteString(w, strings.Repeat("x", 40))
+	}))
+	defer backend.Close()
+	u, _ := url.Parse(backend.URL)
+	full := &memRecorder{err: errors.New("write calls.ndjson: no space left on device")}
+	srv, obs, _ := start(t, Config{ForwardTo: u, MaxBody: 16, Capture: full})
+	if resp := post(t, srv, ev, `{}`); resp.StatusCode != http.StatusInternalServerError {
+		t.Fatalf("the sender got %d, want 500", resp.StatusCode)
+	}
+	srv.Close()
+	f := obs.calls[0].Record.Forward
+	const want = "the receiver's answer body was over the body limit (16 bytes): listen's output shows its first 16 bytes; the sender got none of it (listen's 500: the call could not be recorded)"
+	if f == nil || f.BodyCut != want {
+		t.Errorf("forward %+v, want bodyCut %q", f, want)
+	}
+}
+
+// A lost answer that never came was said "answered none (…) (discarded)":
+// nothing was discarded. The receiver read the call and closed without
+// an answer.
+func TestFaultLostAnswerThatNeverCame(t *testing.T) {
+	t.Parallel()
+	u := rawAnswerBackend(t, "")
+	srv, _, mem := start(t, Config{ForwardTo: u, Faults: mustFaults(t, "lose-answer=1")})
+	post(t, srv, ev, faultBody)
+	srv.Close()
+	f := mem.recs[0].Fault
+	if f == nil || !strings.HasPrefix(f.Receiver, "the call, answered none (") || strings.HasSuffix(f.Receiver, "(discarded)") {
+		t.Errorf("fault %+v, want the receiver's words to say it answered none, and no answer discarded", f)
+	}
+}
+
+// A sender that gave up after its call's first copy was answered and
+// before listen's answer (here as its record is written) is sent no copy
+// after it: the copy went, and the record said "2 copies", though the
+// sender had gone first.
+func TestFaultNoLaterCopyAfterTheSenderLeft(t *testing.T) {
+	for _, spec := range []string{"duplicate=1", "new-request-id=1"} {
+		t.Run(spec, func(t *testing.T) {
+			var copies atomic.Int32
+			backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				copies.Add(1)
+				io.Copy(io.Discard, r.Body)
+			}))
+			defer backend.Close()
+			u, _ := url.Parse(backend.URL)
+			ctx, hangUp := context.WithCancel(context.Background())
+			rec := &hangUpAtWrite{hangUp: hangUp}
+			obs := &observed{}
+			rcv := New(Config{ForwardTo: u, Faults: mustFaults(t, spec), Capture: rec, Observe: obs.observe})
+			req := httptest.NewRequest(http.MethodPost, "/webhook?businessType="+ev, strings.NewReader(faultBody)).WithContext(ctx)
+			req.Header.Set("Content-Type", "application/json")
+			rcv.ServeHTTP(httptest.NewRecorder(), req)
+			rcv.Close()
+			f := obs.calls[0].Record.Fault
+			if copies.Load() != 1 || len(f.Deliveries) != 1 || !strings.HasSuffix(f.Receiver, "(the sender gave up first)") {
+				t.Errorf("the receiver got %d copies, %d deliveries, receiver side %q; want the first only, and why", copies.Load(), len(f.Deliveries), f.Receiver)
+			}
+		})
+	}
+}
+
+// hangUpAtWrite is a capture whose write ends the call's context, as a
+// sender that hangs up then does.
+type hangUpAtWrite struct{ hangUp context.CancelFunc }
+
+func (h *hangUpAtWrite) Write(*capture.Record) (int64, error) {
+	h.hangUp()
+	return 0, nil
+}

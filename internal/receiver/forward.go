@@ -37,7 +37,7 @@ func newClient(conns int, timeout time.Duration, tlsConf *tls.Config) *http.Clie
 		if err != nil {
 			return nil, err
 		}
-		return &countedConn{Conn: c, kick: make(chan struct{}, 1)}, nil
+		return &countedConn{Conn: c, kick: make(chan struct{}, 1), judged: make(chan struct{})}, nil
 	}
 	tr := &http.Transport{
 		Proxy:       nil, // a local receiver, never through a proxy
@@ -127,6 +127,14 @@ func (c *tlsConn) Read(p []byte) (int, error) {
 		}
 		n, err := c.Conn.Read(c.buf)
 		c.pending, c.err = c.buf[:n], err
+		if n == 0 && errors.Is(err, io.EOF) {
+			if w := c.answers.watch.Load(); w != nil && w.wrote.Load() && w.none() {
+				// The receiver's close_notify, after bytes of the call
+				// given the connection went out and before any answer
+				// to it (closedUnread).
+				c.sock.closeNotified.Store(true)
+			}
+		}
 	}
 	n := copy(p, c.pending)
 	c.pending = c.pending[n:]
@@ -149,7 +157,11 @@ func (c *tlsConn) Write(p []byte) (int, error) {
 	}
 	c.sock.callWriting.Add(1)
 	defer c.sock.callWriting.Add(-1)
-	return c.Conn.Write(p)
+	n, err := c.Conn.Write(p)
+	if w := c.answers.watch.Load(); n > 0 && w != nil {
+		w.wrote.Store(true)
+	}
+	return n, err
 }
 
 // forwardIdle is how long a connection to the receiver is kept idle for
@@ -193,6 +205,16 @@ type countedConn struct {
 	closed   atomic.Bool
 	kick     chan struct{}
 	underTLS bool // set before net/http has the connection
+	// closeNotified says the receiver's close_notify came (under TLS)
+	// before any byte of an answer to the call given the connection;
+	// judged is closed once the socket was then looked at for the reset
+	// that says the call's bytes were never read (closedUnread), before
+	// crypto/tls's own close_notify or the close (nil: not looked at,
+	// a connection not newClient's), and neverRead holds what it said.
+	closeNotified atomic.Bool
+	judged        chan struct{}
+	judge         sync.Once
+	neverRead     atomic.Bool
 	// callWriting counts the calls' writes under way through the TLS
 	// over the socket (tlsConn.Write): only their bytes are counted
 	// written. crypto/tls writes a close_notify of its own as net/http
@@ -225,6 +247,10 @@ func (w *forwardWrite) end(err error) {
 func (c *countedConn) Write(p []byte) (int, error) {
 	if !c.underTLS {
 		c.lookBeforeCall()
+	} else if c.callWriting.Load() == 0 {
+		// crypto/tls's own (its close_notify as net/http closes the
+		// connection): bytes that would draw a reset of their own.
+		c.judgeUnread()
 	}
 	if e := c.refuse.Load(); e != nil {
 		// Not closed here: net/http closes it on the write's error,
@@ -302,11 +328,35 @@ func (c *countedConn) signal() {
 }
 
 func (c *countedConn) Close() error {
+	c.judgeUnread()
 	c.closed.Store(true)
 	if c.kick != nil {
 		c.signal()
 	}
 	return c.Conn.Close()
+}
+
+// resetWait bounds the look for a receiver's reset after its close_notify
+// (judgeUnread): it comes within a round trip of the call's bytes.
+const resetWait = 200 * time.Millisecond
+
+// judgeUnread looks, once, whether a receiver whose close_notify came
+// before any answer to the call given the connection reset the socket
+// too: its socket was closed when the call's bytes came, or closed with
+// them unread (a socket that closes with bytes unread resets the
+// connection, and one closed resets those that come after). Either way
+// its application never read the call. One that read the call whole and
+// then closed sent no reset: it may hold the call.
+func (c *countedConn) judgeUnread() {
+	if c.judged == nil {
+		return
+	}
+	c.judge.Do(func() {
+		if c.closeNotified.Load() {
+			c.neverRead.Store(waitReset(c.Conn, resetWait))
+		}
+		close(c.judged)
+	})
 }
 
 func (c *countedConn) Read(p []byte) (int, error) {
@@ -420,10 +470,20 @@ type answerWatch struct {
 	// refusing says the status line says 4xx or 5xx (refusal): looked
 	// at on each read of a plain connection, without the lock.
 	refusing atomic.Bool
+	// wrote says bytes of the call went out through the TLS above the
+	// socket (tlsConn.Write).
+	wrote atomic.Bool
 }
 
 func newAnswerWatch(method string) *answerWatch {
 	return &answerWatch{method: method, end: -1}
+}
+
+// none says no byte of the answer has been read.
+func (w *answerWatch) none() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.read == 0
 }
 
 // saw judges b, the next bytes read of the answer; unread is how many
@@ -842,6 +902,40 @@ func (o *onceOnly) getBody() (io.ReadCloser, error) {
 	return io.NopCloser(bytes.NewReader(o.body)), nil
 }
 
+// closedUnread says the call's last try went out on a kept-alive
+// connection under TLS whose receiver sent its close_notify before any
+// answer and then reset the connection on the call's bytes
+// (countedConn.judgeUnread): it never read the call. ctx bounds the wait
+// for the connection's look, which its close makes.
+func (o *onceOnly) closedUnread(ctx context.Context) bool {
+	o.mu.Lock()
+	c, reused := o.conn, o.reused
+	o.mu.Unlock()
+	if c == nil || c.judged == nil || !reused || !c.underTLS || !c.closeNotified.Load() {
+		return false
+	}
+	t := time.NewTimer(2 * resetWait)
+	defer t.Stop()
+	select {
+	case <-c.judged:
+		return c.neverRead.Load()
+	case <-ctx.Done():
+	case <-t.C:
+	}
+	return false
+}
+
+// closedUnread is the forward's error when the receiver closed the
+// kept-alive connection before it read the call (onceOnly.closedUnread):
+// net/http's "EOF" alone read as a call the receiver may hold.
+type closedUnread struct{ err error }
+
+func (e closedUnread) Error() string {
+	return e.err.Error() + ": the receiver closed the kept-alive connection (its close_notify) before it read the call, then reset it on the call's bytes: it never got the call (not sent again)"
+}
+
+func (e closedUnread) Unwrap() error { return e.err }
+
 // notSentAgain is the forward's error when its connection failed after
 // (some of) the call went out and before an answer: net/http would have
 // sent it again, and it is not. It stands in for the connection's error
@@ -997,7 +1091,7 @@ func sentTarget(req *http.Request) (path, query string, hasQuery bool) {
 // the receiver's own, or 502 when it could not be reached; and whether
 // any of the call went out to the receiver (false: it was sent nothing).
 func (r *Receiver) forward(ctx context.Context, req *http.Request, body []byte) (answer, *capture.Forward, bool) {
-	return r.forwardAnswer(ctx, req, body, true)
+	return r.forwardAnswer(ctx, req, body, keepAnswer)
 }
 
 // forwardCopy sends a copy of the call whose answer no one is given nor
@@ -1006,10 +1100,19 @@ func (r *Receiver) forward(ctx context.Context, req *http.Request, body []byte) 
 // limit and not kept, so that a burst of copies holds one answer in
 // memory, not one per copy.
 func (r *Receiver) forwardCopy(ctx context.Context, req *http.Request, body []byte) (answer, *capture.Forward, bool) {
-	return r.forwardAnswer(ctx, req, body, false)
+	return r.forwardAnswer(ctx, req, body, dropAnswer)
 }
 
-func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []byte, keepBody bool) (answer, *capture.Forward, bool) {
+// keepAnswer and dropAnswer say, as the receiver's answer comes, whether
+// the forward keeps its body (the sender's, the record's) or reads it
+// through and drops it (a copy no one is given).
+func keepAnswer() bool { return true }
+func dropAnswer() bool { return false }
+
+// forwardAnswer forwards the call; keep, asked once as the receiver's
+// answer comes, says whether its body is kept (a burst's copies keep the
+// first to come).
+func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []byte, keep func() bool) (answer, *capture.Forward, bool) {
 	named, u := target(r.cfg.ForwardTo, req)
 	fwd := &capture.Forward{URL: named.String()}
 	once := &onceOnly{body: body, method: req.Method}
@@ -1075,6 +1178,7 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 	if err == nil {
 		var rb []byte
 		var n int64
+		keepBody := keep()
 		if keepBody {
 			rb, err = r.readAnswer(ctx, resp.Body, resp.ContentLength)
 			n = int64(len(rb))
@@ -1094,7 +1198,7 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 			// call, and the sender sent it again.
 			// (A copy's answer is read through and kept by no one.)
 			if keepBody {
-				cut = fmt.Sprintf("the receiver's answer body was over the body limit (%d bytes): the sender got, and the record holds, its first %d bytes", r.cfg.MaxBody, r.cfg.MaxBody)
+				cut = bodyCutWords(r.cfg.MaxBody, "the sender got, and the record holds, its first %d bytes")
 				rb = rb[:r.cfg.MaxBody]
 			}
 		case errors.Is(err, errBusy):
@@ -1122,6 +1226,13 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 	// An answer that began to come (cut short, too large) was to a call
 	// the receiver got.
 	sent := resp != nil || once.wentOut()
+	if resp == nil && sent && ctx.Err() == nil && once.closedUnread(ctx) {
+		// Its bytes went out, and the receiver never read them: no call
+		// it got (nor one sent again: whether net/http's error came of
+		// that close cannot be told apart from its own).
+		err = closedUnread{err: err}
+		sent = false
+	}
 	fwd.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
 	if cut := stopCause(ctx); cut != nil && !isStopCut(err) {
 		// net/http's client says the cause of a canceled call, but not
@@ -1160,6 +1271,19 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 	}
 	fwd.Error = err.Error()
 	return ans, fwd, sent
+}
+
+// bodyCutWords is a forward's BodyCut at limit: its answer's body was
+// over it, and held says what became of its first limit bytes (a format
+// of the count).
+func bodyCutWords(limit int64, held string) string {
+	return fmt.Sprintf("the receiver's answer body was over the body limit (%d bytes): "+held, limit, limit)
+}
+
+// notPassedOn is BodyCut for an answer cut at limit that its sender did
+// not get (why: what it got instead).
+func notPassedOn(limit int64, why string) string {
+	return bodyCutWords(limit, "the record holds its first %d bytes; the sender got none of it ("+why+")")
 }
 
 // timedOut says err is a time limit's: the client's, or its wait for the

@@ -3,6 +3,7 @@ package receiver
 import (
 	"net"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -33,4 +34,36 @@ func peerClosed(c net.Conn) bool {
 		}
 	})
 	return closed
+}
+
+// waitReset waits up to d for c's socket to be reset by the receiver
+// (POLLHUP with POLLERR: its RST came; a FIN alone shows neither), and
+// says whether it was. It reads nothing. false when it cannot look.
+func waitReset(c net.Conn, d time.Duration) bool {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return false
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return false
+	}
+	reset := false
+	rc.Control(func(fd uintptr) {
+		deadline := time.Now().Add(d)
+		for {
+			left := time.Until(deadline)
+			if left < 0 {
+				left = 0
+			}
+			fds := []unix.PollFd{{Fd: int32(fd)}} // POLLHUP and POLLERR are always said
+			_, err := unix.Poll(fds, int(left.Milliseconds()))
+			if err == unix.EINTR {
+				continue
+			}
+			reset = err == nil && fds[0].Revents&unix.POLLERR != 0
+			return
+		}
+	})
+	return reset
 }

@@ -2,8 +2,15 @@
 
 package receiver
 
-import "net"
+import (
+	"net"
+	"time"
+)
 
 // peerClosed is Linux's (peerclosed_linux.go): here a socket is not looked
 // at without a read, and a kept-alive connection is taken as open.
 func peerClosed(net.Conn) bool { return false }
+
+// waitReset is Linux's (peerclosed_linux.go): here no reset is looked for,
+// and a forward whose receiver closed first may hold the call.
+func waitReset(net.Conn, time.Duration) bool { return false }

@@ -511,6 +511,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 
 	var ans answer
+	var later *laterCopy // a fault's copy after the answer
 	switch {
 	case c.TooLarge:
 		ans = plain(http.StatusRequestEntityTooLarge)
@@ -544,7 +545,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		// observed: its body takes its share of the budget for c.
 		ctx := context.WithValue(req.Context(), answerHolderKey{}, c)
 		if r.cfg.Faults != nil {
-			ans, fwd, sent, rec.Fault = r.forwardFaulted(ctx, req, body)
+			ans, fwd, sent, rec.Fault, later = r.forwardFaulted(ctx, req, body)
 		} else {
 			ans, fwd, sent = r.forward(ctx, req, body)
 		}
@@ -584,10 +585,19 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 				ans = plain(http.StatusInternalServerError)
 			}
 			rec.Response = ans.record()
+			if f := rec.Forward; f != nil && f.BodyCut != "" {
+				f.BodyCut = bodyCutWords(r.cfg.MaxBody, "listen's output shows its first %d bytes; the sender got none of it (listen's "+strconv.Itoa(ans.status)+": the call could not be recorded)")
+			}
 			if f := rec.Fault; f != nil && !strings.HasPrefix(f.Sender, "nothing") {
 				// The fault's answer was not given: the record that
 				// would have said so was not written.
 				f.Sender = "listen's " + strconv.Itoa(ans.status) + " (the call could not be recorded) instead of " + f.Sender
+			}
+			if later != nil && !later.inFlight {
+				// A call that cannot be recorded is sent no further copy:
+				// its sender is told to send it again.
+				later.skip("the call could not be recorded")
+				later = nil
 			}
 			r.lostCapture(err)
 		}
@@ -633,6 +643,10 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if shut {
 		r.senderShutAnswer(c, w, wc, ans.status)
 	}
+	if later != nil {
+		r.afterAnswer(w, req, c, later)
+		return
+	}
 	r.enqueue(c) // before the answer can reach the sender: its next call is observed after
 	if wc != nil {
 		// Written now, where net/http would after the handler returned:
@@ -641,6 +655,47 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			f.FlushError()
 		}
 	}
+}
+
+// afterAnswer sends a fault's later copy of c once its answer, written
+// to w, is out, and then hands c to the observer, with how the copy
+// fared. It runs apart from the handler, so that neither the answer nor
+// the sender's next call on its connection waits for the receiver to
+// answer the copy; the call stays in hand (closing waits for it), under
+// the server's stop (its cut ends the copy, as it ends calls) where the
+// call came through one. Observed after its copy, c may be observed
+// after a call its sender made once it had the answer.
+func (r *Receiver) afterAnswer(w http.ResponseWriter, req *http.Request, c *Call, later *laterCopy) {
+	if f, ok := w.(interface{ FlushError() error }); ok {
+		f.FlushError()
+	}
+	ctx := context.WithoutCancel(req.Context())
+	var work *inflight
+	if aa, ok := req.Context().Value(afterAnswerKey{}).(afterAnswer); ok {
+		ctx, work = aa.base, aa.work
+		work.enter()
+	}
+	ctx = context.WithValue(ctx, answerHolderKey{}, c)
+	if c.Unanswered && !later.inFlight {
+		// Its sender had gone, or the stop cut the call short, before
+		// the answer: no copy goes after it.
+		why := errSenderGaveUp.Error()
+		if cut := stopCause(req.Context()); cut != nil {
+			why = cut.Error()
+		}
+		later.skip(why + " first")
+		later = nil
+	}
+	go func() {
+		if work != nil {
+			defer work.leave()
+		}
+		if later != nil {
+			later.send(ctx)
+			c.Unsent = len(c.Record.Fault.Deliveries) == 0
+		}
+		r.enqueue(c)
+	}()
 }
 
 // holdsCalls says the receiver may hold a call before its answer (a

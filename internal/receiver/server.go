@@ -43,8 +43,10 @@ type server struct {
 	// the requests' contexts derive from it.
 	cut context.CancelCauseFunc
 	// handlers counts the calls whose handler runs, so that a stop that
-	// closes their connections can wait until they are recorded.
-	handlers inflight
+	// closes their connections can wait until they are recorded; copies
+	// the work calls left for after their answers (afterAnswer), which
+	// the stop waits for too.
+	handlers, copies inflight
 }
 
 // stopCut is why the stop cut the calls in flight short, closing their
@@ -122,6 +124,19 @@ func (f *inflight) wait(done <-chan struct{}) bool {
 	return true
 }
 
+// afterAnswerKey is the context key of a call's afterAnswer, when the
+// call came through a server's connection.
+type afterAnswerKey struct{}
+
+// afterAnswer is where a handler's work after its answer runs (a fault's
+// later copy): under base, the server's context, which its stop cuts
+// with a stopCut as calls' are, and counted in work, which the stop
+// waits for as for the handlers.
+type afterAnswer struct {
+	base context.Context
+	work *inflight
+}
+
 // CutShort is ServeGrace's error when its stop was cut short: Err is
 // context.Canceled (a second Ctrl-C) or context.DeadlineExceeded (the
 // grace ran out). Such a stop may have cut no call at all: the graceful
@@ -132,13 +147,16 @@ type CutShort struct {
 	// Calls counts the handlers that ran when the stop was cut short: the
 	// calls left unanswered (each says so in its own findings).
 	Calls int64
+	// Copies counts the copies a fault sends after its call's answer
+	// (afterAnswer) that were still out: cut short, their calls answered.
+	Copies int64
 }
 
 func (e *CutShort) Error() string { return e.Err.Error() }
 func (e *CutShort) Unwrap() error { return e.Err }
 
 // InFlight is how many calls' handlers run now.
-func (s *server) InFlight() int64 { return s.handlers.n.Load() }
+func (s *server) InFlight() int64 { return s.handlers.n.Load() + s.copies.n.Load() }
 
 // Listen binds addr (":0" picks a free port) so that the address is known,
 // and connections queue, before Serve runs.
@@ -159,9 +177,9 @@ func Listen(addr string, h http.Handler, lim Limits) (*server, error) {
 		limits:   lim,
 		cut:      cut,
 		handlers: inflight{left: make(chan struct{}, 1)},
+		copies:   inflight{left: make(chan struct{}, 1)},
 		srv: &http.Server{
 			Protocols:         &protocols,
-			BaseContext:       func(net.Listener) context.Context { return base },
 			ReadHeaderTimeout: lim.ReadHeaderTimeout,
 			ReadTimeout:       lim.ReadTimeout,
 			IdleTimeout:       lim.IdleTimeout,
@@ -174,6 +192,10 @@ func Listen(addr string, h http.Handler, lim Limits) (*server, error) {
 			// never prints.
 			ErrorLog: log.New(io.Discard, "", 0),
 		},
+	}
+	// Once per listener, not per call: the calls' contexts derive from it.
+	s.srv.BaseContext = func(net.Listener) context.Context {
+		return context.WithValue(base, afterAnswerKey{}, afterAnswer{base: base, work: &s.copies})
 	}
 	handler := h
 	if rr, ok := h.(rejectionReporter); ok {
@@ -337,10 +359,16 @@ func (s *server) ServeGrace(ctx context.Context, now <-chan struct{}) error {
 	}
 	err := s.srv.Shutdown(sctx)
 	waited := sctx.Done()
+	if err == nil && !s.copies.wait(waited) {
+		// Every connection closed, and work a call left for after its
+		// answer (a fault's later copy) still runs: the stop's grace
+		// bounds it as it bounds the calls, and a second Ctrl-C cuts it.
+		err = sctx.Err()
+	}
 	if cut := errors.Is(err, context.Canceled); cut || errors.Is(err, context.DeadlineExceeded) {
 		// The cause before the connections close, which would end the
 		// calls' contexts with none.
-		err = &CutShort{Err: err, Calls: s.handlers.n.Load()}
+		err = &CutShort{Err: err, Calls: s.handlers.n.Load(), Copies: s.copies.n.Load()}
 		if cut {
 			s.cut(errStoppedAtOnce)
 		} else {
@@ -357,6 +385,7 @@ func (s *server) ServeGrace(ctx context.Context, now <-chan struct{}) error {
 	// The calls cut short, and the unfinished heads the shutdown closed
 	// (reported as calls), are recorded before the receiver is closed.
 	s.handlers.wait(waited)
+	s.copies.wait(waited)
 	if wl, ok := s.ln.(*watchListener); ok {
 		wl.waitReports(waited)
 	}

@@ -643,11 +643,22 @@ func (r *listenSession) serve(ctx context.Context, srv listener) error {
 	})
 	defer stopWatching()
 	err := srv.ServeGrace(ctx, now)
-	cutCalls := int64(1) // a stop cut short without a count: say what it may have done
+	cutCalls, cutCopies := int64(1), int64(0) // a stop cut short without a count: say what it may have done
 	if cs, ok := errors.AsType[*receiver.CutShort](err); ok {
-		cutCalls = cs.Calls
+		cutCalls, cutCopies = cs.Calls, cs.Copies
 	}
+	// Copies a fault sends after their calls' answers (duplicate's,
+	// new-request-id's, a burst's): their calls were answered.
+	copies := fmt.Sprintf("%d %s a fault sends after %s answer", cutCopies, term.Plural(int(cutCopies), "copy", "copies"), term.Plural(int(cutCopies), "its call's", "their calls'"))
 	switch {
+	case errors.Is(err, context.Canceled) && cutCalls == 0 && cutCopies > 0:
+		fmt.Fprintf(errw, "%s %s %s cut short (see %s)\n", pal.Warn.Sprint("stopped at once:"), copies,
+			term.Plural(int(cutCopies), "was", "were"), term.Plural(int(cutCopies), "its line", "their lines"))
+		return cmdutil.ErrInterrupted
+	case errors.Is(err, context.DeadlineExceeded) && cutCalls == 0 && cutCopies > 0:
+		fmt.Fprintf(errw, "%s %s %s still out %s after the stop, and %s cut short (see %s)\n", pal.Warn.Sprint("stopped:"), copies,
+			term.Plural(int(cutCopies), "was", "were"), r.opts.limits.ShutdownTimeout, term.Plural(int(cutCopies), "was", "were"), term.Plural(int(cutCopies), "its line", "their lines"))
+		return cmdutil.ErrInterrupted
 	case errors.Is(err, context.Canceled) && cutCalls == 0:
 		fmt.Fprintf(errw, "%s no call was being answered\n", pal.Warn.Sprint("stopped at once:"))
 		return cmdutil.ErrInterrupted

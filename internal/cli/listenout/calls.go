@@ -66,6 +66,11 @@ type CallPrinter struct {
 	// each answered listen's 502, said apart so that the summary says
 	// the receiver answered, wrongly, where "failed" alone reads as none.
 	malformed int
+	// unrecorded counts, by the receiver's status (0: none), the calls
+	// that went to the receiver and could not be recorded (the capture
+	// failed as they were forwarded); unrecordedGot by the status listen
+	// answered their senders instead.
+	unrecorded, unrecordedGot map[int]int
 
 	calls int
 	// rejected counts the calls the HTTP server refused before listen
@@ -131,6 +136,13 @@ func (p *CallPrinter) Observe(c *receiver.Call, flags []CallFlag) {
 		p.byStatus[status]++
 	}
 	p.tallyForward(c)
+	if c.CaptureErr != nil && reachedReceiver(c) {
+		if p.unrecorded == nil {
+			p.unrecorded, p.unrecordedGot = map[int]int{}, map[int]int{}
+		}
+		p.unrecorded[c.Record.Forward.Status]++
+		p.unrecordedGot[status]++
+	}
 	if f := c.Record.Forward; f != nil && f.Error != "" && !c.Unanswered {
 		if p.failed == nil {
 			p.failed = map[int]int{}
@@ -173,6 +185,10 @@ func (p *CallPrinter) printText(c *receiver.Call, ev, verdict string, status int
 	if f := r.Forward; f != nil {
 		if f.Error != "" {
 			b = p.st.Fail.Append(b, " (forward failed: "+termsafe.Text(termsafe.URLsIn(f.Error))+")")
+		} else if c.CaptureErr != nil && reachedReceiver(c) {
+			// The status is listen's own: the receiver's answer was not
+			// passed on to a call that could not be recorded.
+			b = p.st.Fail.Append(b, fmt.Sprintf(" (listen's own, not the receiver's: it answered %d in %.1fms, and the call could not be recorded)", f.Status, f.LatencyMS))
 		} else if f.BodyCut != "" {
 			b = fmt.Appendf(b, " (forwarded, %.1fms; ", f.LatencyMS)
 			b = p.st.Warn.Append(b, termsafe.Text(f.BodyCut))
@@ -507,6 +523,25 @@ func (p *CallPrinter) receiverSummary(w io.Writer) {
 		fmt.Fprintf(w, "  malformed:  %d %s framed as no HTTP/1.1 answer may be (%s; see %s)\n",
 			n, term.Plural(n, "answer of the receiver's", "answers of the receiver's"), receiver.MalformedKinds, term.Plural(n, "its line", "their lines"))
 	}
+	if ss := statusCounts(p.unrecorded); len(ss) > 0 {
+		n := 0
+		for _, k := range p.unrecorded {
+			n += k
+		}
+		fmt.Fprintf(w, "  unrecorded: %d %s to the receiver (it answered %s) and could not be recorded: the capture lacks %s, and %s listen's own status (%s), not the receiver's answer, so %s; see %s\n",
+			n, term.Plural(n, "call went", "calls went"), strings.Join(ss, ", "), term.Plural(n, "it", "them"),
+			term.Plural(n, "its sender got", "their senders got"), strings.Join(statusCounts(p.unrecordedGot), ", "),
+			term.Plural(n, "it may send it again", "they may send them again"), term.Plural(n, "its line", "their lines"))
+	}
+}
+
+// reachedReceiver says some of c went out to the receiver: a delivery of
+// its fault, or its forward.
+func reachedReceiver(c *receiver.Call) bool {
+	if f := c.Record.Fault; f != nil {
+		return len(f.Deliveries) > 0 && c.Record.Forward != nil
+	}
+	return c.Record.Forward != nil && !c.Unsent
 }
 
 // statusCounts is each status of counts and how many, in order: "200 5",

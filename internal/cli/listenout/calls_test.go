@@ -3,6 +3,7 @@ package listenout
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -627,5 +628,59 @@ func TestJSONRecordedOnlyWithACapture(t *testing.T) {
 		if !strings.Contains(out.String(), tc.want) {
 			t.Errorf("capturing %v, failed %v: %s; want %s", tc.capturing, tc.failed, out.String(), tc.want)
 		}
+	}
+}
+
+// A call forwarded while the capture failed (a disk full, the file
+// removed, as the receiver held it) went to the receiver, which answered
+// it, and could not be recorded: its sender got listen's 503. Its line
+// read "→ 503 (forwarded, 1020.5ms)", as if the receiver had answered
+// 503, and the summary counted it among the receiver's answered calls
+// with nothing said: the receiver holds calls the capture lacks and
+// their senders were told to send again. The line says the 503 is
+// listen's and the receiver's answer; the summary and its JSON count
+// them.
+func TestForwardedUnrecordedSaid(t *testing.T) {
+	t.Parallel()
+	gone := errors.New("/tmp/c.ndjson: the capture file was deleted, replaced or moved away")
+	unrecorded := func(id string) *receiver.Call {
+		c := call(`{"requestId":"`+id+`"}`, nil)
+		c.Record.Response.Status = 503
+		c.Record.Forward = &capture.Forward{Status: 200, LatencyMS: 1020.5}
+		c.CaptureErr = gone
+		return c
+	}
+	// Refused before it was forwarded: not one of them.
+	refused := call(`{"requestId":"r-3"}`, nil)
+	refused.Record.Response.Status = 503
+	refused.Record.Forward = &capture.Forward{Error: "not forwarded: the capture had failed"}
+	refused.Unsent = true
+	refused.CaptureErr = gone
+	faulted := unrecorded("r-4")
+	faulted.Record.Fault = &capture.Fault{Kind: "duplicate", Attempt: 1, Deliveries: []capture.Delivery{{Status: 200}, {Status: 200}}}
+
+	var out, sum, js bytes.Buffer
+	p := NewCallPrinter(&out, false, term.Style{})
+	p.Forwarding, p.Faults = true, []string{"duplicate"}
+	q := NewCallPrinter(&bytes.Buffer{}, true, term.Style{})
+	q.Forwarding, q.Faults = true, []string{"duplicate"}
+	for _, c := range []*receiver.Call{unrecorded("r-1"), unrecorded("r-2"), refused, faulted} {
+		p.Observe(c, nil)
+		q.Observe(c, nil)
+	}
+	line := strings.SplitN(out.String(), "\n", 2)[0]
+	if want := "→ 503 (listen's own, not the receiver's: it answered 200 in 1020.5ms, and the call could not be recorded)"; !strings.Contains(line, want) {
+		t.Errorf("line %q lacks %q", line, want)
+	}
+	p.Summary(&sum, term.Style{}, "listen stopped:", "")
+	want := "  unrecorded: 3 calls went to the receiver (it answered 200 3) and could not be recorded: the capture lacks them, and their senders got listen's own status (503 3), not the receiver's answer, so they may send them again; see their lines\n"
+	if !strings.Contains(sum.String(), want) {
+		t.Errorf("summary lacks %q:\n%s", want, sum.String())
+	}
+	if err := q.SummaryJSON(&js, ""); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(js.String(), `"unrecorded":3`) {
+		t.Errorf("JSON summary %s lacks the receiver's unrecorded 3", js.String())
 	}
 }

@@ -47,6 +47,10 @@ type receiverJSON struct {
 	// Malformed counts the answers of the receiver's framed as no
 	// HTTP/1.1 answer may be (their forwards failed: in FailedByStatus).
 	Malformed int `json:"malformed,omitempty"`
+	// Unrecorded counts the calls that went to the receiver and could
+	// not be recorded (the capture failed as they were forwarded): their
+	// senders got listen's own 5xx, counted in ByStatus.
+	Unrecorded int `json:"unrecorded,omitempty"`
 }
 
 // SummaryJSON writes the summary line of --output json to w, once the
@@ -79,6 +83,9 @@ func (p *CallPrinter) SummaryJSON(w io.Writer, capturePath string) error {
 	}
 	if p.Faults != nil || p.Forwarding {
 		s.Receiver = &receiverJSON{Sent: p.forwarded, Answered: p.answered, FailedByStatus: byStatusJSON(p.failed), Malformed: p.malformed}
+		for _, n := range p.unrecorded {
+			s.Receiver.Unrecorded += n
+		}
 	}
 	s.Capture = capturePath
 	b, err := json.Marshal(o)

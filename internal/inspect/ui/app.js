@@ -572,14 +572,21 @@ function detail(d) {
   // No raw bytes to show of a body not kept: "0 B" would read as the call's.
   if (!d.notKept) out.append(rawView(d));
   // An answer the sender never got is no answer it took: say so.
+  // A receiver's answer over --max-body went on cut at the limit: the
+  // bytes shown are its first, not all it said, in both answers.
+  // (The sender's answer is the receiver's unless listen gave its own:
+  // a fault's, or a 5xx for a call it could not record.)
+  const cut = d.forward && !d.forward.error && d.forward.bodyCut
+    ? () => el("p", { class: "note warning body-cut" }, "Cut: " + d.forward.bodyCut + ".") : () => "";
   if (d.response) out.append(section(d.unanswered
     ? "listen had " + d.response.status + " ready, never received: " + d.unanswered.reason
-    : "listen answered " + d.response.status, message(d.response)));
+    : "listen answered " + d.response.status,
+  el("div", {}, d.forward && d.response.status === d.forward.status ? cut() : "", message(d.response))));
   if (d.forward) {
     const f = d.forward;
     const title = f.error ? "forward to " + f.url + " failed: " + f.error
       : "the receiver (" + f.url + ") answered " + f.status + " in " + f.latencyMs.toFixed(1) + " ms";
-    out.append(section(title, f.error ? "" : message(f)));
+    out.append(section(title, f.error ? "" : el("div", {}, cut(), message(f))));
   }
   return out;
 }
