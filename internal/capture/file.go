@@ -387,6 +387,16 @@ func (c *File) Close() error {
 	if cerr := c.f.Close(); err == nil {
 		err = cerr
 	}
+	// A file deleted or moved away after the last look (CheckEvery) took
+	// records that were acknowledged, and the path holds none of them: the
+	// stop must not call the capture whole. (A failure seen during the run
+	// was returned by the Write it failed.)
+	c.mu.Lock()
+	failed := c.err != nil
+	c.mu.Unlock()
+	if err == nil && !failed {
+		err = c.stillThere()
+	}
 	return err
 }
 

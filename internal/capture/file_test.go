@@ -269,3 +269,38 @@ func TestOpenFileSyncsTheDirectoryOfANewFile(t *testing.T) {
 		t.Errorf("openFile with a failing directory fsync: %v, want the error", err)
 	}
 }
+
+// A file deleted or moved away after its last look, with no write after
+// it to notice: Close says it is gone, so that listen's stop does not call
+// a capture whole whose path holds none of the calls it acknowledged (it
+// printed "capture: c.ndjson" of a file that no longer was).
+func TestCloseSaysTheFileIsGone(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		do   func(path string) error
+		want error
+	}{
+		{"in place", func(string) error { return nil }, nil},
+		{"deleted", os.Remove, ErrGone},
+		{"moved away", func(path string) error { return os.Rename(path, path+".old") }, ErrGone},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "c.ndjson")
+			f, _, err := OpenFile(path, SyncNever)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.Write(&Record{Time: time.Unix(1, 0).UTC(), Method: "POST"}); err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.do(path); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Close(); !errors.Is(err, tt.want) || (tt.want == nil) != (err == nil) {
+				t.Errorf("Close after the file was %s: %v, want %v", tt.name, err, tt.want)
+			}
+		})
+	}
+}

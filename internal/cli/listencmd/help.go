@@ -56,8 +56,9 @@ URL to --ready-file). Ctrl-C or SIGTERM finishes the calls in flight, closes
 the capture file and prints a summary (--output json: one JSON object a call,
 then a "summary" line of the same counts and, with --probe, an "exactlyOnce"
 line); the exit status is then 0, or 1 when
-the capture failed during the run (calls after it were answered 5xx, unrecorded)
-or --probe found a document not held once in its state, or judged none (no
+the capture failed during the run (calls after it were answered 5xx, unrecorded;
+or the file was deleted or moved away after the last call, which it holds
+then at no path) or --probe found a document not held once in its state, or judged none (no
 document passed through whole: nothing verified is no pass). A second Ctrl-C or
 SIGTERM while calls are in flight stops at once, leaving them unanswered
 (exit 130), as do calls still in flight 30s after the first; such calls

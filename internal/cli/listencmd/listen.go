@@ -768,6 +768,9 @@ func (r *listenSession) stop(serveErr error) (printed bool, _ error) {
 	if r.capFile != nil {
 		if err := r.capFile.Close(); err != nil && serveErr == nil {
 			serveErr = fmt.Errorf("--capture %s: %w", o.Capture, err)
+			if errors.Is(err, capture.ErrGone) {
+				serveErr = fmt.Errorf("--capture %s was deleted, replaced or moved away during the run, after the last calls were recorded and answered: the file at that path does not hold them (%w)", termsafe.Text(o.Capture), capture.ErrGone)
+			}
 		}
 	}
 	switch {
