@@ -32,7 +32,7 @@ import (
 // Later events (audit, void) update the document's state in every mode.
 //
 // GET /probe?kind=&code=&inv= (or /probe/<kind>/<code>) answers
-// {"count":n,"state":s}. SIGINT or
+// {"count":n,"state":s}; a GET of any other path 404. SIGINT or
 // SIGTERM stops it.
 func docRecv() int {
 	if len(os.Args) != 4 {
@@ -77,6 +77,12 @@ func docRecv() int {
 				return
 			}
 			fmt.Fprintf(w, `{"count":%d,"state":%q}`+"\n", d.count, d.state)
+			return
+		}
+		if r.Method == http.MethodGet {
+			// No route of its: 404, as a web framework answers (a probe
+			// URL that matches no route gets it).
+			http.NotFound(w, r)
 			return
 		}
 		body, _ := io.ReadAll(r.Body)

@@ -97,7 +97,7 @@ func writeExactlyOnce(w io.Writer, pal term.Style, p probe.Probe, docs *receiver
 // number, table or database) or a store slower than --settle than a
 // receiver that lost them all, which the BROKE lines alone would read as.
 func writeNoneFound(w io.Writer, docs *receiver.Documents, settle time.Duration) {
-	asked, found := 0, 0
+	asked, found, notFound := 0, 0, 0
 	askedOf, foundOf := map[spec.Kind]int{}, map[spec.Kind]int{}
 	for _, d := range docs.Docs() {
 		if d.Want == "" || d.Unsafe != nil {
@@ -109,8 +109,17 @@ func writeNoneFound(w io.Writer, docs *receiver.Documents, settle time.Duration)
 			found++
 			foundOf[d.Q.Kind]++
 		}
+		if d.Answer.NotFound {
+			notFound++
+		}
 	}
-	if asked > 0 && found == 0 {
+	switch {
+	case asked > 0 && notFound == asked:
+		// An HTTP probe's 404 for every one: a URL template that matches
+		// no route of the receiver's gets it too.
+		fmt.Fprintf(w, "  %s\n", probe.NotFoundEvery(settle))
+		return
+	case asked > 0 && found == 0:
 		fmt.Fprintf(w, "  %s\n", probe.NoneFound(settle))
 		return
 	}
