@@ -109,8 +109,10 @@ func (p *pass) freeText(s string) string {
 							return p.companyNames(s, func(s string) string {
 								return p.hanNames(s, func(s string) string {
 									return p.labelledNumbers(s, func(s string) string {
-										return p.chatIDs(s, func(s string) string {
-											return p.pinyinNames(s, p.between)
+										return p.docNumbers(s, func(s string) string {
+											return p.chatIDs(s, func(s string) string {
+												return p.pinyinNames(s, p.between)
+											})
 										})
 									})
 								})
@@ -565,7 +567,7 @@ func (p *pass) query(q string) string {
 // no label reads as one. What changed is encoded again as a whole.
 func (p *pass) labelledParam(name, v string) string {
 	rest := func(v string) string { return p.escaped(v, true) }
-	if !addressKey(name) && !accountKey(name) && !nameKey(name) && !wholeNameKey(name) && p.a.identityKey(name) == "" || !strings.ContainsAny(v, "%+") {
+	if !p.a.labelsParam(name) || !strings.ContainsAny(v, "%+") {
 		return p.labelled(name, v, rest)
 	}
 	d, err := url.QueryUnescape(v)

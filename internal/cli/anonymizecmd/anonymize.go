@@ -96,7 +96,9 @@ field so named (联系人, contactName, handler, createdBy) or, with no role
 before it, in a remark's field (remark, memo, 备注, description, msg,
 意见: 郭涛, 陈静负责,
 货已到，张伟签收; its given name of common characters: 谢谢, 金额已确认 are
-kept), a company's name ending in 有限公司 or 商行 (发票开给杭州恒远机械设备有限公司), a QQ number or WeChat id after its
+kept), a company's name ending in 有限公司 or 商行 (发票开给杭州恒远机械设备有限公司), a document number after its
+label (发票号码：0440…, 发票代码, 单据编号:SKD…, 订单号 PO-2026-000123, invoice no.,
+PO#) or under a field so named (invoiceNo, orderNo, 单据编号, fphm), a QQ number or WeChat id after its
 label or under a field so named (QQ: 123456789, 微信号 wxid_…, vx: …; qq,
 wechat), or
 an email address (which becomes one at example.com), is replaced by its
@@ -121,7 +123,8 @@ whsim replay --sign standard --secret whsec_... instead.
 value the run replaced that still stands anywhere, or anything that still
 looks like a tax id, a mobile, a landline, an identity-card number, a bank
 card number, a labelled bank account, a street address, a name in pinyin
-or after its role, a labelled QQ number or WeChat id, or an email address. A report of what was replaced goes to stderr.`
+or after its role, a labelled document number, QQ number or WeChat id, or an
+email address. A report of what was replaced goes to stderr.`
 
 // New is whsim anonymize.
 func New(a *cmdutil.App) *cobra.Command {
@@ -144,7 +147,7 @@ func New(a *cmdutil.App) *cobra.Command {
 	f.StringVar(&opts.Key, "key", "", "the anonymization key, at least 16 bytes (also WHSIM_ANONYMIZE_KEY; never printed)")
 	f.StringVarP(&opts.Out, "out", "o", "", "write to this file, or into this directory one file per input (default stdout)")
 	f.StringVar(&opts.Resign, "resign", "", "sign capture records again with this Standard Webhooks secret (whsec_...); the signatures go stale (timestamp: now), so prefer replay --sign")
-	f.BoolVar(&opts.Check, "check", false, "exit 1 if the output still holds a value the run replaced, or something that looks like a tax id, mobile, landline, identity-card number, bank card number, labelled bank account, street address, name in pinyin or after its role, labelled QQ number or WeChat id, or email address")
+	f.BoolVar(&opts.Check, "check", false, "exit 1 if the output still holds a value the run replaced, or something that looks like a tax id, mobile, landline, identity-card number, bank card number, labelled bank account, street address, name in pinyin or after its role, labelled document number, QQ number or WeChat id, or email address")
 	return cmd
 }
 
