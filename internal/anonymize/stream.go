@@ -79,16 +79,20 @@ type InputError struct {
 	Err          error
 }
 
-// Error is name:line:column: message, the input's words terminal-safe.
+// Error is name:line: message, as whsim validate places its findings
+// (the column, when known, starts the message), the input's words
+// terminal-safe. Without a name (Stream's own error, which File names)
+// the place is "line N:".
 func (e *InputError) Error() string {
 	msg := termsafe.Text(e.Err.Error())
+	if e.Column > 0 {
+		msg = fmt.Sprintf("column %d: %s", e.Column, msg)
+	}
 	switch {
-	case e.Name == "" && e.Column > 0:
-		return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, msg)
-	case e.Name == "":
+	case e.Name == "" && e.Line > 0:
 		return fmt.Sprintf("line %d: %s", e.Line, msg)
-	case e.Column > 0:
-		return fmt.Sprintf("%s:%d:%d: %s", e.Name, e.Line, e.Column, msg)
+	case e.Name == "":
+		return msg
 	case e.Line > 0:
 		return fmt.Sprintf("%s:%d: %s", e.Name, e.Line, msg)
 	}
@@ -234,7 +238,7 @@ func (a *anonymizer) stream(ctx context.Context, r io.Reader, w io.Writer, opts 
 		return st, rd.TooLarge(it)
 	}
 	if err := rd.Check(it); err != nil {
-		return st, placed(err) // not JSON, where: as every command says it
+		return st, placed(it, err) // not JSON, where: as every command says it
 	}
 	doc, decoded := it.Body, []byte(nil)
 	if u, ok := gbText(doc, ""); ok { // a payload in GBK (see gb.go)
@@ -346,7 +350,7 @@ func (a *anonymizer) lines(ctx context.Context, rd *input.Reader, w io.Writer, o
 			return err
 		}
 		if err := rd.Check(it); err != nil {
-			return placed(err) // too large, or not JSON, where
+			return placed(it, err) // too large, or not JSON, where
 		}
 		for ; last < it.Line-1; last++ {
 			bw.WriteByte('\n')
@@ -385,11 +389,26 @@ func (a *anonymizer) lines(ctx context.Context, rd *input.Reader, w io.Writer, o
 	}
 }
 
-// placed is an input's error at its place (input.SyntaxError) as an
-// *InputError, which the file's name is then added to.
-func placed(err error) error {
+// placed is an input's error at its place (input.SyntaxError, or an
+// NDJSON line too large) as an *InputError, which the file's name is then
+// added to.
+func placed(it *input.Item, err error) error {
 	if se, ok := errors.AsType[*input.SyntaxError](err); ok {
 		return &InputError{Line: se.Line, Column: se.Column, Err: errors.New(se.Msg)}
+	}
+	if it.Line > 0 {
+		return tooLargeAt(it.Line, err)
+	}
+	return err
+}
+
+// tooLargeAt is err, when it says that line n is too large, as an
+// *InputError at that line: input.TooLargeError names the line in its
+// words ("line 2 is larger than 64 MiB"), which after the place said it
+// twice.
+func tooLargeAt(n int, err error) error {
+	if tl, ok := errors.AsType[*input.TooLargeError](err); ok {
+		return &InputError{Line: n, Err: fmt.Errorf("the line is larger than %d MiB", tl.Max>>20)}
 	}
 	return err
 }
@@ -424,6 +443,9 @@ func (a *anonymizer) records(ctx context.Context, rd *capture.Reader, w io.Write
 			st.Torn = append(st.Torn, torn)
 			continue
 		case errors.As(err, new(*capture.LineError)):
+			if tl := tooLargeAt(rd.Line(), unwrapLine(err)); tl != unwrapLine(err) {
+				return tl
+			}
 			return &InputError{Line: rd.Line(), Err: unwrapLine(err)}
 		case err != nil:
 			return err

@@ -217,8 +217,7 @@ func runAnonymize(ctx context.Context, a *cmdutil.App, opts *anonymizeOptions) e
 		}
 		total.Add(st)
 		for _, torn := range st.Torn {
-			fmt.Fprintf(a.Streams.Err, "%s %s: %v; skipped\n",
-				a.ErrColor.Warn.Sprint("warning:"), ctxio.InputName(name), torn)
+			fmt.Fprintf(a.Streams.Err, "%s %s\n", a.ErrColor.Warn.Sprint("warning:"), anonymizeout.Torn(name, torn))
 		}
 		for _, l := range st.Leaks {
 			fmt.Fprintf(a.Streams.Err, "%s %s:%d: still looks like a %s: %s\n",
