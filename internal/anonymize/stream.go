@@ -545,15 +545,20 @@ func (a *anonymizer) record(ctx context.Context, rec *capture.Record, opts Optio
 	if f := rec.Forward; f != nil {
 		f.URL = dropSecretParamsURL(f.URL, dropped)
 	}
-	for name := range dropped {
-		st.Dropped[name]++
-	}
+	answersWere := [2][]byte{answerBytes(rec.Response), forwardBytes(rec.Forward)}
 	a.parts(p, rec)
 	st.count(nil, p)
-	for name, vs := range rec.Headers {
-		if strings.EqualFold(name, "Content-Length") {
-			rec.Headers[name] = []string{strconv.FormatInt(contentLength(vs, len(compressed), len(body)), 10)}
-		}
+	// Each body's Content-Length and digests follow what it became: the
+	// request's, and the answers' of listen and of the receiver behind it.
+	followBody(rec.Headers, compressed, body, dropped)
+	if r := rec.Response; r != nil {
+		followBody(r.Headers, answersWere[0], answerBytes(r), dropped)
+	}
+	if f := rec.Forward; f != nil {
+		followBody(f.Headers, answersWere[1], forwardBytes(f), dropped)
+	}
+	for name := range dropped {
+		st.Dropped[name]++
 	}
 	if opts.Resign != nil {
 		if rec.Headers == nil {
@@ -574,6 +579,38 @@ func (a *anonymizer) record(ctx context.Context, rec *capture.Record, opts Optio
 		st.Resigned++
 	}
 	return nil
+}
+
+// followBody sets the Content-Length of h (contentLength) and its digest
+// headers (redigest) to those of the body is, anonymized from was; a
+// digest it cannot make again is noted in dropped.
+func followBody(h http.Header, was, is []byte, dropped map[string]bool) {
+	for name, vs := range h {
+		if strings.EqualFold(name, "Content-Length") {
+			h[name] = []string{strconv.FormatInt(contentLength(vs, len(was), len(is)), 10)}
+		}
+	}
+	if !bytes.Equal(was, is) {
+		redigest(h, is, dropped)
+	}
+}
+
+// answerBytes and forwardBytes are the bytes an answer's stored body
+// holds (nil for none, or one that does not decode).
+func answerBytes(r *capture.Response) []byte {
+	if r == nil {
+		return nil
+	}
+	b, _ := capture.DecodeBody(r.Body, r.BodyEncoding)
+	return b
+}
+
+func forwardBytes(f *capture.Forward) []byte {
+	if f == nil {
+		return nil
+	}
+	b, _ := capture.DecodeBody(f.Body, f.BodyEncoding)
+	return b
 }
 
 // contentLength is the Content-Length of a body anonymized from was bytes
@@ -640,12 +677,12 @@ func (a *anonymizer) parts(p *pass, rec *capture.Record) {
 	a.headers(p, rec.Headers)
 	if r := rec.Response; r != nil {
 		a.headers(p, r.Headers)
-		r.Body = a.storedBody(p, r.Body, r.BodyEncoding, r.Headers)
+		r.Body, r.BodyEncoding = a.storedBody(p, r.Body, r.BodyEncoding, r.Headers)
 	}
 	if f := rec.Forward; f != nil {
 		f.URL = p.url(f.URL)
 		a.headers(p, f.Headers)
-		f.Body = a.storedBody(p, f.Body, f.BodyEncoding, f.Headers)
+		f.Body, f.BodyEncoding = a.storedBody(p, f.Body, f.BodyEncoding, f.Headers)
 		f.Error = p.message(f.Error)
 	}
 	if j := rec.Rejected; j != nil {
@@ -719,11 +756,14 @@ func forwardedFor(name string) bool {
 
 // storedBody anonymizes a stored answer: JSON as a payload is, anything
 // else (text, or bytes that are not UTF-8) as text; GBK or GB18030 (by
-// contentType, or by its bytes) decoded first and encoded again.
-func (a *anonymizer) storedBody(p *pass, stored, encoding string, h http.Header) string {
+// contentType, or by its bytes) decoded first and encoded again. It
+// returns the body stored again and its encoding, which follows the
+// bytes: text a record stored in base64 (a hand-made one, another
+// tool's) is written back as text, and said so.
+func (a *anonymizer) storedBody(p *pass, stored, encoding string, h http.Header) (string, string) {
 	raw, err := capture.DecodeBody(stored, encoding)
 	if err != nil || len(raw) == 0 {
-		return stored
+		return stored, encoding
 	}
 	// Compressed, it is decompressed first (record refused one that
 	// cannot be) and compressed again.
@@ -735,7 +775,7 @@ func (a *anonymizer) storedBody(p *pass, stored, encoding string, h http.Header)
 	if u, ok := gbText(b, h.Get("Content-Type")); ok {
 		if p.check {
 			a.scanBody(p, u)
-			return stored
+			return stored, encoding
 		}
 		out, repl, err := a.payload(p, u)
 		if err != nil {
@@ -743,14 +783,13 @@ func (a *anonymizer) storedBody(p *pass, stored, encoding string, h http.Header)
 		}
 		p.countFields(repl)
 		if bytes.Equal(out, u) {
-			return stored
+			return stored, encoding
 		}
-		s, _ := capture.EncodeBody(compress(gbEncode(out, u, b), b, raw, enc))
-		return s
+		return capture.EncodeBody(compress(gbEncode(out, u, b), b, raw, enc))
 	}
 	if p.check {
 		a.scanBody(p, b)
-		return stored
+		return stored, encoding
 	}
 	out, repl, err := a.payload(p, b)
 	if err != nil {
@@ -758,10 +797,9 @@ func (a *anonymizer) storedBody(p *pass, stored, encoding string, h http.Header)
 	}
 	p.countFields(repl)
 	if bytes.Equal(out, b) {
-		return stored
+		return stored, encoding
 	}
-	s, _ := capture.EncodeBody(compress(out, b, raw, enc))
-	return s
+	return capture.EncodeBody(compress(out, b, raw, enc))
 }
 
 // scanBody checks a body: as JSON when it is, else as text.

@@ -106,8 +106,12 @@ stand-in. Stand-ins are one to one within a class.
 The remote address, and the client addresses proxies add (X-Forwarded-For),
 become ones of the documentation ranges (loopback stays).
 
-In capture records Content-Length is corrected by what the body gained or
-lost (a body that came cut short still says so), and secret headers
+In capture records each body's Content-Length (the request's, the
+response's and the forward's) is corrected by what the body gained or lost
+(a body that came cut short still says so), its digest headers
+(Content-Digest, Repr-Digest, Digest, Content-MD5) are made again of the
+new body (one naming an algorithm anonymize cannot make is dropped), and
+secret headers
 (credentials, tokens, API keys, signatures: the list listen masks) are
 dropped from the request, the response and the forward, and so are the
 query's credential parameters (?token=, access_token, api_key, sig...). In
