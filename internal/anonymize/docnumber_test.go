@@ -107,3 +107,25 @@ func TestARemarkParametersNameIsReplacedAsAFieldsIs(t *testing.T) {
 		checkAgrees(t, a, q, body, out)
 	}
 }
+
+// A document number the run replaced, written elsewhere in another case
+// (a URL's lower-case path, a name typed by hand), is the same number:
+// its stand-in in that case. Found by an44: data.code CGFP202610160028
+// was replaced, and cgfp202610160028 in a remark of the same payload was
+// left as it was, --check passing it.
+func TestAReplacedNumberInAnotherCaseIsItsStandIn(t *testing.T) {
+	t.Parallel()
+	a := newTestAnonymizer(t, testKey)
+	body := []byte(`{"businessType":4010,"data":{"code":"CGFP202610160028","comments":"","x":"见 /docs/cgfp202610160028 和 Cgfp202610160028，kept: abc123def"}}`)
+	out, _, err := a.Payload(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := a.r.Replace(code, "CGFP202610160028")
+	lower := strings.ToLower(st)
+	want := `"x":"见 /docs/` + lower + ` 和 C` + lower[1:] + `，kept: abc123def"`
+	if !strings.Contains(string(out), want) {
+		t.Errorf("got %s, want %s", out, want)
+	}
+	checkAgrees(t, a, "another case", body, out)
+}

@@ -180,6 +180,21 @@ func (p *pass) between(s string) string {
 				}
 			}
 		}
+		if i >= runEnd && (i == 0 || !wordChar(s[i-1])) {
+			if j, e := d.otherCaseAt(s, i); e != nil {
+				p.tick(j - i)
+				switch {
+				case p.check:
+					p.leak(string(e.class)+" (replaced elsewhere)", s[i:j])
+				default:
+					grow(i)
+					b = append(b, caseLike(s[i:j], e.new)...)
+					p.counts[Echo]++
+					i, runEnd = j, j
+					continue
+				}
+			}
+		}
 		if i >= runEnd && runChar(s[i]) && (i == 0 || !runChar(s[i-1])) {
 			j := i
 			for j < len(s) && runChar(s[j]) {
