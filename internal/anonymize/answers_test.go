@@ -187,3 +187,24 @@ func mustBody(t *testing.T, rec *capture.Record) []byte {
 	}
 	return b
 }
+
+// A query's and a form body's value written again keeps the spelling of
+// its spaces: %20 where the sender wrote %20 (url.QueryEscape writes +).
+// Found by an44: memo=%E5%8F%91...%20044001900111 came out with a + in a
+// byte the run did not replace.
+func TestAQueryValueKeepsItsSpaces(t *testing.T) {
+	t.Parallel()
+	const form = "amount=100&memo=%E5%8F%91%E7%A5%A8%E4%BB%A3%E7%A0%81%20044001900111&note=a+b"
+	rec := &capture.Record{Time: time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC), Remote: "127.0.0.1:40000", Method: "POST",
+		Path: "/h", Query: "businessType=CREATE_PURCHASE_ORDER_INVOICE&remark=%E8%81%94%E7%B3%BB%E4%BA%BA%20%E5%BC%A0%E4%BC%9F",
+		Headers: http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}}
+	rec.SetBody([]byte(form))
+	got := anonymizeRecord(t, rec)
+	body := string(mustBody(t, got))
+	if !strings.HasPrefix(body, "amount=100&memo=%E5%8F%91%E7%A5%A8%E4%BB%A3%E7%A0%81%20") || strings.Contains(body, "044001900111") || !strings.HasSuffix(body, "&note=a+b") {
+		t.Errorf("form body %s", body)
+	}
+	if !strings.HasPrefix(got.Query, "businessType=CREATE_PURCHASE_ORDER_INVOICE&remark=%E8%81%94%E7%B3%BB%E4%BA%BA%20") || strings.Contains(got.Query, "%E5%BC%A0%E4%BC%9F") {
+		t.Errorf("query %s", got.Query)
+	}
+}
