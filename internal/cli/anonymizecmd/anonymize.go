@@ -93,10 +93,9 @@ written in text, its query or fragment: …/ar#acct=1202…), a person's name in
 surname and given name, either order: Zhang Wei, ZHANG Wei, Wei Zhang), a
 person's name in characters after its role (联系人张伟, 经办人：李娜, 经办：李娜) or under a
 field so named (联系人, contactName, handler, createdBy) or, with no role
-before it, in a remark's field (remark, memo, 备注, description, msg,
-意见: 郭涛, 陈静负责,
-货已到，张伟签收; its given name of common characters: 谢谢, 金额已确认 are
-kept), a company's name ending in 有限公司 or 商行 (发票开给杭州恒远机械设备有限公司), a document number after its
+before it, in a remark's field or a body of plain text (remark, memo,
+备注, description, msg, 意见: 郭涛, 陈静负责, 货已到，张伟签收, 请找刘洋处理,
+交给王芳; its given name of common characters: 谢谢, 金额已确认 are kept), a company's name ending in 有限公司 or 商行 (发票开给杭州恒远机械设备有限公司), a document number after its
 label (发票号码：0440…, 发票代码, 单据编号:SKD…, 订单号 PO-2026-000123, invoice no.,
 PO#) or under a field so named (invoiceNo, orderNo, 单据编号, fphm), a QQ number or WeChat id after its
 label or under a field so named (QQ: 123456789, 微信号 wxid_…, vx: …; qq,
