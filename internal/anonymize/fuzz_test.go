@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/input"
 )
 
@@ -69,6 +70,7 @@ func FuzzStream(f *testing.F) {
 	f.Add([]byte(`{"data":{"staffName":"王伟","comments":"138 1234 5678"}}` + "\n"))
 	f.Add([]byte(`[{"data":{"code":"SKD1"}}]`))
 	f.Add([]byte("{\"data\":{}}\n\n{\"data\":{\"staffName\":\"王伟\"}}\r\n"))
+	f.Add([]byte(`{"capture":1,"headers":{"Content-Md5":["x"]},"body":"{\"data\":{\"staffName\":\"王伟\"}}","response":{"status":200,"headers":{"Content-Length":["9"]},"body":"546L5LyfCg==","bodyEncoding":"base64"}}` + "\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		// A fresh anonymizer each time: one shared by every input learnt
 		// them all, so each run re-sorted a dictionary that only grew
@@ -79,8 +81,10 @@ func FuzzStream(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = a.Stream(context.Background(), bytes.NewReader(in), io.Discard, Options{Check: true})
+		var out bytes.Buffer
+		_, err = a.Stream(context.Background(), bytes.NewReader(in), &out, Options{Check: true})
 		if err == nil {
+			readsBack(t, out.Bytes())
 			return
 		}
 		// Where: a record's place (InputError), or the place of an input
@@ -156,4 +160,37 @@ func FuzzRedigest(f *testing.F) {
 			t.Fatalf("%q made again is %q, which made again is %q (%v)", v, once, twice, ok)
 		}
 	})
+}
+
+// readsBack fails t unless out, a Stream's output, reads back as it was
+// written: capture records (when it holds any) whose every body decodes
+// as its bodyEncoding says.
+func readsBack(t *testing.T, out []byte) {
+	t.Helper()
+	if !bytes.HasPrefix(out, []byte(`{"capture":`)) {
+		return
+	}
+	rd := capture.NewReader(bytes.NewReader(out))
+	for {
+		rec, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			t.Fatalf("the output is no capture: %v\n%s", err, out)
+		}
+		if _, err := rec.RequestBody(); err != nil {
+			t.Fatalf("a request body does not decode: %v\n%s", err, out)
+		}
+		if r := rec.Response; r != nil {
+			if _, err := capture.DecodeBody(r.Body, r.BodyEncoding); err != nil {
+				t.Fatalf("a response body does not decode: %v\n%s", err, out)
+			}
+		}
+		if f := rec.Forward; f != nil && f.Body != "" {
+			if _, err := capture.DecodeBody(f.Body, f.BodyEncoding); err != nil {
+				t.Fatalf("a forward body does not decode: %v\n%s", err, out)
+			}
+		}
+	}
 }
