@@ -219,6 +219,10 @@ func (a *anonymizer) stream(ctx context.Context, r io.Reader, w io.Writer, opts 
 	kind, err := rd.Kind()
 	switch {
 	case err != nil:
+		if fe, ok := errors.AsType[*input.FormatError](err); ok && fe.Column > 0 {
+			// Placed as every other error of the input is (name:line:).
+			return st, &InputError{Line: fe.Line, Column: fe.Column, Err: errors.New(fe.Msg)}
+		}
 		return st, err
 	case kind == input.Empty:
 		return st, nil
