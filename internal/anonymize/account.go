@@ -417,6 +417,9 @@ func (p *pass) labelled(name, v string, rest func(string) string) string {
 	if remarkKey(name) {
 		return p.remarkNames(v, rest)
 	}
+	if docKey(name) {
+		return p.labelledDocValue(v, rest)
+	}
 	if !accountKey(name) {
 		return rest(v)
 	}
@@ -451,6 +454,11 @@ func (p *pass) labelledNumber(name, v string) string {
 			}
 			p.counts[chatID]++
 			return p.a.numberStandIn(v, p.a.r.Replace(chatID, v))
+		}
+	}
+	if docKey(name) {
+		if n, ok := p.docNumber(v); ok {
+			return n
 		}
 	}
 	if !accountKey(name) || !accountDigits(v) || p.a.r.dict.isStandIn(v) {

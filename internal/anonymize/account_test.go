@@ -68,7 +68,7 @@ func TestAccountNumbersAfterTheirLabelAreReplaced(t *testing.T) {
 		{"card number and a colon", "card number: 6217 0012 3456 7890 123", "6217 0012 3456 7890 123", "card number: 9999 9999 9999 9999 999"},
 		{"credit card", "paid by credit card 6217001234567890123.", "6217001234567890123", "paid by credit card 9999999999999999999."},
 		// What names nobody stays as it was.
-		{"a card's number written bare, or after other words", "6217001234567890123，单号 6217001234567890123，postcard 6217001234567890123, cards 6217001234567890123, 卡 150000000 元", "", ""},
+		{"a card's number written bare, or after other words", "6217001234567890123，批次 6217001234567890123，postcard 6217001234567890123, cards 6217001234567890123, 卡 150000000 元", "", ""},
 		{"an amount or a date where money is sent", "汇款至 2026-03-18 前，转账至 150000000 元，汇入 1500000000.00，本月汇入 150000000，转入 150000000", "", ""},
 		{"an amount, a serial or a date after a bank's name", "中国银行 1500000000 元，中国银行1500000000.00，工商银行流水号 202603180001234，建设银行 2026-03-18，银行 12345678", "", ""},
 		{"words that end in 行 but name no bank", "进行 1202020209900012345，执行1202020209900012345，发行 1202020209900012345股", "", ""},
@@ -80,7 +80,7 @@ func TestAccountNumbersAfterTheirLabelAreReplaced(t *testing.T) {
 		{"a short number", "账号 12345678", "", ""},
 		{"words in brackets, then an amount", "账户（余额）：150000000 元，账号（见附件）", "", ""},
 		{"a code after it", "账号 100123450910A", "", ""},
-		{"no label", "单号 1001234509100123456", "", ""},
+		{"no label", "批次 1001234509100123456", "", ""},
 		{"the label and words", "账户名称：鼎盛贸易部", "", ""},
 		{"groups of two", "账号 10 01 23 45 09 10", "", ""},
 		{"groups of three, then two", "账号 100 123 450 910 12", "", ""},
@@ -113,7 +113,7 @@ func TestAccountNumbersUnderTheirFieldsNameAreReplaced(t *testing.T) {
 		{"a name under it", "accountName", `"鼎盛贸易部"`, "", ""},
 		{"an amount under it", "account", `"123456789.50"`, "", ""},
 		{"a short number", "账号", `"12345678"`, "", ""},
-		{"no such name", "orderNo", `"1001234509100123456"`, "", ""},
+		{"no such name", "batch", `"1001234509100123456"`, "", ""},
 	})
 }
 
@@ -171,7 +171,7 @@ func TestAccountsAndAddressesInURLParametersAreReplaced(t *testing.T) {
 		{"form-encoded text", "amount=100.00&account_no=3100123456789012", "3100123456789012", "amount=100.00&account_no=9999999999999999"},
 		{"an address cut short", "https://erp.example.cn/ship#deliveryAddr=浙江省杭州市西湖区文三", "西湖区文三", ""},
 		// What names nobody stays as it was.
-		{"other parameters", "https://erp.example.cn/ar?orderNo=1202020209000123456#page=1202020209000123456", "", ""},
+		{"other parameters", "https://erp.example.cn/ar?ref=1202020209000123456#page=1202020209000123456", "", ""},
 		{"a balance or an amount", "https://erp.example.cn/ar?accountBalance=1234567890&account=123456789.50&ipaddr=10.0.0.1", "", ""},
 	}, func(s, want string) bool { return want == "" || matchesForm(s, want) })
 }

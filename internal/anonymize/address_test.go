@@ -77,7 +77,7 @@ func TestStreetAddressesAreReplaced(t *testing.T) {
 		{"a road with a district that is no place", "开发区路演，园区路线，工业区东路，华东区域销售路线，大区张经理路过", nil, "", ""},
 		{"a road and the crossing", "上海市浦东新区张江路口", []string{"浦东新区", "张江路"}, "", "口"},
 		{"a building with no estate", "共3栋楼，小区3栋，花园3栋", nil, "", ""},
-		{"a document number", "单号SKD202603180001号已收", nil, "", ""},
+		{"a document number", "批次SKD202603180001号已收", nil, "", ""},
 		{"a number with no road", "第3号仓库，编号12号", nil, "", ""},
 		{"a bus route", "坐3路12号站", nil, "", ""},
 		{"a road with no door number", "沿人民路直行", nil, "", ""},

@@ -226,3 +226,25 @@ const units = "年月日时分秒元角个件张次天周期位"
 func tokenEdge(c byte) bool {
 	return !wordChar(c) && !strings.ContainsRune(".-_%+@~", rune(c))
 }
+
+// otherCaseAt returns the end of the word of letters and digits at s[i]
+// and the entry of the value the run replaced that it is in another case
+// (cgfp202610160028 of CGFP202610160028, a URL's path lower-casing a
+// document number), or a nil entry. Only a word with a lower-case letter
+// and a digit in it, of minDigitsEcho characters at least, is looked up:
+// identifiers are written so, and most words are not.
+func (d *dict) otherCaseAt(s string, i int) (end int, e *entry) {
+	j, lower, digit := i, false, false
+	for j < len(s) && wordChar(s[j]) {
+		lower = lower || isLower(s[j])
+		digit = digit || isDigit(s[j])
+		j++
+	}
+	if !lower || !digit || j-i < minDigitsEcho {
+		return j, nil
+	}
+	if e = d.m[strings.ToUpper(s[i:j])]; e == nil || !e.orig || e.stand {
+		return j, nil
+	}
+	return j, e
+}

@@ -174,8 +174,9 @@ func inputErr(name string, err error) error {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return err
 	}
+	// Stdin is <stdin>, as the command's warnings and validate name it.
 	if ie, ok := errors.AsType[*InputError](err); ok {
-		return &InputError{Name: name, Line: ie.Line, Column: ie.Column, Err: ie.Err}
+		return &InputError{Name: ctxio.InputName(name), Line: ie.Line, Column: ie.Column, Err: ie.Err}
 	}
-	return &InputError{Name: name, Err: err}
+	return &InputError{Name: ctxio.InputName(name), Err: err}
 }

@@ -24,7 +24,7 @@ func TestIdentityCardsWithAWrongCheckCharacterAreReplaced(t *testing.T) {
 		{"after a colon, a wrong X", "证件号：33010619720101061X", "33010619720101061X", "证件号："},
 		{"in lower case", "id 33010619720101061x ok", "33010619720101061", "id "},
 		{"kept: no birth date", "订单 178456321456789123 已发货", "", ""},
-		{"kept: no province", "单号 990101199003071234", "", ""},
+		{"kept: no province", "批次 990101199003071234", "", ""},
 	}, isCard)
 }
 

@@ -101,10 +101,16 @@ func jsonShaped(s string) bool {
 // bodyText anonymizes a body that is not JSON: as a form's parameters
 // (query), unless it starts as JSON does, broken, where an & or an = is a
 // value's own: read as a form's, they cut the text before the members
-// that label their values.
+// that label their values. Plain text, with no = nor <, is read as a
+// remark too (remarkNames).
 func (p *pass) bodyText(s string) string {
 	if jsonShaped(s) {
 		return p.text(s)
+	}
+	if !strings.ContainsAny(s, "=<") {
+		// Plain text (no form's parameters, no XML): free text as a
+		// remark is, whose names need no role before them.
+		return p.remarkNames(s, p.query)
 	}
 	return p.query(s)
 }

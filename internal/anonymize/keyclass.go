@@ -163,22 +163,47 @@ var doneWords = [...]string{"负责", "经手", "经办", "确认", "签字", "�
 // remarkSeparators end a clause of a remark: a name may start after one.
 const remarkSeparators = " ，,、;；。.!！?？:：/（(）)\n\t\u3000"
 
+// addressWords, in a remark, are followed by the person they address or
+// hand something to: 请找刘洋处理, 交给王芳, 由张伟负责, 联系孙丽. A name
+// after one is read as one at a clause's start is (remarkNameAt).
+var addressWords = [...]string{"请找", "找", "交给", "转交", "转给", "通知", "联系", "告知", "抄送", "发给", "交由", "由", "请", "让"}
+
+// addressWordAt returns the length of the word of addressWords at s[i]
+// (0: none).
+func addressWordAt(s string, i int) int {
+	for _, w := range addressWords {
+		if strings.HasPrefix(s[i:], w) {
+			return len(w)
+		}
+	}
+	return 0
+}
+
 // remarkNames returns v, the value of a field, parameter or header named
 // for a remark, with each person's name in it replaced (see above) and
 // the text between them searched by rest.
 func (p *pass) remarkNames(v string, rest func(string) string) string {
 	w := &claimed{p: p, s: v, rest: rest}
+	d := p.a.r.dict
 	for i := 0; i < len(v); {
 		i = skipRunes(v, i, remarkSeparators)
-		if end := p.a.r.dict.remarkNameAt(v, i); end > 0 {
+		if end := d.remarkNameAt(v, i); end > 0 {
 			w.claim(i, end, personName, v[i:end], false)
 			i = end
 		}
-		// On to the next clause.
+		// On to the next clause, taking the names after a word that
+		// addresses someone on the way.
 		for i < len(v) {
 			r, n := utf8.DecodeRuneInString(v[i:])
 			if strings.ContainsRune(remarkSeparators, r) {
 				break
+			}
+			if k := addressWordAt(v, i); k > 0 {
+				if end := d.remarkNameAt(v, i+k); end > 0 {
+					w.claim(i+k, end, personName, v[i+k:end], false)
+					i = end
+					continue
+				}
 			}
 			i += n
 		}

@@ -14,8 +14,8 @@ type Leak struct {
 	Line int // the output's line (1-based), for NDJSON and captures the record
 	// Kind is "tax id", "mobile number", "landline number", "identity card
 	// number", "bank card number", "bank account number", "street address",
-	// "pinyin name", "email address", "remote address", or a class and "
-	// (replaced elsewhere)".
+	// "pinyin name", "email address", "remote address", "code" (a document
+	// number after its label), or a class and " (replaced elsewhere)".
 	Kind string
 	// Text is the value with its middle masked: the report must not repeat
 	// what it warns about.

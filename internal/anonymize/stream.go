@@ -79,16 +79,20 @@ type InputError struct {
 	Err          error
 }
 
-// Error is name:line:column: message, the input's words terminal-safe.
+// Error is name:line: message, as whsim validate places its findings
+// (the column, when known, starts the message), the input's words
+// terminal-safe. Without a name (Stream's own error, which File names)
+// the place is "line N:".
 func (e *InputError) Error() string {
 	msg := termsafe.Text(e.Err.Error())
+	if e.Column > 0 {
+		msg = fmt.Sprintf("column %d: %s", e.Column, msg)
+	}
 	switch {
-	case e.Name == "" && e.Column > 0:
-		return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, msg)
-	case e.Name == "":
+	case e.Name == "" && e.Line > 0:
 		return fmt.Sprintf("line %d: %s", e.Line, msg)
-	case e.Column > 0:
-		return fmt.Sprintf("%s:%d:%d: %s", e.Name, e.Line, e.Column, msg)
+	case e.Name == "":
+		return msg
 	case e.Line > 0:
 		return fmt.Sprintf("%s:%d: %s", e.Name, e.Line, msg)
 	}
@@ -215,6 +219,10 @@ func (a *anonymizer) stream(ctx context.Context, r io.Reader, w io.Writer, opts 
 	kind, err := rd.Kind()
 	switch {
 	case err != nil:
+		if fe, ok := errors.AsType[*input.FormatError](err); ok && fe.Column > 0 {
+			// Placed as every other error of the input is (name:line:).
+			return st, &InputError{Line: fe.Line, Column: fe.Column, Err: errors.New(fe.Msg)}
+		}
 		return st, err
 	case kind == input.Empty:
 		return st, nil
@@ -234,7 +242,7 @@ func (a *anonymizer) stream(ctx context.Context, r io.Reader, w io.Writer, opts 
 		return st, rd.TooLarge(it)
 	}
 	if err := rd.Check(it); err != nil {
-		return st, placed(err) // not JSON, where: as every command says it
+		return st, placed(it, err) // not JSON, where: as every command says it
 	}
 	doc, decoded := it.Body, []byte(nil)
 	if u, ok := gbText(doc, ""); ok { // a payload in GBK (see gb.go)
@@ -346,7 +354,7 @@ func (a *anonymizer) lines(ctx context.Context, rd *input.Reader, w io.Writer, o
 			return err
 		}
 		if err := rd.Check(it); err != nil {
-			return placed(err) // too large, or not JSON, where
+			return placed(it, err) // too large, or not JSON, where
 		}
 		for ; last < it.Line-1; last++ {
 			bw.WriteByte('\n')
@@ -385,11 +393,26 @@ func (a *anonymizer) lines(ctx context.Context, rd *input.Reader, w io.Writer, o
 	}
 }
 
-// placed is an input's error at its place (input.SyntaxError) as an
-// *InputError, which the file's name is then added to.
-func placed(err error) error {
+// placed is an input's error at its place (input.SyntaxError, or an
+// NDJSON line too large) as an *InputError, which the file's name is then
+// added to.
+func placed(it *input.Item, err error) error {
 	if se, ok := errors.AsType[*input.SyntaxError](err); ok {
 		return &InputError{Line: se.Line, Column: se.Column, Err: errors.New(se.Msg)}
+	}
+	if it.Line > 0 {
+		return tooLargeAt(it.Line, err)
+	}
+	return err
+}
+
+// tooLargeAt is err, when it says that line n is too large, as an
+// *InputError at that line: input.TooLargeError names the line in its
+// words ("line 2 is larger than 64 MiB"), which after the place said it
+// twice.
+func tooLargeAt(n int, err error) error {
+	if tl, ok := errors.AsType[*input.TooLargeError](err); ok {
+		return &InputError{Line: n, Err: fmt.Errorf("the line is larger than %d MiB", tl.Max>>20)}
 	}
 	return err
 }
@@ -424,6 +447,9 @@ func (a *anonymizer) records(ctx context.Context, rd *capture.Reader, w io.Write
 			st.Torn = append(st.Torn, torn)
 			continue
 		case errors.As(err, new(*capture.LineError)):
+			if tl := tooLargeAt(rd.Line(), unwrapLine(err)); tl != unwrapLine(err) {
+				return tl
+			}
 			return &InputError{Line: rd.Line(), Err: unwrapLine(err)}
 		case err != nil:
 			return err
@@ -523,15 +549,20 @@ func (a *anonymizer) record(ctx context.Context, rec *capture.Record, opts Optio
 	if f := rec.Forward; f != nil {
 		f.URL = dropSecretParamsURL(f.URL, dropped)
 	}
-	for name := range dropped {
-		st.Dropped[name]++
-	}
+	answersWere := [2][]byte{answerBytes(rec.Response), forwardBytes(rec.Forward)}
 	a.parts(p, rec)
 	st.count(nil, p)
-	for name, vs := range rec.Headers {
-		if strings.EqualFold(name, "Content-Length") {
-			rec.Headers[name] = []string{strconv.FormatInt(contentLength(vs, len(compressed), len(body)), 10)}
-		}
+	// Each body's Content-Length and digests follow what it became: the
+	// request's, and the answers' of listen and of the receiver behind it.
+	followBody(rec.Headers, compressed, body, dropped)
+	if r := rec.Response; r != nil {
+		followBody(r.Headers, answersWere[0], answerBytes(r), dropped)
+	}
+	if f := rec.Forward; f != nil {
+		followBody(f.Headers, answersWere[1], forwardBytes(f), dropped)
+	}
+	for name := range dropped {
+		st.Dropped[name]++
 	}
 	if opts.Resign != nil {
 		if rec.Headers == nil {
@@ -552,6 +583,38 @@ func (a *anonymizer) record(ctx context.Context, rec *capture.Record, opts Optio
 		st.Resigned++
 	}
 	return nil
+}
+
+// followBody sets the Content-Length of h (contentLength) and its digest
+// headers (redigest) to those of the body is, anonymized from was; a
+// digest it cannot make again is noted in dropped.
+func followBody(h http.Header, was, is []byte, dropped map[string]bool) {
+	for name, vs := range h {
+		if strings.EqualFold(name, "Content-Length") {
+			h[name] = []string{strconv.FormatInt(contentLength(vs, len(was), len(is)), 10)}
+		}
+	}
+	if !bytes.Equal(was, is) {
+		redigest(h, is, dropped)
+	}
+}
+
+// answerBytes and forwardBytes are the bytes an answer's stored body
+// holds (nil for none, or one that does not decode).
+func answerBytes(r *capture.Response) []byte {
+	if r == nil {
+		return nil
+	}
+	b, _ := capture.DecodeBody(r.Body, r.BodyEncoding)
+	return b
+}
+
+func forwardBytes(f *capture.Forward) []byte {
+	if f == nil {
+		return nil
+	}
+	b, _ := capture.DecodeBody(f.Body, f.BodyEncoding)
+	return b
 }
 
 // contentLength is the Content-Length of a body anonymized from was bytes
@@ -618,12 +681,12 @@ func (a *anonymizer) parts(p *pass, rec *capture.Record) {
 	a.headers(p, rec.Headers)
 	if r := rec.Response; r != nil {
 		a.headers(p, r.Headers)
-		r.Body = a.storedBody(p, r.Body, r.BodyEncoding, r.Headers)
+		r.Body, r.BodyEncoding = a.storedBody(p, r.Body, r.BodyEncoding, r.Headers)
 	}
 	if f := rec.Forward; f != nil {
 		f.URL = p.url(f.URL)
 		a.headers(p, f.Headers)
-		f.Body = a.storedBody(p, f.Body, f.BodyEncoding, f.Headers)
+		f.Body, f.BodyEncoding = a.storedBody(p, f.Body, f.BodyEncoding, f.Headers)
 		f.Error = p.message(f.Error)
 	}
 	if j := rec.Rejected; j != nil {
@@ -697,11 +760,14 @@ func forwardedFor(name string) bool {
 
 // storedBody anonymizes a stored answer: JSON as a payload is, anything
 // else (text, or bytes that are not UTF-8) as text; GBK or GB18030 (by
-// contentType, or by its bytes) decoded first and encoded again.
-func (a *anonymizer) storedBody(p *pass, stored, encoding string, h http.Header) string {
+// contentType, or by its bytes) decoded first and encoded again. It
+// returns the body stored again and its encoding, which follows the
+// bytes: text a record stored in base64 (a hand-made one, another
+// tool's) is written back as text, and said so.
+func (a *anonymizer) storedBody(p *pass, stored, encoding string, h http.Header) (string, string) {
 	raw, err := capture.DecodeBody(stored, encoding)
 	if err != nil || len(raw) == 0 {
-		return stored
+		return stored, encoding
 	}
 	// Compressed, it is decompressed first (record refused one that
 	// cannot be) and compressed again.
@@ -713,7 +779,7 @@ func (a *anonymizer) storedBody(p *pass, stored, encoding string, h http.Header)
 	if u, ok := gbText(b, h.Get("Content-Type")); ok {
 		if p.check {
 			a.scanBody(p, u)
-			return stored
+			return stored, encoding
 		}
 		out, repl, err := a.payload(p, u)
 		if err != nil {
@@ -721,14 +787,13 @@ func (a *anonymizer) storedBody(p *pass, stored, encoding string, h http.Header)
 		}
 		p.countFields(repl)
 		if bytes.Equal(out, u) {
-			return stored
+			return stored, encoding
 		}
-		s, _ := capture.EncodeBody(compress(gbEncode(out, u, b), b, raw, enc))
-		return s
+		return capture.EncodeBody(compress(gbEncode(out, u, b), b, raw, enc))
 	}
 	if p.check {
 		a.scanBody(p, b)
-		return stored
+		return stored, encoding
 	}
 	out, repl, err := a.payload(p, b)
 	if err != nil {
@@ -736,10 +801,9 @@ func (a *anonymizer) storedBody(p *pass, stored, encoding string, h http.Header)
 	}
 	p.countFields(repl)
 	if bytes.Equal(out, b) {
-		return stored
+		return stored, encoding
 	}
-	s, _ := capture.EncodeBody(compress(out, b, raw, enc))
-	return s
+	return capture.EncodeBody(compress(out, b, raw, enc))
 }
 
 // scanBody checks a body: as JSON when it is, else as text.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/whsim/whsim/fixtures"
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/spec"
 )
@@ -223,8 +224,11 @@ func TestStreamErrorsSayWhere(t *testing.T) {
 	a := newTestAnonymizer(t, testKey)
 	tests := []struct{ in, want string }{
 		{"{\"data\":{}}\n{\"data\":\n", "line 2"},
-		{"{\"data\":{}}\n{\"data\": x}\n", "line 2, column 10"},
-		{"[\n{\"data\":{}},\n{\"data\" 1}\n]", "line 3, column 9"},
+		{"{\"data\":{}}\n{\"data\": x}\n", "line 2: column 10: "},
+		{"[\n{\"data\":{}},\n{\"data\" 1}\n]", "line 3: column 9: "},
+		// No JSON at all is placed as the rest (found by an44: "line 1,
+		// column 1: not JSON or NDJSON").
+		{"hello world\n", "line 1: column 1: not JSON or NDJSON"},
 		{`{"capture":1,"time":"2026-11-01T00:00:00Z","body":"x","bodyEncoding":"rot13"}` + "\n", "line 1: unknown body encoding"},
 	}
 	for _, tt := range tests {
@@ -799,5 +803,24 @@ func TestInnerBodiesAreCounted(t *testing.T) {
 				t.Errorf("counted %d company names, want 1 (%v)", got, st.Replaced)
 			}
 		})
+	}
+}
+
+// A line over input.Max is said at its line once, as every other error
+// of the input is: found by an44, a capture's said "x.ndjson:2: line 2 is
+// larger than 64 MiB" and NDJSON payloads' "x.ndjson: line 2 is larger
+// than 64 MiB".
+func TestALineTooLargeIsSaidAtItsLine(t *testing.T) {
+	a := newTestAnonymizer(t, testKey)
+	huge := strings.Repeat("x", input.Max+1)
+	rec := string(record(t, allFixtures(t)[0], nil))
+	for _, in := range []string{
+		`{"data":{}}` + "\n" + `{"data":{"comments":"` + huge + `"}}` + "\n",
+		rec + strings.Replace(rec, `"body":"`, `"body":"`+huge, 1),
+	} {
+		_, err := a.File(context.Background(), "-", strings.NewReader(in), io.Discard, target{}, Options{})
+		if want := "<stdin>:2: the line is larger than 64 MiB"; err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("error %v, want %q", err, want)
+		}
 	}
 }

@@ -109,8 +109,10 @@ func (p *pass) freeText(s string) string {
 							return p.companyNames(s, func(s string) string {
 								return p.hanNames(s, func(s string) string {
 									return p.labelledNumbers(s, func(s string) string {
-										return p.chatIDs(s, func(s string) string {
-											return p.pinyinNames(s, p.between)
+										return p.docNumbers(s, func(s string) string {
+											return p.chatIDs(s, func(s string) string {
+												return p.pinyinNames(s, p.between)
+											})
 										})
 									})
 								})
@@ -174,6 +176,21 @@ func (p *pass) between(s string) string {
 					b = append(b, e.new...)
 					p.counts[Echo]++
 					i = j
+					continue
+				}
+			}
+		}
+		if i >= runEnd && (i == 0 || !wordChar(s[i-1])) {
+			if j, e := d.otherCaseAt(s, i); e != nil {
+				p.tick(j - i)
+				switch {
+				case p.check:
+					p.leak(string(e.class)+" (replaced elsewhere)", s[i:j])
+				default:
+					grow(i)
+					b = append(b, caseLike(s[i:j], e.new)...)
+					p.counts[Echo]++
+					i, runEnd = j, j
 					continue
 				}
 			}
@@ -437,8 +454,9 @@ func (p *pass) escaped(s string, query bool) string {
 		return t
 	}
 	unescape, escape := url.PathUnescape, url.PathEscape
+	respell := func(_, escaped string) string { return escaped } // PathEscape writes a space %20, and keeps +
 	if query {
-		unescape, escape = url.QueryUnescape, url.QueryEscape
+		unescape, escape, respell = url.QueryUnescape, url.QueryEscape, spacesLike
 	}
 	var b strings.Builder
 	for start := 0; start < len(t); {
@@ -450,7 +468,7 @@ func (p *pass) escaped(s string, query bool) string {
 		if strings.Contains(run, "%") || query && strings.Contains(run, "+") {
 			if d, err := unescape(run); err == nil && d != run {
 				if nd := p.gbText(d); nd != d {
-					run = escape(nd)
+					run = respell(run, escape(nd))
 				}
 			}
 		}
@@ -468,7 +486,7 @@ func (p *pass) escaped(s string, query bool) string {
 	// Stand-ins are left as they are, so what the runs replaced is not
 	// counted twice.
 	if nd := p.gbText(d); nd != d {
-		return escape(nd)
+		return respell(t, escape(nd))
 	}
 	// Encoded twice (a URL's parameter that was itself encoded, %25E7%258E
 	// for %E7%8E), the text decoded once is still encoded: it is searched
@@ -478,10 +496,22 @@ func (p *pass) escaped(s string, query bool) string {
 		nd := p.escaped(d, query)
 		p.depth--
 		if nd != d {
-			return escape(nd)
+			return respell(t, escape(nd))
 		}
 	}
 	return out
+}
+
+// spacesLike is escaped, a value url.QueryEscape wrote again, with its
+// spaces spelt as orig, the value as it came, spelt them: %20 where it
+// wrote %20 and no +. QueryEscape writes a space +, and a + of the text
+// %2B, so each + of escaped is a space. Only the bytes the run replaced
+// are to change.
+func spacesLike(orig, escaped string) string {
+	if strings.Contains(orig, "%20") && !strings.Contains(orig, "+") {
+		return strings.ReplaceAll(escaped, "+", "%20")
+	}
+	return escaped
 }
 
 // escapeDelimiter reports whether c, written as it stands in
@@ -565,7 +595,7 @@ func (p *pass) query(q string) string {
 // no label reads as one. What changed is encoded again as a whole.
 func (p *pass) labelledParam(name, v string) string {
 	rest := func(v string) string { return p.escaped(v, true) }
-	if !addressKey(name) && !accountKey(name) && !nameKey(name) && !wholeNameKey(name) && p.a.identityKey(name) == "" || !strings.ContainsAny(v, "%+") {
+	if !p.a.labelsParam(name) || !strings.ContainsAny(v, "%+") {
 		return p.labelled(name, v, rest)
 	}
 	d, err := url.QueryUnescape(v)
@@ -573,7 +603,7 @@ func (p *pass) labelledParam(name, v string) string {
 		return p.labelled(name, v, rest)
 	}
 	if nd := p.labelled(name, d, p.gbText); nd != d {
-		return url.QueryEscape(nd)
+		return spacesLike(v, url.QueryEscape(nd))
 	}
 	return v
 }

@@ -41,7 +41,7 @@ func (p *pass) urlParams(s string, rest func(string) string) string {
 		if d, err := url.QueryUnescape(name); err == nil {
 			name = d
 		}
-		if !accountKey(name) && !addressKey(name) && !nameKey(name) && numberKey(name) == "" && !chatKey(name) && !wholeNameKey(name) {
+		if !p.a.labelsParam(name) {
 			continue
 		}
 		end := eq + 1

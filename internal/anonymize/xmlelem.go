@@ -80,5 +80,13 @@ func xmlStartTag(s string, lt int) (string, int) {
 // labelsValue reports whether a field's, a parameter's or an element's
 // name labels its value for labelled.
 func labelsValue(name string) bool {
-	return accountKey(name) || addressKey(name) || nameKey(name) || numberKey(name) != "" || chatKey(name) || remarkKey(name)
+	return accountKey(name) || addressKey(name) || nameKey(name) || numberKey(name) != "" || chatKey(name) || remarkKey(name) || docKey(name)
+}
+
+// labelsParam reports whether a parameter's name (of the call's query, or
+// of a URL or a form written in text) labels its value for labelled, as
+// the same name does a field, a header or an element: the one list for
+// both, so that no label is read in one and missed in the other.
+func (a *anonymizer) labelsParam(name string) bool {
+	return labelsValue(name) || wholeNameKey(name) || a.identityKey(name) != ""
 }

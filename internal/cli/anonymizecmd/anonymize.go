@@ -93,10 +93,11 @@ written in text, its query or fragment: …/ar#acct=1202…), a person's name in
 surname and given name, either order: Zhang Wei, ZHANG Wei, Wei Zhang), a
 person's name in characters after its role (联系人张伟, 经办人：李娜, 经办：李娜) or under a
 field so named (联系人, contactName, handler, createdBy) or, with no role
-before it, in a remark's field (remark, memo, 备注, description, msg,
-意见: 郭涛, 陈静负责,
-货已到，张伟签收; its given name of common characters: 谢谢, 金额已确认 are
-kept), a company's name ending in 有限公司 or 商行 (发票开给杭州恒远机械设备有限公司), a QQ number or WeChat id after its
+before it, in a remark's field or a body of plain text (remark, memo,
+备注, description, msg, 意见: 郭涛, 陈静负责, 货已到，张伟签收, 请找刘洋处理,
+交给王芳; its given name of common characters: 谢谢, 金额已确认 are kept), a company's name ending in 有限公司 or 商行 (发票开给杭州恒远机械设备有限公司), a document number after its
+label (发票号码：0440…, 发票代码, 单据编号:SKD…, 订单号 PO-2026-000123, invoice no.,
+PO#) or under a field so named (invoiceNo, orderNo, 单据编号, fphm), a QQ number or WeChat id after its
 label or under a field so named (QQ: 123456789, 微信号 wxid_…, vx: …; qq,
 wechat), or
 an email address (which becomes one at example.com), is replaced by its
@@ -104,8 +105,12 @@ stand-in. Stand-ins are one to one within a class.
 The remote address, and the client addresses proxies add (X-Forwarded-For),
 become ones of the documentation ranges (loopback stays).
 
-In capture records Content-Length is corrected by what the body gained or
-lost (a body that came cut short still says so), and secret headers
+In capture records each body's Content-Length (the request's, the
+response's and the forward's) is corrected by what the body gained or lost
+(a body that came cut short still says so), its digest headers
+(Content-Digest, Repr-Digest, Digest, Content-MD5) are made again of the
+new body (one naming an algorithm anonymize cannot make is dropped), and
+secret headers
 (credentials, tokens, API keys, signatures: the list listen masks) are
 dropped from the request, the response and the forward, and so are the
 query's credential parameters (?token=, access_token, api_key, sig...). In
@@ -121,7 +126,8 @@ whsim replay --sign standard --secret whsec_... instead.
 value the run replaced that still stands anywhere, or anything that still
 looks like a tax id, a mobile, a landline, an identity-card number, a bank
 card number, a labelled bank account, a street address, a name in pinyin
-or after its role, a labelled QQ number or WeChat id, or an email address. A report of what was replaced goes to stderr.`
+or after its role, a labelled document number, QQ number or WeChat id, or an
+email address. A report of what was replaced goes to stderr.`
 
 // New is whsim anonymize.
 func New(a *cmdutil.App) *cobra.Command {
@@ -145,7 +151,7 @@ func New(a *cmdutil.App) *cobra.Command {
 	f.StringVarP(&opts.Out, "out", "o", "", "write to this file, or into this directory one file per input (default stdout)")
 	_ = cmd.RegisterFlagCompletionFunc("out", cmdutil.CompleteFiles)
 	f.StringVar(&opts.Resign, "resign", "", "sign capture records again with this Standard Webhooks secret (whsec_...); the signatures go stale (timestamp: now), so prefer replay --sign")
-	f.BoolVar(&opts.Check, "check", false, "exit 1 if the output still holds a value the run replaced, or something that looks like a tax id, mobile, landline, identity-card number, bank card number, labelled bank account, street address, name in pinyin or after its role, labelled QQ number or WeChat id, or email address")
+	f.BoolVar(&opts.Check, "check", false, "exit 1 if the output still holds a value the run replaced, or something that looks like a tax id, mobile, landline, identity-card number, bank card number, labelled bank account, street address, name in pinyin or after its role, labelled document number, QQ number or WeChat id, or email address")
 	return cmd
 }
 
@@ -215,8 +221,7 @@ func runAnonymize(ctx context.Context, a *cmdutil.App, opts *anonymizeOptions) e
 		}
 		total.Add(st)
 		for _, torn := range st.Torn {
-			fmt.Fprintf(a.Streams.Err, "%s %s: %v; skipped\n",
-				a.ErrColor.Warn.Sprint("warning:"), ctxio.InputName(name), torn)
+			fmt.Fprintf(a.Streams.Err, "%s %s\n", a.ErrColor.Warn.Sprint("warning:"), anonymizeout.Torn(name, torn))
 		}
 		for _, l := range st.Leaks {
 			fmt.Fprintf(a.Streams.Err, "%s %s:%d: still looks like a %s: %s\n",

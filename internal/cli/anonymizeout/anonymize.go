@@ -11,6 +11,9 @@ import (
 	"strings"
 
 	"github.com/whsim/whsim/internal/anonymize"
+	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/ctxio"
+	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -99,4 +102,12 @@ func (it Interrupted) String() string {
 		fmt.Fprintf(&b, "; wrote %s", termsafe.Text(strings.Join(it.Written, ", ")))
 	}
 	return b.String()
+}
+
+// Torn says a torn capture record that was skipped, at file:line as
+// anonymize's errors and leaks and validate's findings are placed (stdin
+// as <stdin>).
+func Torn(name string, e *capture.TornError) string {
+	return fmt.Sprintf("%s:%d: %s (%s); skipped", termsafe.Text(ctxio.InputName(name)), e.Line,
+		input.TornLine(e.Restarted), termsafe.Text(e.Err.Error()))
 }

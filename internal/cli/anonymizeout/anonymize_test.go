@@ -2,9 +2,11 @@ package anonymizeout
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 
 	"github.com/whsim/whsim/internal/anonymize"
+	"github.com/whsim/whsim/internal/capture"
 )
 
 // Counts over several inputs add up, and the report says them in words,
@@ -64,6 +66,22 @@ func TestInterrupted(t *testing.T) {
 	} {
 		if got := tt.it.String(); got != tt.want {
 			t.Errorf("%+v:\n%s\nwant\n%s", tt.it, got, tt.want)
+		}
+	}
+}
+
+// A torn record is said at file:line, as anonymize's errors and leaks and
+// validate's findings place theirs: found by an44, it said
+// "calls.ndjson: line 3: …", and stdin as <stdin> there but "-" in errors.
+func TestTornRecordIsSaidAtFileAndLine(t *testing.T) {
+	t.Parallel()
+	torn := &capture.TornError{Line: 3, Err: errors.New("unexpected end of JSON input")}
+	for _, tt := range []struct{ name, want string }{
+		{"calls.ndjson", "calls.ndjson:3: the last line is a capture record cut short, as a crash or a full disk while listen wrote it leaves it (unexpected end of JSON input); skipped"},
+		{"-", "<stdin>:3: the last line is a capture record cut short, as a crash or a full disk while listen wrote it leaves it (unexpected end of JSON input); skipped"},
+	} {
+		if got := Torn(tt.name, torn); got != tt.want {
+			t.Errorf("Torn(%q) = %q, want %q", tt.name, got, tt.want)
 		}
 	}
 }
