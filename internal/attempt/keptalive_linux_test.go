@@ -75,7 +75,7 @@ func TestRunCallsSayKeptAlive(t *testing.T) {
 					if tt.closedFirst {
 						// An event, not a clock: a close after the look
 						// before the next call is a race no sender wins.
-						<-srv.closed
+						srv.awaitClosed(t)
 					}
 				}
 				if way == "worker" {

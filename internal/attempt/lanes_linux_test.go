@@ -136,7 +136,7 @@ func TestLanesAnswerAsTheWorker(t *testing.T) {
 						// closed (an event, not a clock): a close that
 						// comes after the look before a call is a race
 						// no sender wins, on either path.
-						<-srv.closed
+						srv.awaitClosed(t)
 					}
 				}
 				if way == "worker" {
