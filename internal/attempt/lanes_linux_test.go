@@ -124,7 +124,7 @@ func TestLanesAnswerAsTheWorker(t *testing.T) {
 					}
 					return tt.answer, tt.close, tt.reset, tt.stall
 				})
-				c, err := newTestClient(ClientOptions{Timeout: 500 * time.Millisecond, Concurrency: 1})
+				c, err := newTestClient(ClientOptions{Timeout: callLimit(tt.stall), Concurrency: 1})
 				if err != nil {
 					t.Fatal(err)
 				}
