@@ -640,7 +640,8 @@ func (d *Deliverer) Deliver(ctx context.Context, req *Request) *Result {
 type bodyBuf struct {
 	b    []byte
 	open atomic.Int32
-	// ctx is the worker's, carrying the hook that counts writes done.
+	// ctx is the worker's; its tries through net/http carry the hook
+	// that counts writes done (netTry).
 	ctx context.Context
 	// actx bounds each attempt, with timer, both reused from one attempt
 	// to the next where Client.Timeout would make a context and a timer
@@ -682,38 +683,131 @@ type bodyBuf struct {
 	// deliveries: the run's report reads it before the next one starts
 	// and keeps none (load.Run).
 	result Result
-	// unfit is set by the GotConn hook when the connection net/http gave
-	// the call was unfit (watchConn); wait bounds that hook's wait (the
-	// attempt's context).
-	unfit bool
-	wait  context.Context
-	// reused is set by the same hook: the call went out on a kept-alive
-	// connection.
-	reused bool
-	// call follows the connections the call is given, for its GetBody.
-	call callConn
+	// try is the worker's last try through net/http, whose hooks the
+	// next reuses once none of them can come any more (netTry.settled).
+	try *netTry
 }
 
 func newBodyBuf(ctx context.Context) *bodyBuf {
-	bb := &bodyBuf{plain: http.Header{"Content-Type": {"application/json"}}}
-	ctx = context.WithValue(ctx, callKey{}, &bb.call)
-	bb.ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+	return &bodyBuf{ctx: ctx, plain: http.Header{"Content-Type": {"application/json"}}}
+}
+
+// netTry is one try of a call through net/http (Deliverer.netAttempt)
+// and what its trace hooks note of it: the connections it was given
+// (call), and whether the one it went out on was unfit or kept alive.
+// net/http runs a try's hooks on goroutines of its own, and may run some
+// after the try's round trip returned: its writer's WroteRequest when
+// the answer came before the write ended, or the write outlived the
+// round trip; its reader's GotFirstResponseByte when it took an answer's
+// first byte just as the try's time limit (or a failed write) closed the
+// connection. Such a hook, run on the state of the worker's next try,
+// ended that try's write with the last one's error (a body sent whole
+// said cut: a 200 failed) and read its connection as net/http handed
+// it over (a data race, found by -race in CI on a loaded machine). So a
+// try's hooks are reused for the next try only once none of them can
+// come (settled): otherwise the next try takes new ones, and a late
+// hook notes into a try no one reads.
+type netTry struct {
+	call callConn
+	// unfit is set by the GotConn hook when the connection net/http gave
+	// the try was unfit (watchConn): closed by the receiver, or holding
+	// bytes no call asked for, before anything of the try was written on
+	// it; or by the try's caller on a kept-alive one found closed as the
+	// try was given it (closedUnanswered). wait bounds that hook's wait
+	// (the attempt's context).
+	unfit bool
+	wait  context.Context
+	// reused is set by the same hook: the try went out on a kept-alive
+	// connection.
+	reused bool
+	// hooks are the try's trace hooks; ctx is parent (an attempt's
+	// context) with hooks and call (callKey), made again only for
+	// another parent: a worker's attempts share one (bodyBuf.start)
+	// until a time limit ends it.
+	hooks       httptrace.ClientTrace
+	parent, ctx context.Context
+	// handed says the try's round trip returned an answer.
+	handed bool
+}
+
+// newNetTry makes a try's hooks; open, when not nil, is the count of its
+// worker's bodies net/http is still writing (bodyBuf.open).
+func newNetTry(open *atomic.Int32) *netTry {
+	nt := &netTry{}
+	nt.hooks = httptrace.ClientTrace{
 		WroteRequest: func(i httptrace.WroteRequestInfo) {
-			bb.open.Add(-1)
-			bb.call.wroteRequest(i.Err)
+			if open != nil {
+				open.Add(-1)
+			}
+			nt.call.wroteRequest(i.Err)
 		},
 		GotConn: func(i httptrace.GotConnInfo) {
-			bb.reused = i.Reused
-			bb.unfit = !fitConn(bb.wait, i)
-			bb.call.got(i)
+			nt.reused = i.Reused
+			nt.unfit = !fitConn(nt.wait, i)
+			nt.call.got(i)
 		},
 		GotFirstResponseByte: func() {
-			bb.call.answered.Store(true)
-			bb.call.wrote()
+			nt.call.answered.Store(true)
+			nt.call.wrote()
 		},
-		PutIdleConn: bb.call.putIdle,
-	})
-	return bb
+		PutIdleConn: nt.call.putIdle,
+	}
+	return nt
+}
+
+// over is parent with the try's hooks and call.
+func (nt *netTry) over(parent context.Context) context.Context {
+	if nt.ctx == nil || nt.parent != parent {
+		// A copy: WithClientTrace composes the hooks it is given with
+		// parent's (a Deliverer's Trace), in place.
+		hooks := nt.hooks
+		nt.parent = parent
+		nt.ctx = httptrace.WithClientTrace(context.WithValue(parent, callKey{}, &nt.call), &hooks)
+	}
+	return nt.ctx
+}
+
+// settled says that no hook of the try can come any more: net/http gave
+// it no connection (no goroutine of net/http's holds it), or its round
+// trip returned an answer (the reader's GotFirstResponseByte came before
+// the answer was handed over) and its write ended (WroteRequest came).
+func (nt *netTry) settled() bool {
+	if !nt.call.had {
+		return true
+	}
+	if !nt.handed {
+		return false
+	}
+	e := nt.call.end.Load()
+	if e == nil {
+		return false
+	}
+	select {
+	case <-e.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// next is the try to make after last (nil: none yet), and the worker's
+// from then on with buf: last itself, made anew, when settled.
+func (buf *bodyBuf) next(last *netTry) *netTry {
+	if last == nil || !last.settled() {
+		last = buf.newTry()
+	}
+	last.unfit, last.reused, last.handed = false, false, false
+	last.call.start()
+	return last
+}
+
+// newTry makes a try's hooks, the worker's from then on with buf.
+func (buf *bodyBuf) newTry() *netTry {
+	if buf == nil {
+		return newNetTry(nil)
+	}
+	buf.try = newNetTry(&buf.open)
+	return buf.try
 }
 
 // fitConn says whether a connection net/http gave a call may carry it: a
@@ -1000,20 +1094,7 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 	var connStart time.Time
 	var connect time.Duration
 	var gotConn bool // GotConn came: connect is the set-up's whole time
-	// unfit: the kept-alive connection net/http gave the call was found
-	// closed by the receiver, or holding bytes no call asked for, before
-	// anything of the call was written on it (watchConn).
-	unfit, reused := new(bool), new(bool)
-	var call *callConn
-	if buf != nil {
-		unfit, reused, call = &buf.unfit, &buf.reused, &buf.call
-		buf.wait = actx
-	} else {
-		call = new(callConn)
-		actx = context.WithValue(actx, callKey{}, call)
-	}
-	switch {
-	case d.Trace || buf == nil:
+	if d.Trace || buf == nil {
 		// GetConn to GotConn: the wait for a connection, which on a new
 		// one is its dial and handshake (a kept-alive one counts nothing).
 		actx = httptrace.WithClientTrace(actx, &httptrace.ClientTrace{
@@ -1023,33 +1104,18 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 				if !i.Reused && !connStart.IsZero() {
 					connect = time.Since(connStart)
 				}
-				if buf == nil {
-					*reused = i.Reused
-					*unfit = !fitConn(actx, i)
-					call.got(i)
-				}
-			},
-			GotFirstResponseByte: func() {
-				if buf == nil {
-					call.answered.Store(true)
-					call.wrote()
-				}
-			},
-			PutIdleConn: func(err error) {
-				if buf == nil {
-					call.putIdle(err)
-				}
-			},
-			WroteRequest: func(i httptrace.WroteRequestInfo) {
-				if buf == nil {
-					call.wroteRequest(i.Err)
-				}
 			},
 		})
 	}
 	start := time.Now()
 	var resp *http.Response
 	var err error
+	// The try made last, whose hooks the next reuses when none of them
+	// can come any more (netTry).
+	var nt *netTry
+	if buf != nil {
+		nt = buf.try
+	}
 	// A call refused on an unfit connection went out on none: it is made
 	// again, on another, within the same attempt (a few times at most, for
 	// a receiver that closes every connection it answers on). Each unfit
@@ -1062,9 +1128,10 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 	// every one the last goes out on a new connection.
 	tries := unfitTries(d.Client.Transport)
 	for try := 0; ; try++ {
-		*unfit, *reused = false, false
-		call.start()
-		hr := base.WithContext(actx)
+		nt = buf.next(nt)
+		nt.wait = actx
+		call := &nt.call
+		hr := base.WithContext(nt.over(actx))
 		hr.Header = h
 		// net/http ends a connection after its answer for Close, not for
 		// the header alone; RFC 9112 (9.6) has a client that sent close
@@ -1084,10 +1151,10 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 		}
 		if direct {
 			resp, err = tr.RoundTrip(hr)
-			if err != nil && closedUnanswered(err, *reused) {
-				*unfit = true
+			if err != nil && closedUnanswered(err, nt.reused) {
+				nt.unfit = true
 			}
-			if err != nil && !*unfit {
+			if err != nil && !nt.unfit {
 				if d.pause != nil {
 					d.pause(actx)
 				}
@@ -1098,14 +1165,16 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 			}
 		} else {
 			resp, err = d.Client.Do(hr)
-			if err != nil && closedUnanswered(err, *reused) {
-				*unfit = true
+			if err != nil && closedUnanswered(err, nt.reused) {
+				nt.unfit = true
 			}
 		}
-		if err == nil || !*unfit || try == tries || actx.Err() != nil {
+		nt.handed = err == nil
+		if err == nil || !nt.unfit || try == tries || actx.Err() != nil {
 			break
 		}
 	}
+	call, reused := &nt.call, nt.reused
 	if err == nil {
 		// net/http takes "+20" and "099" for statuses, and "HTTP/2.0" or
 		// "HTTP/0.9" for an HTTP/1 answer's version; an answer is HTTP/1.x
@@ -1150,7 +1219,7 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 		if kind == KindInterrupted && ctx.Err() == nil {
 			kind = KindTimeout // the client's own deadline
 		}
-		closedAsSent := *reused && staleErr(err)
+		closedAsSent := reused && staleErr(err)
 		// On a new connection too: a receiver that reads the call and
 		// resets may have taken it. Whether it could have is what went
 		// out, not whether the connection was kept alive.

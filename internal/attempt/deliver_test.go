@@ -660,7 +660,7 @@ func TestKeptAlive408IsSentAgain(t *testing.T) {
 			next := func(r *Result) {
 				got = append(got, r)
 				if r.Last().Status == http.StatusRequestTimeout {
-					<-srv.closed
+					srv.awaitClosed(t)
 				}
 			}
 			if p.worker {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 )
 
 // A run's calls say whether they went out on a connection kept alive from
@@ -54,7 +53,7 @@ func TestRunCallsSayKeptAlive(t *testing.T) {
 					}
 					return tt.later, tt.close, false, tt.hold
 				})
-				c, err := newTestClient(ClientOptions{Timeout: 2 * time.Second, Concurrency: 1})
+				c, err := newTestClient(ClientOptions{Timeout: callLimit(tt.hold), Concurrency: 1})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -75,7 +74,7 @@ func TestRunCallsSayKeptAlive(t *testing.T) {
 					if tt.closedFirst {
 						// An event, not a clock: a close after the look
 						// before the next call is a race no sender wins.
-						<-srv.closed
+						srv.awaitClosed(t)
 					}
 				}
 				if way == "worker" {

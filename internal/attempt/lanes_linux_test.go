@@ -124,7 +124,7 @@ func TestLanesAnswerAsTheWorker(t *testing.T) {
 					}
 					return tt.answer, tt.close, tt.reset, tt.stall
 				})
-				c, err := newTestClient(ClientOptions{Timeout: 500 * time.Millisecond, Concurrency: 1})
+				c, err := newTestClient(ClientOptions{Timeout: callLimit(tt.stall), Concurrency: 1})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -136,7 +136,7 @@ func TestLanesAnswerAsTheWorker(t *testing.T) {
 						// closed (an event, not a clock): a close that
 						// comes after the look before a call is a race
 						// no sender wins, on either path.
-						<-srv.closed
+						srv.awaitClosed(t)
 					}
 				}
 				if way == "worker" {

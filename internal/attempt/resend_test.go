@@ -97,7 +97,7 @@ func TestNetHTTPSendsNoUncountedCopy(t *testing.T) {
 							t.Errorf("a call to a receiver that closed the connection after the last answer: %+v", r.Attempts)
 							return
 						}
-						<-srv.closed // the next call starts once the receiver has closed
+						srv.awaitClosed(t) // the next call starts once the receiver has closed
 					}
 					if p.worker {
 						pool := templates("A", 1)
@@ -309,7 +309,7 @@ func TestTLSClosedConnectionFoundBeforeTheCall(t *testing.T) {
 			t.Logf("a call after the receiver closed its connection: %+v", r.Attempts)
 			continue
 		}
-		<-srv.closed
+		srv.awaitClosed(t)
 	}
 	if failed > 0 {
 		t.Errorf("%d of %d calls failed on a connection the receiver had closed", failed, calls)

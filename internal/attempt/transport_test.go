@@ -84,7 +84,7 @@ func TestTransportTakesOnlyFramedAnswers(t *testing.T) {
 				next := func(r *Result) {
 					got = append(got, r.Last())
 					if tt.hangUp && r.Last().Status != 0 {
-						<-srv.closed // the next call starts once the receiver has closed
+						srv.awaitClosed(t) // the next call starts once the receiver has closed
 					}
 				}
 				if p.worker {
