@@ -13,16 +13,8 @@ import (
 // reading, so net/http's reader, which may be waiting on the socket,
 // still reads what came. false when it cannot look.
 func peerClosed(c net.Conn) bool {
-	sc, ok := c.(syscall.Conn)
-	if !ok {
-		return false
-	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
-		return false
-	}
 	closed := false
-	rc.Control(func(fd uintptr) {
+	onSocket(c, func(fd uintptr) {
 		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLRDHUP}}
 		for {
 			_, err := unix.Poll(fds, 0)
@@ -40,16 +32,8 @@ func peerClosed(c net.Conn) bool {
 // (POLLHUP with POLLERR: its RST came; a FIN alone shows neither), and
 // says whether it was. It reads nothing. false when it cannot look.
 func waitReset(c net.Conn, d time.Duration) bool {
-	sc, ok := c.(syscall.Conn)
-	if !ok {
-		return false
-	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
-		return false
-	}
 	reset := false
-	rc.Control(func(fd uintptr) {
+	onSocket(c, func(fd uintptr) {
 		deadline := time.Now().Add(d)
 		for {
 			left := time.Until(deadline)
@@ -66,4 +50,18 @@ func waitReset(c net.Conn, d time.Duration) bool {
 		}
 	})
 	return reset
+}
+
+// onSocket runs f with c's socket descriptor, when c has one to look at
+// (a syscall.Conn); f does not run otherwise.
+func onSocket(c net.Conn, f func(fd uintptr)) {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return
+	}
+	_ = rc.Control(f)
 }
