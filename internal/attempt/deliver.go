@@ -728,6 +728,22 @@ type netTry struct {
 	parent, ctx context.Context
 	// handed says the try's round trip returned an answer.
 	handed bool
+	// bodies counts the try's bodies counted open (bodyBuf.reader) whose
+	// write net/http has not yet said ended.
+	bodies atomic.Int32
+}
+
+// takeOne takes one off n unless it is 0, and says whether it did.
+func takeOne(n *atomic.Int32) bool {
+	for {
+		v := n.Load()
+		if v <= 0 {
+			return false
+		}
+		if n.CompareAndSwap(v, v-1) {
+			return true
+		}
+	}
 }
 
 // newNetTry makes a try's hooks; open, when not nil, is the count of its
@@ -736,7 +752,10 @@ func newNetTry(open *atomic.Int32) *netTry {
 	nt := &netTry{}
 	nt.hooks = httptrace.ClientTrace{
 		WroteRequest: func(i httptrace.WroteRequestInfo) {
-			if open != nil {
+			// A body of this try's was counted open (reader), one for
+			// each write: a call without a body counted none, and its
+			// write takes none off (not another try's body's).
+			if open != nil && takeOne(&nt.bodies) {
 				open.Add(-1)
 			}
 			nt.call.wroteRequest(i.Err)
@@ -873,10 +892,11 @@ func (bb *bodyBuf) release() {
 	}
 }
 
-// reader returns a body over body, counted open until the transport has
-// written it (or failed to). Without bb nothing is counted.
-func (bb *bodyBuf) reader(body []byte) io.ReadCloser {
+// reader returns a body over body for try nt, counted open until the
+// transport has written it (or failed to). Without bb nothing is counted.
+func (bb *bodyBuf) reader(body []byte, nt *netTry) io.ReadCloser {
 	if bb != nil {
+		nt.bodies.Add(1)
 		bb.open.Add(1)
 	}
 	return io.NopCloser(bytes.NewReader(body))
@@ -1138,15 +1158,16 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 		// send nothing more on that connection.
 		hr.Close = asksClose(h)
 		if len(body) > 0 {
-			hr.Body = buf.reader(body)
+			hr.Body = buf.reader(body, nt)
 			// net/http asks for the body again to make the call again
 			// on its own, or to follow a redirect: call refuses the
 			// former once some of the call went out.
+			this := nt
 			hr.GetBody = func() (io.ReadCloser, error) {
 				if err := call.resend(); err != nil {
 					return nil, err
 				}
-				return buf.reader(body), nil
+				return buf.reader(body, this), nil
 			}
 		}
 		if direct {
