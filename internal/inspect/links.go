@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	"net/http"
 	"slices"
+	"time"
 
 	"github.com/whsim/whsim/internal/jsonlex"
 	"github.com/whsim/whsim/internal/receiver"
@@ -149,7 +150,7 @@ func (l *linker) link(c *call) {
 		c.PrevDoc, _ = l.docs.Put(c.doc, c.ID)
 	}
 	if f := c.Record.Forward; f != nil && f.Error == "" {
-		c.Flags = l.judge.Judge(c.RequestID, c.Verdict == "invalid", f.Status)
+		c.Flags = l.judge.Judge(c.RequestID, c.Verdict == "invalid", f.Status, c.Record.Time)
 	}
 }
 
@@ -188,7 +189,7 @@ func flagsOf(bits uint8, c *call) []receiver.Flag {
 	}
 	j := receiver.NewForwarded()
 	if bits&flagDuplicate != 0 {
-		j.Judge(c.RequestID, false, http.StatusOK) // accepted before
+		j.Judge(c.RequestID, false, http.StatusOK, time.Time{}) // accepted before
 	}
-	return j.Judge(c.RequestID, c.Verdict == "invalid", f.Status)
+	return j.Judge(c.RequestID, c.Verdict == "invalid", f.Status, c.Record.Time)
 }

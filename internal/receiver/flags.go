@@ -2,6 +2,7 @@ package receiver
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/whsim/whsim/internal/recent"
 	"github.com/whsim/whsim/internal/reqid"
@@ -30,22 +31,25 @@ const maxRemembered = 1 << 16
 // to it (listen --forward-to), the way check judges its cases: an invalid
 // call accepted, a re-delivery refused. It is used from one goroutine.
 type Forwarded struct {
-	// accepted holds the requestIds the receiver answered 2xx: only
-	// their re-deliveries are judged. One it refused every time (a
-	// receiver down answers each retry 500) is a call refused, not a
-	// re-delivery refused.
-	accepted *recent.Map[string, struct{}]
+	// accepted holds the requestIds the receiver answered 2xx, with
+	// when the first call so answered came: only their re-deliveries are
+	// judged. One it refused every time (a receiver down answers each
+	// retry 500) is a call refused, not a re-delivery refused.
+	accepted *recent.Map[string, time.Time]
 }
 
 // NewForwarded returns a judge that has seen no call yet.
 func NewForwarded() *Forwarded {
-	return &Forwarded{accepted: recent.New[string, struct{}](maxRemembered)}
+	return &Forwarded{accepted: recent.New[string, time.Time](maxRemembered)}
 }
 
 // Judge takes one forwarded call: its requestId ("" when it has none),
-// whether the validator fails it, and the receiver's status (0 when it
-// gave none). It returns the flags the answer earns, none when it is right.
-func (f *Forwarded) Judge(requestID string, invalid bool, status int) []Flag {
+// whether the validator fails it, the receiver's status (0 when it gave
+// none) and when the call came. It returns the flags the answer earns,
+// none when it is right. Calls may be judged out of the order they came
+// in (a fault's call is judged once its later copy is answered): a call is
+// the re-delivery only of one accepted that came before it.
+func (f *Forwarded) Judge(requestID string, invalid bool, status int, came time.Time) []Flag {
 	var flags []Flag
 	if invalid && is2xx(status) {
 		flags = append(flags, Flag{RejectsMalformed, fmt.Sprintf(
@@ -55,7 +59,8 @@ func (f *Forwarded) Judge(requestID string, invalid bool, status int) []Flag {
 		return flags
 	}
 	key := reqid.Kept(requestID) // a sender's long id, not kept whole
-	if _, before := f.accepted.Get(key); before {
+	acceptedCame, accepted := f.accepted.Get(key)
+	if accepted && !acceptedCame.After(came) {
 		if status != 0 && !is2xx(status) && !invalid {
 			flags = append(flags, Flag{Duplicates, fmt.Sprintf(
 				"requestId %s was accepted before (2xx) and this re-delivery got %d: a re-delivered call must be accepted again", requestID, status)})
@@ -63,7 +68,7 @@ func (f *Forwarded) Judge(requestID string, invalid bool, status int) []Flag {
 		return flags
 	}
 	if is2xx(status) {
-		f.accepted.Put(key, struct{}{})
+		f.accepted.Put(key, came) // the first to come of those accepted
 	}
 	return flags
 }

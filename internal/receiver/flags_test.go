@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestForwarded(t *testing.T) {
@@ -41,7 +42,7 @@ func TestForwarded(t *testing.T) {
 			f := NewForwarded()
 			for i, c := range tt.calls {
 				var got []string
-				for _, fl := range f.Judge(c.id, c.invalid, c.status) {
+				for _, fl := range f.Judge(c.id, c.invalid, c.status, time.Unix(int64(i+1), 0)) {
 					if fl.Reason == "" {
 						t.Errorf("call %d: flag %s has no reason", i+1, fl.Check)
 					}
@@ -59,15 +60,15 @@ func TestForwarded(t *testing.T) {
 func TestForwardedForgetsOldest(t *testing.T) {
 	f := NewForwarded()
 	for i := range maxRemembered + 1 {
-		f.Judge(strconv.Itoa(i), false, 200)
+		f.Judge(strconv.Itoa(i), false, 200, time.Unix(1, 0))
 	}
 	if f.accepted.Len() != maxRemembered {
 		t.Fatalf("remembers %d ids, want %d", f.accepted.Len(), maxRemembered)
 	}
-	if flags := f.Judge("0", false, 409); len(flags) != 0 {
+	if flags := f.Judge("0", false, 409, time.Unix(2, 0)); len(flags) != 0 {
 		t.Errorf("the oldest id is still remembered: %v", flags)
 	}
-	if flags := f.Judge("2", false, 409); len(flags) != 1 {
+	if flags := f.Judge("2", false, 409, time.Unix(2, 0)); len(flags) != 1 {
 		t.Errorf("a recent id is forgotten: %v", flags)
 	}
 }
@@ -86,7 +87,7 @@ func TestForwardedKeepsNoLongID(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	for i := range ids {
-		f.Judge(longID(byte('A'+i)), false, 200)
+		f.Judge(longID(byte('A'+i)), false, 200, time.Unix(1, 0))
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
@@ -94,4 +95,40 @@ func TestForwardedKeepsNoLongID(t *testing.T) {
 		t.Errorf("after %d requestIds of 1 MiB, Forwarded holds %d bytes more, want at most 1 MiB: it keeps the ids whole", ids, grew)
 	}
 	runtime.KeepAlive(f)
+}
+
+// Calls judged out of the order they came (listen judges a fault's call
+// once its later copy is answered, after calls that came behind it): a
+// call is the re-delivery only of one accepted that came before it. The
+// first call, refused, judged after its retry was accepted, was flagged
+// "accepted before (2xx) and this re-delivery got 409".
+func TestForwardedJudgedOutOfOrder(t *testing.T) {
+	type call struct {
+		came   int64 // when it came
+		status int
+		want   string
+	}
+	tests := []struct {
+		name  string
+		calls []call // in the order judged
+	}{
+		{"the first, refused, judged after its accepted retry", []call{{2, 200, ""}, {1, 409, ""}}},
+		{"then a later re-delivery refused", []call{{2, 200, ""}, {1, 409, ""}, {3, 409, Duplicates}}},
+		{"an earlier accepted call judged late moves the first acceptance", []call{{3, 200, ""}, {1, 200, ""}, {2, 409, Duplicates}}},
+		{"in order", []call{{1, 200, ""}, {2, 409, Duplicates}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := NewForwarded()
+			for i, c := range tt.calls {
+				var got []string
+				for _, fl := range f.Judge("a", false, c.status, time.Unix(c.came, 0)) {
+					got = append(got, fl.Check)
+				}
+				if strings.Join(got, ",") != c.want {
+					t.Errorf("judged %d (came %d, got %d): flags %v, want %q", i+1, c.came, c.status, got, c.want)
+				}
+			}
+		})
+	}
 }
