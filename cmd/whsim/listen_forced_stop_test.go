@@ -194,7 +194,7 @@ func TestListenForcedStopCutsAFaultCopy(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	errs.waitLine(t, "stopping: waiting for ")
+	errs.waitLine(t, "stopping: waiting for 1 copy a fault sends after its call's answer to be answered by the receiver (up to ")
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}

@@ -155,8 +155,9 @@ type CutShort struct {
 func (e *CutShort) Error() string { return e.Err.Error() }
 func (e *CutShort) Unwrap() error { return e.Err }
 
-// InFlight is how many calls' handlers run now.
-func (s *server) InFlight() int64 { return s.handlers.n.Load() + s.copies.n.Load() }
+// InFlight is how many calls' handlers run now, and how many copies a
+// fault sends after their calls' answers are still out.
+func (s *server) InFlight() (calls, copies int64) { return s.handlers.n.Load(), s.copies.n.Load() }
 
 // Listen binds addr (":0" picks a free port) so that the address is known,
 // and connections queue, before Serve runs.

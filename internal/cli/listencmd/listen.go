@@ -595,7 +595,22 @@ type listener interface {
 	HookURL(path string) string
 	Serves(ctx context.Context, u *url.URL) bool
 	ServeGrace(ctx context.Context, now <-chan struct{}) error
-	InFlight() int64
+	InFlight() (calls, copies int64)
+}
+
+// awaited says what the stop waits for: the calls in flight to be
+// answered, or a fault's copies sent after their calls' answers (every
+// sender answered already), or both.
+func awaited(calls, copies int64) string {
+	copiesOut := fmt.Sprintf("%d %s a fault sends after %s to be answered by the receiver",
+		copies, term.Plural(int(copies), "copy", "copies"), term.Plural(int(copies), "its call's answer", "their calls' answers"))
+	switch {
+	case copies == 0:
+		return "the calls in flight to be answered"
+	case calls == 0:
+		return copiesOut
+	}
+	return "the calls in flight to be answered, and " + copiesOut
 }
 
 // stopNotice is how long the stop may wait on calls in flight before
@@ -626,15 +641,16 @@ func (r *listenSession) serve(ctx context.Context, srv listener) error {
 			case <-served:
 				return
 			case <-notice.C:
-				if srv.InFlight() == 0 {
+				calls, copies := srv.InFlight()
+				if calls == 0 && copies == 0 {
 					// The stop waits on no call (an idle HTTP/2
 					// connection taking its GOAWAY, a head still
 					// arriving): nothing to say yet.
 					notice.Reset(stopNotice)
 					continue
 				}
-				fmt.Fprintf(errw, "%s waiting for the calls in flight to be answered (up to %s); %s to stop at once\n",
-					pal.Warn.Sprint("stopping:"), r.opts.limits.ShutdownTimeout, stopAtOnce)
+				fmt.Fprintf(errw, "%s waiting for %s (up to %s); %s to stop at once\n",
+					pal.Warn.Sprint("stopping:"), awaited(calls, copies), r.opts.limits.ShutdownTimeout, stopAtOnce)
 			case <-again.Done():
 				close(now)
 				return

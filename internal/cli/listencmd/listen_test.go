@@ -489,3 +489,22 @@ func TestInspectorMissedSaysWhere(t *testing.T) {
 		}
 	}
 }
+
+// The stop's notice says what it waits for: with only a fault's copies
+// out (every sender answered), it said "waiting for the calls in flight
+// to be answered", of calls that were (found by fw44).
+func TestAwaitedSaysWhatTheStopWaitsFor(t *testing.T) {
+	for _, tt := range []struct {
+		calls, copies int64
+		want          string
+	}{
+		{1, 0, "the calls in flight to be answered"},
+		{0, 1, "1 copy a fault sends after its call's answer to be answered by the receiver"},
+		{0, 3, "3 copies a fault sends after their calls' answers to be answered by the receiver"},
+		{2, 1, "the calls in flight to be answered, and 1 copy a fault sends after its call's answer to be answered by the receiver"},
+	} {
+		if got := awaited(tt.calls, tt.copies); got != tt.want {
+			t.Errorf("awaited(%d, %d) = %q, want %q", tt.calls, tt.copies, got, tt.want)
+		}
+	}
+}
