@@ -696,22 +696,8 @@ func TestFaultLaterCopiesDoNotHoldTheAnswer(t *testing.T) {
 	} {
 		t.Run(tt.spec, func(t *testing.T) {
 			t.Parallel()
-			answered := make(chan struct{}) // the sender has its answer
-			var calls atomic.Int32
-			var heldTooLong atomic.Bool
-			backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				io.Copy(io.Discard, r.Body)
-				if calls.Add(1) > 1 {
-					select {
-					case <-answered:
-					case <-time.After(10 * time.Second): // a bound, not the assertion
-						heldTooLong.Store(true)
-					}
-				}
-				io.WriteString(w, "ok\n")
-			}))
-			defer backend.Close()
-			u, _ := url.Parse(backend.URL)
+			h := newHoldingBackend(t)
+			answered, calls, heldTooLong, u := h.answered, &h.calls, &h.heldTooLong, h.url
 			rec := &wordsAtWrite{}
 			srv, obs, _ := start(t, Config{ForwardTo: u, Faults: mustFaults(t, tt.spec), Capture: rec})
 			resp := post(t, srv, ev, faultBody)
@@ -758,22 +744,8 @@ func (w *wordsAtWrite) Write(r *capture.Record) (int64, error) {
 // still out.
 func TestFaultBurstAnswersTheFirstToCome(t *testing.T) {
 	t.Parallel()
-	answered := make(chan struct{}) // the sender has its answer
-	var calls atomic.Int32
-	var heldTooLong atomic.Bool
-	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		if calls.Add(1) > 1 {
-			select {
-			case <-answered:
-			case <-time.After(10 * time.Second): // a bound, not the assertion
-				heldTooLong.Store(true)
-			}
-		}
-		io.WriteString(w, "ok\n")
-	}))
-	defer backend.Close()
-	u, _ := url.Parse(backend.URL)
+	h := newHoldingBackend(t)
+	answered, heldTooLong, u := h.answered, &h.heldTooLong, h.url
 	rec := &wordsAtWrite{}
 	srv, obs, _ := start(t, Config{ForwardTo: u, Faults: mustFaults(t, "burst=1:3"), Capture: rec})
 	resp := post(t, srv, ev, faultBody)
@@ -890,4 +862,33 @@ type hangUpAtWrite struct{ hangUp context.CancelFunc }
 func (h *hangUpAtWrite) Write(*capture.Record) (int64, error) {
 	h.hangUp()
 	return 0, nil
+}
+
+// holdingBackend is a receiver that answers its first call at once and
+// holds each later one until answered is closed (the test has the
+// sender's answer), or past a bound, which heldTooLong then says: a
+// listen that waited for those calls fails its test, not hangs it.
+type holdingBackend struct {
+	answered    chan struct{}
+	calls       atomic.Int32
+	heldTooLong atomic.Bool
+	url         *url.URL
+}
+
+func newHoldingBackend(t *testing.T) *holdingBackend {
+	h := &holdingBackend{answered: make(chan struct{})}
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		if h.calls.Add(1) > 1 {
+			select {
+			case <-h.answered:
+			case <-time.After(10 * time.Second): // a bound, not the assertion
+				h.heldTooLong.Store(true)
+			}
+		}
+		io.WriteString(w, "ok\n")
+	}))
+	t.Cleanup(backend.Close)
+	h.url, _ = url.Parse(backend.URL)
+	return h
 }
