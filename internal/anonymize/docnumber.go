@@ -7,8 +7,8 @@ import (
 
 // A document number the spec marks (spec.DocumentNumber: an invoice's
 // numbers, a receipt's, an item's order) is replaced in its field, and
-// found again anywhere the run met it. One that only ever stands in text is known by its label
-// alone: a remark's 发票号码：04400190011112345678, 发票代码 044001900111,
+// found again anywhere the run met it. One that only ever stands in text
+// is known by its label alone: a remark's 发票号码：04400190011112345678, 发票代码 044001900111,
 // 单据编号:SKD202612070001, 订单号 PO-2026-000123, invoice no. 12345678,
 // PO#4500012345; or a field, query parameter, header or XML element so
 // named (invoiceNo, orderNumber, 发票号码, 单据编号, fphm). It becomes a
