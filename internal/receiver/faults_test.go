@@ -769,12 +769,7 @@ func TestFaultBurstAnswersTheFirstToCome(t *testing.T) {
 // whose they were is said truly.
 func TestFaultLostAnswerCutSaysTheSenderGotNone(t *testing.T) {
 	t.Parallel()
-	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		io.WriteString(w, strings.Repeat("x", 40))
-	}))
-	defer backend.Close()
-	u, _ := url.Parse(backend.URL)
+	u := answersOver16(t)
 	srv, _, mem := start(t, Config{ForwardTo: u, Faults: mustFaults(t, "lose-answer=1"), MaxBody: 16})
 	if resp := post(t, srv, ev, `{}`); resp.StatusCode != http.StatusGatewayTimeout {
 		t.Fatalf("the sender got %d, want 504", resp.StatusCode)
@@ -791,12 +786,7 @@ func TestFaultLostAnswerCutSaysTheSenderGotNone(t *testing.T) {
 // recorded: its sender got listen's 500, and no record holds the answer.
 func TestForwardCutUnrecordedSaysTheSenderGotNone(t *testing.T) {
 	t.Parallel()
-	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		io.WriteString(w, strings.Repeat("x", 40))
-	}))
-	defer backend.Close()
-	u, _ := url.Parse(backend.URL)
+	u := answersOver16(t)
 	full := &memRecorder{err: errors.New("write calls.ndjson: no space left on device")}
 	srv, obs, _ := start(t, Config{ForwardTo: u, MaxBody: 16, Capture: full})
 	if resp := post(t, srv, ev, `{}`); resp.StatusCode != http.StatusInternalServerError {
@@ -891,4 +881,16 @@ func newHoldingBackend(t *testing.T) *holdingBackend {
 	t.Cleanup(backend.Close)
 	h.url, _ = url.Parse(backend.URL)
 	return h
+}
+
+// answersOver16 is a receiver that answers every call with 40 bytes, over
+// the tests' 16-byte --max-body.
+func answersOver16(t *testing.T) *url.URL {
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		io.WriteString(w, strings.Repeat("x", 40))
+	}))
+	t.Cleanup(backend.Close)
+	u, _ := url.Parse(backend.URL)
+	return u
 }
