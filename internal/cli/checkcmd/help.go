@@ -40,7 +40,9 @@ line with their count; -v lists them and shows the answer's headers too, as
 send -v does.
 
 A receiver that stops answering (refused or reset 3 calls in a row, or no
-answer within --timeout 2 calls in a row) stops the run at once: one line says after
+answer within --timeout 2 calls in a row; in the order they were sent, a
+late answer of a call sent before them not breaking the row; calls sent
+together count their number on top) stops the run at once: one line says after
 which case it last answered (a case graded on its answer; or how many calls
 it answered before any case was graded, as load and effects grade theirs at
 their end; or that it answered none) and how many calls in a row got no
