@@ -82,8 +82,9 @@ exits 1 however its failed cases go, its verdict naming the checks left, as
 they are untested (under GitHub Actions its job summary section says so,
 per check).
 Every call goes to --url or the report's one URL, named on stderr
-first; a report that names another URL, more copies than a run sends, or a
-file that is not a regular file is refused.
+first; a report that names another URL, more copies than a run sends, a
+failed case no check of this whsim has (named in the refusal), or a file
+that is not a regular file is refused (exit 2).
 
 --report FILE writes all of it as one HTML file that opens without a network
 (a CI artifact); under GitHub Actions ($GITHUB_STEP_SUMMARY set) the verdict,
