@@ -16,34 +16,56 @@ import (
 	"time"
 )
 
-// paths are the ways an answer is read: net/http's transport called
-// directly, Client.Do (redirects followed), and a worker's fast path with
-// and without the body kept.
-var paths = []struct {
+// readPath is a way an answer is read (paths).
+type readPath struct {
 	name           string
 	worker, follow bool
 	keep           bool
-}{
+}
+
+// paths are the ways an answer is read: net/http's transport called
+// directly, Client.Do (redirects followed), and a worker's fast path with
+// and without the body kept.
+var paths = []readPath{
 	{"direct", false, false, true},
 	{"client.Do", false, true, true},
 	{"raw keep", true, false, true},
 	{"raw lean", true, false, false},
 }
 
-func deliverOnce(t *testing.T, srvURL string, timeout time.Duration, worker, follow, keep bool) Attempt {
+// once is how deliverOnce makes its delivery: on path p, within timeout,
+// over net/http's transport when netHTTP (else as WHSIM_TRANSPORT says),
+// with retries attempts after the first (no wait between them).
+type once struct {
+	p       readPath
+	timeout time.Duration
+	netHTTP bool
+	retries int
+}
+
+// deliverOnce makes one delivery of {} to srvURL as o says and returns
+// its whole result (a worker's, whose Result is reused, copied).
+func deliverOnce(t *testing.T, srvURL string, o once) *Result {
 	t.Helper()
-	c, err := newTestClient(ClientOptions{Timeout: timeout, Concurrency: 1, FollowRedirects: follow})
+	c, err := newTestClient(ClientOptions{Timeout: o.timeout, Concurrency: 1, FollowRedirects: o.p.follow, NetHTTP: o.netHTTP})
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, _ := url.Parse(srvURL)
-	d := &Deliverer{Client: c, Target: u, KeepBody: keep}
-	if !worker {
-		return d.Deliver(context.Background(), &Request{Body: []byte(`{}`)}).Last()
+	t.Cleanup(c.CloseIdleConnections)
+	u, err := url.Parse(srvURL)
+	if err != nil {
+		t.Fatal(err)
 	}
-	var a Attempt
-	asWorker(d, templates("A", 1), 1, func(r *Result) { a = r.Last() })
-	return a
+	d := &Deliverer{Client: c, Target: u, KeepBody: o.p.keep, Retries: o.retries,
+		Sleep: func(context.Context, time.Duration) error { return nil }}
+	if !o.p.worker {
+		return d.Deliver(context.Background(), &Request{Body: []byte(`{}`)})
+	}
+	var res *Result
+	asWorker(d, templates("A", 1), 1, func(r *Result) {
+		res = &Result{OK: r.OK, Attempts: append([]Attempt(nil), r.Attempts...)}
+	})
+	return res
 }
 
 // A receiver answering 200 MiB, or without end, has MaxBodyRead of it read
@@ -79,7 +101,7 @@ func TestHugeAnswerReadOnlyToTheCap(t *testing.T) {
 					}
 				}))
 				defer srv.Close()
-				a := deliverOnce(t, srv.URL, time.Minute, p.worker, p.follow, p.keep)
+				a := deliverOnce(t, srv.URL, once{p: p, timeout: time.Minute}).Last()
 				if a.Status != 200 || !a.Oversized || a.BodyKind != "" || a.Kind != "" {
 					t.Errorf("attempt %s, want 200 with the body over", brief(a))
 				}
@@ -131,7 +153,7 @@ func TestUnfinishedAnswerEndsWithTheTimeLimit(t *testing.T) {
 				defer close(release)
 				// The limit the unfinished body reaches; the head comes at
 				// once, well inside it even on a busy machine.
-				a := deliverOnce(t, srv.URL, time.Second, p.worker, p.follow, p.keep)
+				a := deliverOnce(t, srv.URL, once{p: p, timeout: time.Second}).Last()
 				if a.Status != 200 || a.BodyKind != KindTimeout || a.Kind != "" {
 					t.Errorf("attempt %s, want 200 with the body unfinished by the time limit", brief(a))
 				}
@@ -168,7 +190,7 @@ func TestEndlessHeadCut(t *testing.T) {
 			}
 		})
 		srv.Start()
-		a := deliverOnce(t, srv.URL, time.Minute, p.worker, p.follow, p.keep)
+		a := deliverOnce(t, srv.URL, once{p: p, timeout: time.Minute}).Last()
 		close(release)
 		srv.Close()
 		if a.Status != 0 || a.Kind != KindMalformed {
@@ -290,7 +312,7 @@ func TestHeadReadToMaxHeadOnEveryPath(t *testing.T) {
 			t.Run(p.name+"/"+h.name, func(t *testing.T) {
 				t.Parallel()
 				srv := newScriptServer(t, func(int, []byte) (string, bool, bool, bool) { return h.answer, false, false, false })
-				a := deliverOnce(t, srv.url().String(), time.Minute, p.worker, p.follow, p.keep)
+				a := deliverOnce(t, srv.url().String(), once{p: p, timeout: time.Minute}).Last()
 				switch {
 				case h.status == 0 && (a.Status != 0 || a.Kind != KindMalformed):
 					t.Errorf("attempt %s, want the head refused as a malformed answer", brief(a))
@@ -379,7 +401,7 @@ func TestBodyPrefixEndsOnACharacter(t *testing.T) {
 					io.WriteString(w, b.body)
 				}))
 				defer srv.Close()
-				a := deliverOnce(t, srv.URL, 5*time.Second, p.worker, p.follow, p.keep)
+				a := deliverOnce(t, srv.URL, once{p: p, timeout: 5 * time.Second}).Last()
 				if a.Status != http.StatusInternalServerError {
 					t.Fatalf("%s, want 500", brief(a))
 				}

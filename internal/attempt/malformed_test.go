@@ -53,21 +53,7 @@ func TestMalformedAnswerOnEveryPath(t *testing.T) {
 						return tc.answer, tc.close, false, tc.stall
 					})
 					// The time limit only a stalled answer reaches.
-					c, err := NewClient(ClientOptions{Timeout: time.Second, Concurrency: 1, FollowRedirects: p.follow, NetHTTP: netHTTP})
-					if err != nil {
-						t.Fatal(err)
-					}
-					t.Cleanup(c.CloseIdleConnections)
-					d := &Deliverer{Client: c, Target: srv.url(), KeepBody: p.keep, Retries: 1,
-						Sleep: func(context.Context, time.Duration) error { return nil }}
-					var res *Result
-					if p.worker {
-						asWorker(d, templates("A", 1), 1, func(r *Result) {
-							res = &Result{OK: r.OK, Attempts: append([]Attempt(nil), r.Attempts...)}
-						})
-					} else {
-						res = d.Deliver(context.Background(), &Request{Body: []byte(`{}`)})
-					}
+					res := deliverOnce(t, srv.url().String(), once{p: p, timeout: time.Second, netHTTP: netHTTP, retries: 1})
 					a := res.Last()
 					if got := ShortError(a); a.Status != 0 || a.Kind != KindMalformed || !strings.Contains(got, tc.want) {
 						t.Errorf("%s, said %q; want a malformed answer, said %q", brief(a), got, tc.want)

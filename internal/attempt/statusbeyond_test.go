@@ -1,7 +1,6 @@
 package attempt
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -28,21 +27,7 @@ func TestStatusBeyond599IsAnAnswer(t *testing.T) {
 					srv := newScriptServer(t, func(int, []byte) (string, bool, bool, bool) {
 						return tc.answer, false, false, false
 					})
-					c, err := NewClient(ClientOptions{Timeout: 5 * time.Second, Concurrency: 1, FollowRedirects: p.follow, NetHTTP: netHTTP})
-					if err != nil {
-						t.Fatal(err)
-					}
-					t.Cleanup(c.CloseIdleConnections)
-					d := &Deliverer{Client: c, Target: srv.url(), KeepBody: p.keep, Retries: 1,
-						Sleep: func(context.Context, time.Duration) error { return nil }}
-					var res *Result
-					if p.worker {
-						asWorker(d, templates("A", 1), 1, func(r *Result) {
-							res = &Result{OK: r.OK, Attempts: append([]Attempt(nil), r.Attempts...)}
-						})
-					} else {
-						res = d.Deliver(context.Background(), &Request{Body: []byte(`{}`)})
-					}
+					res := deliverOnce(t, srv.url().String(), once{p: p, timeout: 5 * time.Second, netHTTP: netHTTP, retries: 1})
 					for i, a := range res.Attempts {
 						if a.Status != tc.status || a.Kind != "" || a.Err != "" {
 							t.Errorf("attempt %d: %s, want an answer with status %d", i+1, brief(a), tc.status)

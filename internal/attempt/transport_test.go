@@ -19,7 +19,7 @@ import (
 // keeps every call off the fast path, and goroutines a run's off the
 // event loops, so that CI runs these tests every way.
 func newTestClient(o ClientOptions) (*http.Client, error) {
-	o.NetHTTP = os.Getenv(TransportEnv) == TransportNetHTTP
+	o.NetHTTP = o.NetHTTP || os.Getenv(TransportEnv) == TransportNetHTTP
 	o.Goroutines = os.Getenv(TransportEnv) == TransportGoroutines
 	return NewClient(o)
 }

@@ -919,7 +919,9 @@ type runner struct {
 	// firsts and firstDup count first deliveries of valid calls, and those
 	// of them refused as duplicates.
 	firsts, firstDup int
-	quiet, quietTO   int // calls in a row without an answer, of them timeouts
+	// row counts the calls in a row, in the order sent, without an
+	// answer: the stop rule's.
+	row quietRow
 	// keptAliveAnswered and keptAliveTimedOut count the calls that went
 	// out on a connection kept alive after an answer (Attempt.KeptAlive)
 	// and got an answer, or none within the time limit; newAnswered those
@@ -936,13 +938,9 @@ type runner struct {
 	// duplicates check says so), not with or without load.
 	outside    int
 	outsideBad map[string]int
-	// silent counts them with those lost on a kept-alive connection the
-	// receiver closed as they went out, which do not count towards a stop
-	// but got no answer: the count a stop says.
-	silent   int
-	stopped  *Stop
-	fatal    error
-	timeouts int
+	stopped    *Stop
+	fatal      error
+	timeouts   int
 
 	// held are the results graded and counted, not yet reported: a
 	// connection their answers came on is still open, and may yet be
@@ -1128,10 +1126,19 @@ func (r *runner) unasked(res *Result, what string) {
 }
 
 // call says how a delivery is sent: first, the first delivery of a valid
-// call; together, how many were sent at once with it.
+// call; together, how many were sent at once with it; n, its number in the
+// order the run's calls began (runner.begin), for the stop rule's row.
 type call struct {
 	first    bool
 	together int
+	n        int
+}
+
+// begin numbers a call about to be sent (quietRow).
+func (r *runner) begin() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.row.begin()
 }
 
 // deliverer is the Deliverer a call starts with: the run's, or once the
@@ -1167,6 +1174,7 @@ func (r *runner) newConnections() {
 // send delivers one case, signed when the run signs, and records it.
 func (r *runner) send(c *Case, k call) (*attempt.Result, error) {
 	req := r.request(c, true)
+	k.n = r.begin()
 	res := r.deliverer().Deliver(r.ctx, req)
 	return res, r.record(c, res, k)
 }
@@ -1245,8 +1253,9 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 			r.outsideBad[got]++
 		}
 	}
+	s := silence{together: k.together, a: a}
 	if a.Status != 0 {
-		r.quiet, r.quietTO, r.silent = 0, 0, 0
+		s.answered = true
 		r.answered++
 		if a.KeptAlive {
 			r.keptAliveAnswered++
@@ -1268,7 +1277,7 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 		if c.Check != Load {
 			r.time(c, a.Latency, a.Connect, false, false)
 		}
-		return nil
+		return r.endInRow(k.n, s)
 	}
 	if a.Kind == attempt.KindTimeout {
 		r.timeouts++
@@ -1279,7 +1288,7 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 			r.keptAliveTimedOut++
 		}
 		if !a.KeptAlive || !r.keptAliveBroken() {
-			r.quietTO++
+			s.timedOut = true
 		}
 	}
 	if k.together == 0 && r.calls == 1 {
@@ -1303,44 +1312,47 @@ func (r *runner) record(c *Case, res *attempt.Result, k call) error {
 	}
 	switch {
 	case a.Kind == attempt.KindTimeout && a.KeptAlive && r.keptAliveBroken():
-		r.silent++
+		s.silent = true
 		// The receiver answers new connections, not kept-alive ones: no
 		// sign that it is gone, and the calls after this one go each on
 		// a new connection, where it answers.
 		r.newConnections()
-		return nil
 	case a.ClosedAsSent:
-		r.silent++
+		s.silent = true
 		// A kept-alive connection the receiver closed as the call went
 		// out: its case fails saying so, but the receiver answered on it
 		// before and answers a new one, so it is no sign that it is gone
 		// (a burst reusing the pool's connections stopped the run). One
 		// that is gone refuses the new connections, which count.
-		return nil
 	case a.Kind == attempt.KindMalformed:
 		// An answer, if no valid HTTP one: the receiver has not stopped
 		// answering, and the case fails saying what came ("the receiver
 		// stopped answering ... 3 calls in a row got no answer" was false
 		// of one that answers the malformed calls so).
-		r.quiet, r.quietTO, r.silent = 0, 0, 0
-		return nil
+		s.answered, s.timedOut = true, false
 	case a.Kind == attempt.KindRefused, a.Kind == attempt.KindReset, a.Kind == attempt.KindClosed, a.Kind == attempt.KindTimeout,
 		a.Kind == attempt.KindOther, a.Kind == attempt.KindStreamReset, a.Kind == attempt.KindGoAway:
-		r.quiet++
-		r.silent++
-	default:
-		return nil
+		s.quiet, s.silent = true, true
 	}
-	if r.quiet < quietToStop+k.together && r.quietTO < timeoutsToStop+k.together {
+	return r.endInRow(k.n, s)
+}
+
+// endInRow takes call n's outcome into the stop rule's row and stops the
+// run when the row is long enough. The caller holds mu. The row may reach
+// its length on an answer: the answer of a call sent before calls that
+// failed, read after them, lets the row reach them.
+func (r *runner) endInRow(n int, s silence) error {
+	r.row.end(n, s)
+	if !r.row.stops() {
 		return nil
 	}
 	if r.answered == 0 {
-		r.fatal = unreachable(r.cfg.Target, a)
+		r.fatal = unreachable(r.cfg.Target, r.row.last)
 		r.cancel()
 		return r.fatal
 	}
 	r.stopped = &Stop{ // After: Run's, from the results reported
-		Reason: fmt.Sprintf("%d calls in a row got no answer (%s)", r.silent, attempt.ShortError(a))}
+		Reason: fmt.Sprintf("%d calls in a row got no answer (%s)", r.row.silent, attempt.ShortError(r.row.last))}
 	r.cancel()
 	return errStopped
 }

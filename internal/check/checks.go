@@ -306,9 +306,13 @@ func (r *runner) burst(c *Case, n int) (results []*attempt.Result, together int,
 		reqs[i] = r.request(c.Delivery(i), true)
 	}
 	ctx := context.WithValue(r.ctx, togetherKey{}, newTogether(n))
-	together = sendAtOnce(n, r.cfg.copyHeld, func(i int) { results[i] = r.deliverer().Deliver(ctx, reqs[i]) })
-	for _, res := range results {
-		if err := r.record(c, res, call{together: n}); err != nil {
+	begun := make([]int, n)
+	together = sendAtOnce(n, r.cfg.copyHeld, func(i int) {
+		begun[i] = r.begin()
+		results[i] = r.deliverer().Deliver(ctx, reqs[i])
+	})
+	for i, res := range results {
+		if err := r.record(c, res, call{together: n, n: begun[i]}); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -589,8 +593,9 @@ func (r *runner) signature() error {
 			continue
 		}
 		req := r.request(sc.Case, false)
+		n := r.begin()
 		res := r.deliverer().Deliver(r.ctx, req)
-		if err := r.record(sc.Case, res, call{}); err != nil {
+		if err := r.record(sc.Case, res, call{n: n}); err != nil {
 			return err
 		}
 		a := res.Last()
@@ -810,8 +815,13 @@ func (r *runner) load() error {
 	var mu sync.Mutex
 	next := 0
 	// caseOf is the case each request was made from, for the failure to
-	// carry a call that failed.
+	// carry a call that failed. begun numbers each call as it is sent
+	// (the stop rule's row): a job's first as the feed hands it out, each
+	// next one as the one before it ends (after holds it), for a worker
+	// sends a job's calls one after another.
 	caseOf := map[*attempt.Request]*Case{}
+	begun := map[*attempt.Request]int{}
+	after := map[*attempt.Request]*attempt.Request{}
 	// over is the Deliverer of the load's current run: once the receiver
 	// showed it answers a connection's first call only, the run's calls
 	// go over another (newConnections), and the feed of this one ends.
@@ -823,13 +833,28 @@ func (r *runner) load() error {
 			return nil
 		}
 		var reqs []*attempt.Request
-		for _, c := range pairs[next] {
+		for i, c := range pairs[next] {
 			req := r.request(c, true)
 			caseOf[req] = c
+			if i == 0 {
+				begun[req] = r.begin()
+			} else {
+				after[reqs[i-1]] = req
+			}
 			reqs = append(reqs, req)
 		}
 		next++
 		return reqs
+	}
+	// numbered is the number of res's call; the call after it in its job
+	// is numbered now, as it is sent next.
+	numbered := func(res *attempt.Result) int {
+		mu.Lock()
+		defer mu.Unlock()
+		if then := after[res.Request]; then != nil {
+			begun[then] = r.begin()
+		}
+		return begun[res.Request]
 	}
 	var bad struct {
 		sync.Mutex
@@ -855,7 +880,7 @@ func (r *runner) load() error {
 	account := func(res *attempt.Result) {
 		a := res.Last()
 		c := &Case{Check: Load, Name: "load", Event: res.Request.Event}
-		_ = r.record(c, res, call{first: true, together: conc})
+		_ = r.record(c, res, call{first: true, together: conc, n: numbered(res)})
 		r.mu.Lock()
 		keptAliveBroken := r.keptAliveBroken()
 		r.mu.Unlock()

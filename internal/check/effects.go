@@ -636,8 +636,9 @@ func (r *runner) sendDoc(ctx context.Context, d *effDoc) error {
 }
 
 func (r *runner) deliverOne(ctx context.Context, c *Case, req *attempt.Request) (attempt.Attempt, error) {
+	n := r.begin()
 	res := r.deliverer().Deliver(ctx, req)
-	return res.Last(), r.record(c, res, call{})
+	return res.Last(), r.record(c, res, call{n: n})
 }
 
 // probeAll asks about every document at once (probe.Concurrency

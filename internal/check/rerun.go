@@ -279,6 +279,15 @@ func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 	if err := failedAsCounted(failedOf, counted); err != nil {
 		return nil, ReportEnd{}, &ReportLineError{Line: summaryLine, Err: err}
 	}
+	if len(out) > 0 {
+		unknown, err := UnknownCases(out)
+		if err != nil {
+			return nil, ReportEnd{}, err
+		}
+		if len(unknown) > 0 {
+			return nil, ReportEnd{}, &UnknownCasesError{Cases: unknown}
+		}
+	}
 	return out, end, nil
 }
 

@@ -225,7 +225,7 @@ func TestReadFailedBoundsTheCases(t *testing.T) {
 	}
 	var load strings.Builder
 	for i := range MaxRerunCases + 1 {
-		fmt.Fprintf(&load, `{"check":"effects","case":"load/%d","verdict":"fail","effects":{"kind":"receipt","code":"C%d","load":true,"calls":[{"copies":1,"body":"{}","bodyEncoding":"utf8"}]}}`+"\n", i, i)
+		fmt.Fprintf(&load, `{"check":"effects","case":"under-load/%d-of-2000-documents","verdict":"fail","effects":{"kind":"receipt","code":"C%d","load":true,"calls":[{"copies":1,"body":"{}","bodyEncoding":"utf8"}]}}`+"\n", i, i)
 	}
 	if got, err := ReadFailed(strings.NewReader(load.String())); err != nil || len(got) != MaxRerunCases+1 {
 		t.Errorf("load documents: %d cases, %v", len(got), err)
@@ -305,7 +305,7 @@ func TestRerun(t *testing.T) {
 	var in bytes.Buffer
 	for _, res := range []Result{
 		{Case: &Case{Check: rejectsMalformed, Name: "not-json", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: []byte("not json")}, Verdict: Fail, Status: 200},
-		{Case: &Case{Check: duplicates, Name: "x/concurrent-x8", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body, Copies: 8, AtOnce: true,
+		{Case: &Case{Check: duplicates, Name: "CREATE_RECEIVABLE_DOC/concurrent-x8", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body, Copies: 8, AtOnce: true,
 			RequestID: "11111111-1111-4111-8111-111111111111"}, Verdict: Fail, Status: 409},
 		{Case: &Case{Check: Latency, Name: "p99"}, Verdict: Fail},
 	} {
@@ -456,7 +456,7 @@ func TestInlineReplayCommand(t *testing.T) {
 	t.Parallel()
 	target, _ := url.Parse("http://u:pw@127.0.0.1:9/hook")
 	rep := &Reporter{Target: target, Header: http.Header{"Authorization": {"Bearer s3cret"}}, Signer: testSigner(t)}
-	c := &Case{Check: duplicates, Name: "x/concurrent-x8", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: []byte(`{"requestId":"it's"}`), Copies: 8, AtOnce: true}
+	c := &Case{Check: duplicates, Name: "CREATE_RECEIVABLE_DOC/concurrent-x8", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: []byte(`{"requestId":"it's"}`), Copies: 8, AtOnce: true}
 	cc := &CaseReport{Result: Result{Case: c}}
 	cc.sent = rep.sentRequest(c)
 	cmd := rep.reproduce(cc)
@@ -515,7 +515,7 @@ func TestRerunNewRequestIDs(t *testing.T) {
 	target, _ := url.Parse(srv.URL + "/hook")
 	rep := &Reporter{Target: target}
 	body := []byte(`{"requestId":"11111111-1111-4111-8111-111111111111","data":{}}`)
-	res := Result{Case: &Case{Check: duplicates, Name: "x/new-request-id-serial-x4", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body,
+	res := Result{Case: &Case{Check: duplicates, Name: "CREATE_RECEIVABLE_DOC/new-request-id-serial-x4", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body,
 		Copies: 4, NewRequestIDs: true, RequestID: "11111111-1111-4111-8111-111111111111"}, Verdict: Fail, Status: 409}
 	line := reported(t, rep, res)
 	if !bytes.Contains(line, []byte(`"newRequestIds":true`)) || !bytes.Contains(line, []byte(`--new-request-id`)) {
@@ -713,7 +713,7 @@ func TestRerunCopiesNotTogetherAreNotFixed(t *testing.T) {
 		{"copies together", meeting, nil, Fixed},
 	} {
 		target, _ := url.Parse(tt.srv.URL + "/hook")
-		res := Result{Case: &Case{Check: duplicates, Name: "receipt/concurrent-x8", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body,
+		res := Result{Case: &Case{Check: duplicates, Name: "CREATE_RECEIVABLE_DOC/concurrent-x8", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body,
 			Copies: 8, AtOnce: true, RequestID: "11111111-1111-4111-8111-111111111111"}, Verdict: Fail, Status: 500}
 		cases, err := ReadFailed(bytes.NewReader(reported(t, &Reporter{Target: target}, res)))
 		if err != nil {
@@ -741,7 +741,7 @@ func TestRerunCopiesNotTogetherAreNotFixed(t *testing.T) {
 func TestReadFailedRefusesNumbersNoRunWrites(t *testing.T) {
 	t.Parallel()
 	line := func(code, invoiceCode string) string {
-		return `{"check":"effects","case":"created/x","verdict":"fail","effects":{"kind":"invoice","code":` + strconv.Quote(code) +
+		return `{"check":"effects","case":"created/CREATE_PURCHASE_ORDER_INVOICE/sample","verdict":"fail","effects":{"kind":"invoice","code":` + strconv.Quote(code) +
 			`,"invoiceCode":` + strconv.Quote(invoiceCode) + `,"calls":[{"copies":1,"body":"{}","bodyEncoding":"utf8"}]}}` + "\n"
 	}
 	tests := []struct {
@@ -749,9 +749,9 @@ func TestReadFailedRefusesNumbersNoRunWrites(t *testing.T) {
 	}{
 		{"CGFP-8261FQ-0463", "79620323", ""},
 		{"CGFP-8261FQ-0463", "", ""},
-		{"X'; DELETE FROM documents; --------", "", `line 1: effects created/x: effects: code "X'; DELETE FROM documents; --------": a run writes A-Z, 0-9 and - alone, and a rerun gives it to the probe`},
-		{"CGFP-8261FQ-0463", "1 -o x", `line 1: effects created/x: effects: invoiceCode "1 -o x": a run writes A-Z, 0-9 and - alone, and a rerun gives it to the probe`},
-		{"-rf", "", `line 1: effects created/x: effects: code "-rf": a run writes`},
+		{"X'; DELETE FROM documents; --------", "", `line 1: effects created/CREATE_PURCHASE_ORDER_INVOICE/sample: effects: code "X'; DELETE FROM documents; --------": a run writes A-Z, 0-9 and - alone, and a rerun gives it to the probe`},
+		{"CGFP-8261FQ-0463", "1 -o x", `line 1: effects created/CREATE_PURCHASE_ORDER_INVOICE/sample: effects: invoiceCode "1 -o x": a run writes A-Z, 0-9 and - alone, and a rerun gives it to the probe`},
+		{"-rf", "", `line 1: effects created/CREATE_PURCHASE_ORDER_INVOICE/sample: effects: code "-rf": a run writes`},
 	}
 	for _, tt := range tests {
 		_, err := ReadFailed(strings.NewReader(line(tt.code, tt.invoiceCode)))
@@ -775,7 +775,7 @@ func TestRerunTook(t *testing.T) {
 	defer srv.Close()
 	target, _ := url.Parse(srv.URL + "/hook")
 	body := []byte(`{"requestId":"11111111-1111-4111-8111-111111111111","data":{}}`)
-	res := Result{Case: &Case{Check: duplicates, Name: "x/serial-x4", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body,
+	res := Result{Case: &Case{Check: duplicates, Name: "CREATE_RECEIVABLE_DOC/serial-x4", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body,
 		Copies: 4, RequestID: "11111111-1111-4111-8111-111111111111"}, Verdict: Fail, Status: 409}
 	cases, err := ReadFailed(bytes.NewReader(reported(t, &Reporter{Target: target}, res)))
 	if err != nil {
@@ -1000,11 +1000,9 @@ func TestRerunEffectsMaskedCredential(t *testing.T) {
 // it. "load; touch pwned", pasted, ran touch.
 func TestRerunCommandNamesOnlyChecks(t *testing.T) {
 	t.Parallel()
-	cases, err := ReadFailed(strings.NewReader(`{"check":"load; touch pwned","case":"300-calls","verdict":"fail","status":0}` + "\n" +
-		`{"check":"latency","case":"p99","verdict":"fail","status":0}` + "\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Built here: ReadFailed refuses a report with a case no check has
+	// (TestReadFailedRefusesCasesNoCheckHas).
+	cases := []Failed{{Check: "load; touch pwned", Name: "300-calls"}, {Check: Latency, Name: "p99"}}
 	var out []RerunResult
 	cfg := RerunConfig{Target: mustURL(t, "http://127.0.0.1:1/hook"), Again: "whsim check --url 'http://127.0.0.1:1/hook' --checks "}
 	if err := Rerun(context.Background(), cfg, cases, func(r RerunResult) { out = append(out, r) }); err != nil {
@@ -1030,8 +1028,8 @@ func TestRerunCommandNamesOnlyChecks(t *testing.T) {
 // FIXED. Refused with its line, as the other edits are.
 func TestReadFailedRefusesARequestWithoutBody(t *testing.T) {
 	t.Parallel()
-	const req = `{"check":"malformed","case":"truncated-json","verdict":"fail","want":"4xx","request":{"method":"POST","url":"http://127.0.0.1:1/hook","query":"businessType=CREATE_RECEIVABLE_DOC","headers":{}%s}}` + "\n"
-	const eff = `{"check":"effects","case":"created/x","verdict":"fail","effects":{"kind":"invoice","code":"CGFP-8261FQ-0463","calls":[%s]}}` + "\n"
+	const req = `{"check":"rejects-malformed","case":"truncated-json","verdict":"fail","want":"4xx","request":{"method":"POST","url":"http://127.0.0.1:1/hook","query":"businessType=CREATE_RECEIVABLE_DOC","headers":{}%s}}` + "\n"
+	const eff = `{"check":"effects","case":"created/CREATE_PURCHASE_ORDER_INVOICE/sample","verdict":"fail","effects":{"kind":"invoice","code":"CGFP-8261FQ-0463","calls":[%s]}}` + "\n"
 	tests := []struct {
 		name, line, err string
 	}{

@@ -40,7 +40,9 @@ line with their count; -v lists them and shows the answer's headers too, as
 send -v does.
 
 A receiver that stops answering (refused or reset 3 calls in a row, or no
-answer within --timeout 2 calls in a row) stops the run at once: one line says after
+answer within --timeout 2 calls in a row; in the order they were sent, a
+late answer of a call sent before them not breaking the row; calls sent
+together count their number on top) stops the run at once: one line says after
 which case it last answered (a case graded on its answer; or how many calls
 it answered before any case was graded, as load and effects grade theirs at
 their end; or that it answered none) and how many calls in a row got no
@@ -80,8 +82,9 @@ exits 1 however its failed cases go, its verdict naming the checks left, as
 they are untested (under GitHub Actions its job summary section says so,
 per check).
 Every call goes to --url or the report's one URL, named on stderr
-first; a report that names another URL, more copies than a run sends, or a
-file that is not a regular file is refused.
+first; a report that names another URL, more copies than a run sends, a
+failed case no check of this whsim has (named in the refusal), or a file
+that is not a regular file is refused (exit 2).
 
 --report FILE writes all of it as one HTML file that opens without a network
 (a CI artifact); under GitHub Actions ($GITHUB_STEP_SUMMARY set) the verdict,
