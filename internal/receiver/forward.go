@@ -127,6 +127,7 @@ func (c *tlsConn) Read(p []byte) (int, error) {
 		}
 		n, err := c.Conn.Read(c.buf)
 		c.pending, c.err = c.buf[:n], err
+		c.sock.idleClosed(n, err)
 		if n == 0 && errors.Is(err, io.EOF) {
 			if w := c.answers.watch.Load(); w != nil && w.wrote.Load() && w.none() {
 				// The receiver's close_notify, after bytes of the call
@@ -222,6 +223,28 @@ type countedConn struct {
 	// written), which is no byte of a call, and counted, said a call
 	// given the connection had gone out.
 	callWriting atomic.Int32
+	// kept is what the forwards that were given the connection learn of
+	// the receiver's closes (nil until one was). given counts the calls
+	// given the connection, idleAfter is given's count when net/http put
+	// it back idle after its call's answer (onceOnly's trace): a read
+	// that fails while the two are equal found the receiver's close of
+	// a connection no call was on (idleClosed).
+	kept      atomic.Pointer[keptConns]
+	given     atomic.Int64
+	idleAfter atomic.Int64
+}
+
+// idleClosed notes a read of the connection that failed with err (n
+// bytes read) as the receiver's close of a kept-alive connection listen
+// held idle, when it was one: not listen's own close, no call given it
+// since its last answer.
+func (c *countedConn) idleClosed(n int, err error) {
+	if n > 0 || err == nil || c.closed.Load() || c.answers.ended.Load() {
+		return
+	}
+	if given := c.given.Load(); given > 0 && c.idleAfter.Load() == given {
+		c.kept.Load().sawClose()
+	}
 }
 
 // errClosedFirst is the write refused on a kept-alive connection whose
@@ -281,6 +304,7 @@ func (c *countedConn) lookBeforeCall() {
 		// after every answer).
 		var e error = errClosedFirst
 		c.refuse.Store(&e)
+		c.kept.Load().sawClose()
 	}
 }
 
@@ -376,6 +400,7 @@ func (c *countedConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	if err != nil {
 		c.readErr.CompareAndSwap(nil, &err)
+		c.idleClosed(n, err)
 	}
 	n, err = c.answers.seen(p, n, err, c.unread)
 	if w := c.callWrite.Load(); n > 0 && w != nil && !c.answers.refused() {
@@ -535,9 +560,13 @@ func (w *answerWatch) saw(b []byte, unread func() int) (keep int, malformed bool
 type onceOnly struct {
 	body   []byte
 	method string
-	mu     sync.Mutex
-	conn   *countedConn // the connection the call was given, nil before
-	at     int64        // conn's bytes written when it was given the call
+	// kept is the receiver's closes seen (Receiver.kept): a forward that
+	// finds a close adds to it, and one given a kept connection once a
+	// close was seen refuses it.
+	kept *keptConns
+	mu   sync.Mutex
+	conn *countedConn // the connection the call was given, nil before
+	at   int64        // conn's bytes written when it was given the call
 	// uncounted says the connection it was given is not one of
 	// newClient's: whether any of the call went out on it is not known.
 	uncounted bool
@@ -548,6 +577,7 @@ type onceOnly struct {
 	answered bool
 	cause    error // what failed that connection, when a read said it
 	reused   bool  // the connection it was last given was a kept-alive one
+	callNo   int64 // conn's given count once it was given the call
 	// answer watches the answer read for the call on conn (framingFault).
 	answer *answerWatch
 	// write is the end of the write of the try last given a plain counted
@@ -567,6 +597,21 @@ func (o *onceOnly) trace() *httptrace.ClientTrace {
 		o.mu.Lock()
 		o.answered = true
 		o.mu.Unlock()
+	}, PutIdleConn: func(err error) {
+		// net/http's reader put the connection back idle after the
+		// answer, before it reads the connection again: a close found
+		// there came with no call on it (countedConn.idleClosed). A call
+		// given the connection in between counted one more, and the
+		// close is that call's.
+		if err != nil {
+			return
+		}
+		o.mu.Lock()
+		c, n := o.conn, o.callNo
+		o.mu.Unlock()
+		if c != nil {
+			c.idleAfter.Store(n)
+		}
 	}, GotConn: func(info httptrace.GotConnInfo) {
 		c := info.Conn
 		var answers *answerWatcher // where the answers are HTTP
@@ -605,6 +650,12 @@ func (o *onceOnly) trace() *httptrace.ClientTrace {
 			cc.refuse.Store(&e)
 		default:
 			o.conn, o.at = cc, cc.written.Load()
+			cc.kept.Store(o.kept)
+			o.callNo = cc.given.Add(1)
+			if info.Reused && o.kept.closing() {
+				var e error = errNotKept
+				cc.refuse.Store(&e)
+			}
 			cc.lookFirst.Store(info.Reused)
 			o.answer = newAnswerWatch(o.method)
 			if !underTLS {
@@ -874,6 +925,14 @@ func (o *onceOnly) closedUnsent(err error) bool {
 	return false
 }
 
+// failedOnKept says the call's last try was given a kept-alive
+// connection and no byte of an answer came on it.
+func (o *onceOnly) failedOnKept() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.reused && !o.answered
+}
+
 // getBody is the call's body again, for a try on which nothing was sent.
 func (o *onceOnly) getBody() (io.ReadCloser, error) {
 	o.mu.Lock()
@@ -1115,7 +1174,7 @@ func dropAnswer() bool { return false }
 func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []byte, keep func() bool) (answer, *capture.Forward, bool) {
 	named, u := target(r.cfg.ForwardTo, req)
 	fwd := &capture.Forward{URL: named.String()}
-	once := &onceOnly{body: body, method: req.Method}
+	once := &onceOnly{body: body, method: req.Method, kept: &r.kept}
 	newRequest := func() (*http.Request, error) {
 		out, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, once.trace()), req.Method, named.String(), bytes.NewReader(body))
 		if err != nil {
@@ -1134,6 +1193,9 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		}
 		out.ContentLength = int64(len(body))
 		out.GetBody = once.getBody
+		// Kept, the connection races the receiver's next close
+		// (keptConns).
+		out.Close = r.kept.closing()
 		if len(body) == 0 {
 			out.Body, out.GetBody = http.NoBody, nil
 		}
@@ -1165,6 +1227,7 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		if err == nil || try == tries || ctx.Err() != nil || !once.closedUnsent(err) {
 			break
 		}
+		r.kept.sawClose()
 	}
 	if err == nil && resp.StatusCode < 100 {
 		// net/http's client takes a status line's 000 to 099 as a code,
@@ -1226,6 +1289,11 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 	// An answer that began to come (cut short, too large) was to a call
 	// the receiver got.
 	sent := resp != nil || once.wentOut()
+	if resp == nil && sent && ctx.Err() == nil && !timedOut(err) && once.failedOnKept() {
+		// The receiver closed or reset a kept connection with the call
+		// on it, before any answer: the race keptConns ends.
+		r.kept.sawClose()
+	}
 	if resp == nil && sent && ctx.Err() == nil && once.closedUnread(ctx) {
 		// Its bytes went out, and the receiver never read them: no call
 		// it got (nor one sent again: whether net/http's error came of
