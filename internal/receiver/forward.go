@@ -37,7 +37,7 @@ func newClient(conns int, timeout time.Duration, tlsConf *tls.Config) *http.Clie
 		if err != nil {
 			return nil, err
 		}
-		return &countedConn{Conn: c, kick: make(chan struct{}, 1), judged: make(chan struct{})}, nil
+		return &countedConn{Conn: c, kick: make(chan struct{}, 1), judged: make(chan struct{}), judgeWithin: timeout}, nil
 	}
 	tr := &http.Transport{
 		Proxy:       nil, // a local receiver, never through a proxy
@@ -129,10 +129,12 @@ func (c *tlsConn) Read(p []byte) (int, error) {
 		c.pending, c.err = c.buf[:n], err
 		c.sock.idleClosed(n, err)
 		if n == 0 && errors.Is(err, io.EOF) {
-			if w := c.answers.watch.Load(); w != nil && w.wrote.Load() && w.none() {
+			if w := c.answers.watch.Load(); w != nil && (w.wrote.Load() || c.sock.callWriting.Load() > 0) && w.none() {
 				// The receiver's close_notify, after bytes of the call
-				// given the connection went out and before any answer
-				// to it (closedUnread).
+				// given the connection went out (or as they go: the
+				// write that the receiver's close_notify answered may
+				// not have returned yet, and read as none went out) and
+				// before any answer to it (closedUnread).
 				c.sock.closeNotified.Store(true)
 			}
 		}
@@ -232,6 +234,11 @@ type countedConn struct {
 	kept      atomic.Pointer[keptConns]
 	given     atomic.Int64
 	idleAfter atomic.Int64
+	// judging, when set (by tests), runs each time judgeUnread's look
+	// found no reset and no sign that none will come.
+	judging func()
+	// judgeWithin bounds judgeUnread's wait: the client's time limit.
+	judgeWithin time.Duration
 }
 
 // idleClosed notes a read of the connection that failed with err (n
@@ -360,28 +367,37 @@ func (c *countedConn) Close() error {
 	return c.Conn.Close()
 }
 
-// resetWait bounds the look for a receiver's reset after its close_notify
-// (judgeUnread): it comes within a round trip of the call's bytes.
-const resetWait = 200 * time.Millisecond
-
 // judgeUnread looks, once, whether a receiver whose close_notify came
 // before any answer to the call given the connection reset the socket
 // too: its socket was closed when the call's bytes came, or closed with
 // them unread (a socket that closes with bytes unread resets the
 // connection, and one closed resets those that come after). Either way
 // its application never read the call. One that read the call whole and
-// then closed sent no reset: it may hold the call.
+// then closed sent its FIN, no reset: it may hold the call. It waits for
+// the one or the other (readUnread), however late it comes: a time limit
+// on it (200ms, once) said "it may hold it" of calls a receiver held
+// between its close_notify and its close reset unread (found by fw45).
+// A receiver that sends neither is given the forward's time limit
+// (judgeWithin), then may hold the call.
 func (c *countedConn) judgeUnread() {
 	if c.judged == nil {
 		return
 	}
 	c.judge.Do(func() {
 		if c.closeNotified.Load() {
-			c.neverRead.Store(waitReset(c.Conn, resetWait))
+			within := c.judgeWithin
+			if within <= 0 {
+				within = defaultJudgeWithin
+			}
+			c.neverRead.Store(readUnread(c.Conn, time.Now().Add(within), c.judging))
 		}
 		close(c.judged)
 	})
 }
+
+// defaultJudgeWithin is judgeUnread's bound on a connection that was
+// given none: a forward's own default time limit.
+const defaultJudgeWithin = 30 * time.Second
 
 func (c *countedConn) Read(p []byte) (int, error) {
 	if c.answers.ended.Load() {
@@ -973,13 +989,10 @@ func (o *onceOnly) closedUnread(ctx context.Context) bool {
 	if c == nil || c.judged == nil || !reused || !c.underTLS || !c.closeNotified.Load() {
 		return false
 	}
-	t := time.NewTimer(2 * resetWait)
-	defer t.Stop()
 	select {
 	case <-c.judged:
 		return c.neverRead.Load()
 	case <-ctx.Done():
-	case <-t.C:
 	}
 	return false
 }
