@@ -1187,8 +1187,11 @@ func dropAnswer() bool { return false }
 func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []byte, keep func() bool) (answer, *capture.Forward, bool) {
 	named, u := target(r.cfg.ForwardTo, req)
 	fwd := &capture.Forward{URL: named.String()}
-	once := &onceOnly{body: body, method: req.Method, kept: &r.kept}
-	newRequest := func() (*http.Request, error) {
+	var once *onceOnly // the try's: a try made again after one the receiver never read has its own
+	newRequest := func(fresh bool) (*http.Request, error) {
+		if once == nil || fresh {
+			once = &onceOnly{body: body, method: req.Method, kept: &r.kept}
+		}
 		out, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, once.trace()), req.Method, named.String(), bytes.NewReader(body))
 		if err != nil {
 			return nil, err
@@ -1228,19 +1231,37 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 	// The tries outnumber the pool's idle connections (staleTries), so
 	// that against a receiver that closes every one the last goes out on
 	// a new connection.
+	// So is a call whose bytes went out on a kept-alive connection under
+	// TLS the receiver had closed (its close_notify) and then reset with
+	// them unread (closedUnread): it never read it, as an HTTP/1.1 server
+	// reads no call after its own close; answered 502, "never got the
+	// call (not sent again)", the sender got an error of listen's pool,
+	// not of its receiver (found by fw45). That try's bytes are no
+	// delivery: the try made again starts afresh (its own onceOnly).
 	tries := staleTries(r.cfg.Client)
+	fresh := false
 	for try := 1; ; try++ {
 		var out *http.Request
-		out, err = newRequest()
+		out, err = newRequest(fresh)
 		if err != nil {
 			fwd.Error = err.Error()
 			return plain(http.StatusBadGateway), fwd, false
 		}
 		resp, err = r.cfg.Client.Do(out)
-		if err == nil || try == tries || ctx.Err() != nil || !once.closedUnsent(err) {
+		if err == nil || try == tries || ctx.Err() != nil {
 			break
 		}
-		r.kept.sawClose()
+		if once.closedUnsent(err) {
+			r.kept.sawClose()
+			fresh = false
+			continue
+		}
+		if once.wentOut() && once.closedUnread(ctx) {
+			r.kept.sawClose()
+			fresh = true
+			continue
+		}
+		break
 	}
 	if err == nil && resp.StatusCode < 100 {
 		// net/http's client takes a status line's 000 to 099 as a code,
@@ -1309,8 +1330,7 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 	}
 	if resp == nil && sent && ctx.Err() == nil && once.closedUnread(ctx) {
 		// Its bytes went out, and the receiver never read them: no call
-		// it got (nor one sent again: whether net/http's error came of
-		// that close cannot be told apart from its own).
+		// it got. (The last of the tries: earlier ones are made again.)
 		err = closedUnread{err: err}
 		sent = false
 	}
