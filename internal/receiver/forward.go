@@ -997,6 +997,45 @@ func (o *onceOnly) closedUnread(ctx context.Context) bool {
 	return false
 }
 
+// answeredHTTP2 says the answer to the call's last try began with an
+// HTTP/2 server's connection preface (http2Preface).
+func (o *onceOnly) answeredHTTP2() bool {
+	o.mu.Lock()
+	w := o.answer
+	o.mu.Unlock()
+	if w == nil {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return !w.headRead && http2Preface(w.head)
+}
+
+// http2Preface says head, the first bytes an answer came with, is an
+// HTTP/2 server's connection preface: a SETTINGS frame's header (RFC 9113
+// 3.4, 6.5: type 0x4, no ACK flag, stream 0, a length of whole 6-byte
+// settings), which no HTTP/1.1 status line starts with.
+func http2Preface(head []byte) bool {
+	if len(head) < 9 {
+		return false
+	}
+	length := int(head[0])<<16 | int(head[1])<<8 | int(head[2])
+	return head[3] == 0x4 && head[4] == 0 && head[5]&0x7f == 0 && head[6] == 0 && head[7] == 0 && head[8] == 0 && length%6 == 0
+}
+
+// http2Only is the forward's error when the receiver answered the call
+// with an HTTP/2 server's connection preface (answeredHTTP2): it speaks
+// HTTP/2 only, and read no HTTP/1.1 call. net/http's "malformed HTTP
+// response" and listen's "it may hold it" read as a receiver that took
+// the call and broke.
+type http2Only struct{ err error }
+
+func (e http2Only) Error() string {
+	return e.err.Error() + ": the receiver answered with its HTTP/2 connection preface (a SETTINGS frame), not an HTTP/1.1 answer: it speaks HTTP/2 only, and never got the call (listen forwards over HTTP/1.1)"
+}
+
+func (e http2Only) Unwrap() error { return e.err }
+
 // closedUnread is the forward's error when the receiver closed the
 // kept-alive connection before it read the call (onceOnly.closedUnread):
 // net/http's "EOF" alone read as a call the receiver may hold.
@@ -1327,6 +1366,12 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		// The receiver closed or reset a kept connection with the call
 		// on it, before any answer: the race keptConns ends.
 		r.kept.sawClose()
+	}
+	if resp == nil && sent && ctx.Err() == nil && once.answeredHTTP2() {
+		// No HTTP/1.1 server writes that: the receiver took the call's
+		// bytes for a bad HTTP/2 preface, and read no call.
+		err = http2Only{err: err}
+		sent = false
 	}
 	if resp == nil && sent && ctx.Err() == nil && once.closedUnread(ctx) {
 		// Its bytes went out, and the receiver never read them: no call
