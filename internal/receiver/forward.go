@@ -997,6 +997,58 @@ func (o *onceOnly) closedUnread(ctx context.Context) bool {
 	return false
 }
 
+// strayBefore says, of the call's last try, given a kept-alive
+// connection, that the bytes read for its answer held an HTTP/1.x status
+// line after n bytes that were none (stray: the first 16 of them) and
+// the status the line says; status 0 when not. Bytes after an answer's
+// framed end that came with it are judged there (answerWatch); these came
+// later, after the next call was given the connection, and net/http read
+// them as the start of its answer.
+func (o *onceOnly) strayBefore() (stray []byte, n, status int) {
+	o.mu.Lock()
+	w, reused := o.answer, o.reused
+	o.mu.Unlock()
+	if w == nil || !reused {
+		return nil, 0, 0
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.headRead || len(w.head) == 0 || bytes.HasPrefix(w.head, []byte("HTTP/")) {
+		return nil, 0, 0
+	}
+	k := bytes.Index(w.head, []byte("HTTP/1."))
+	if k <= 0 {
+		return nil, 0, 0
+	}
+	line, _, _ := bytes.Cut(w.head[k:], []byte("\n"))
+	if len(line) < 12 || line[8] != ' ' {
+		return nil, 0, 0
+	}
+	code, err := strconv.Atoi(string(line[9:12]))
+	if err != nil || code < 100 {
+		return nil, 0, 0
+	}
+	return bytes.Clone(w.head[:min(k, 16)]), k, code
+}
+
+// strayBeforeAnswer is the forward's error when the receiver's answer to
+// the call came after bytes no call asked for on its kept-alive
+// connection (strayBefore): net/http read them as the answer's start and
+// failed it ("malformed HTTP version"), which blamed the answer to this
+// call, likely a clean one, for the bytes of an earlier one.
+type strayBeforeAnswer struct {
+	err       error
+	stray     []byte // the first 16
+	n, status int
+}
+
+func (e strayBeforeAnswer) Error() string {
+	return fmt.Sprintf("%s: the receiver's bytes for this call began with %d bytes no call asked for (%q), then a status line %d: bytes that came after its answer to an earlier call on this kept-alive connection (an answer whose body ran past its Content-Length, or a second answer), which listen could not tell apart from an answer to this call",
+		e.err.Error(), e.n, e.stray, e.status)
+}
+
+func (e strayBeforeAnswer) Unwrap() error { return e.err }
+
 // answeredHTTP2 says the answer to the call's last try began with an
 // HTTP/2 server's connection preface (http2Preface).
 func (o *onceOnly) answeredHTTP2() bool {
@@ -1366,6 +1418,13 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		// The receiver closed or reset a kept connection with the call
 		// on it, before any answer: the race keptConns ends.
 		r.kept.sawClose()
+	}
+	if resp == nil && sent && ctx.Err() == nil {
+		if stray, n, status := once.strayBefore(); status != 0 {
+			err = strayBeforeAnswer{err: err, stray: stray, n: n, status: status}
+			// More would fail the next call on each connection kept.
+			r.kept.sawStray()
+		}
 	}
 	if resp == nil && sent && ctx.Err() == nil && once.answeredHTTP2() {
 		// No HTTP/1.1 server writes that: the receiver took the call's

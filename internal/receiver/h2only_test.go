@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -77,5 +78,70 @@ func TestForwardToAnHTTP2OnlyReceiver(t *testing.T) {
 				t.Errorf("the sender got %d, want 502", w.Code)
 			}
 		})
+	}
+}
+
+// A receiver that writes bytes past an answer's Content-Length later than
+// the answer (a second write) on a kept-alive connection: the next call
+// given the connection reads them as the start of its answer, and its
+// forward failed as `malformed HTTP version "EXTRAHTTP/1.1"` (net/http's)
+// "; the call had gone out to the receiver (it may hold it)", half the
+// calls at a concurrency of 2 against such a receiver, which read and
+// answered each (found by fw45); the calls failed so were sent again by
+// their senders, to a receiver that held them. The error says the bytes before the
+// status line came after the receiver's answer to an earlier call, and
+// that the call had gone out (the receiver may hold it: the status line
+// after them may be more stray bytes, not its answer to this call), and
+// listen keeps no connection to such a receiver alive from then on.
+func TestForwardStrayBytesBeforeAnAnswer(t *testing.T) {
+	t.Parallel()
+	answered := make(chan struct{})
+	var answeredOnce sync.Once
+	ln := testnet.Serve(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		for i := 0; ; i++ {
+			req, err := http.ReadRequest(br)
+			if err != nil {
+				return
+			}
+			io.Copy(io.Discard, req.Body)
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+			if i > 0 {
+				continue
+			}
+			// The next call is in the socket before the stray bytes
+			// go: the reader takes them for its answer's start.
+			answeredOnce.Do(func() { close(answered) })
+			rc, err := c.(*net.TCPConn).SyscallConn()
+			if err != nil {
+				return
+			}
+			rc.Read(func(uintptr) bool { return bufferedBytes(c) > 0 || peerClosed(c) })
+			io.WriteString(c, "EXTRA")
+		}
+	})
+	u, _ := url.Parse("http://" + ln.Addr().String() + "/hook")
+	client := newClient(16, 10*time.Second, nil)
+	defer client.CloseIdleConnections()
+	mem := &memRecorder{}
+	rcv := New(Config{ForwardTo: u, Capture: mem, Client: client})
+	codes := make([]int, 4)
+	for i, body := range []string{"one", "two", "three", "four"} {
+		w := httptest.NewRecorder()
+		rcv.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/webhook", strings.NewReader(body)))
+		codes[i] = w.Code
+	}
+	rcv.Close()
+	<-answered
+	// Once seen, no connection to the receiver is kept: its stray
+	// bytes fail no later call (four went on three's kept connection,
+	// and failed as two did).
+	if codes[2] != http.StatusOK || codes[3] != http.StatusOK {
+		t.Errorf("the senders of three and four got %v, want 200 each; records: %s", codes[2:], forwardErrors(mem))
+	}
+	f := mem.recs[1].Forward
+	const want = `the receiver's bytes for this call began with 5 bytes no call asked for ("EXTRA"), then a status line 200: bytes that came after its answer to an earlier call on this kept-alive connection`
+	if f == nil || !strings.Contains(f.Error, want) || !strings.HasSuffix(f.Error, mayHold) {
+		t.Errorf("the second forward's error %q, want it to say %q, and %q", f.Error, want, mayHold)
 	}
 }
