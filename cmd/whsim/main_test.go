@@ -29,6 +29,7 @@ func TestMain(m *testing.M) {
 		"holdrecv":     func() { os.Exit(holdRecv()) },
 		"unlinkrecv":   func() { os.Exit(unlinkRecv()) },
 		"gaterecv":     func() { os.Exit(gateRecv()) },
+		"duprecv":      func() { os.Exit(dupRecv()) },
 		"rawrecv":      func() { os.Exit(rawRecv()) },
 		"droprecv":     func() { os.Exit(dropRecv()) },
 		"earlyrecv":    func() { os.Exit(earlyRecv()) },

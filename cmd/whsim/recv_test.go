@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -111,6 +112,49 @@ func unlinkRecv() int {
 		_, _ = io.WriteString(w, "stored\n")
 	})
 	return serveUntilSignal("unlinkrecv", os.Args[1], "/hook", h, nil)
+}
+
+// dupRecv is a receiver that keeps each call's requestId: it answers the
+// first call of a requestId 200 at once and refuses its repeats 409, the
+// second (a --fault duplicate's copy, say) only once a file (the gate)
+// exists, the later ones at once. It logs each call as it arrives, a
+// line each.
+//
+//	exec duprecv <readyfile> <logfile> <gatefile> &
+func dupRecv() int {
+	if len(os.Args) != 4 {
+		fmt.Fprintln(os.Stderr, "usage: duprecv <readyfile> <logfile> <gatefile>")
+		return 2
+	}
+	logName, gate := os.Args[2], os.Args[3]
+	var mu sync.Mutex
+	seen := map[string]int{}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var env struct {
+			RequestID string `json:"requestId"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&env)
+		mu.Lock()
+		seen[env.RequestID]++
+		n := seen[env.RequestID]
+		f, err := os.OpenFile(logName, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err == nil {
+			fmt.Fprintf(f, "%s %d\n", env.RequestID, n)
+			f.Close()
+		}
+		mu.Unlock()
+		for n == 2 {
+			if _, err := os.Stat(gate); err == nil || r.Context().Err() != nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond) // a test receiver's look at the gate, not a test's wait
+		}
+		if n > 1 {
+			w.WriteHeader(http.StatusConflict)
+		}
+		_, _ = io.WriteString(w, "ok\n")
+	})
+	return serveUntilSignal("duprecv", os.Args[1], "/hook", h, nil)
 }
 
 // gateRecv is a receiver that answers its first call 200 at once and

@@ -150,7 +150,11 @@ func (l *linker) link(c *call) {
 		c.PrevDoc, _ = l.docs.Put(c.doc, c.ID)
 	}
 	if f := c.Record.Forward; f != nil && f.Error == "" {
-		c.Flags = l.judge.Judge(c.RequestID, c.Verdict == "invalid", f.Status, c.Record.Time)
+		// A flag of another call (a refused re-delivery the file holds
+		// before the call accepted that came first) is not this call's:
+		// the page keeps each call's own, as its flag bits can say them.
+		c.Flags = slices.DeleteFunc(l.judge.Judge(c.RequestID, c.Verdict == "invalid", f.Status, c.Record.Time, c.ID),
+			func(fl receiver.Flag) bool { return fl.Of != 0 })
 	}
 }
 
@@ -189,7 +193,7 @@ func flagsOf(bits uint8, c *call) []receiver.Flag {
 	}
 	j := receiver.NewForwarded()
 	if bits&flagDuplicate != 0 {
-		j.Judge(c.RequestID, false, http.StatusOK, time.Time{}) // accepted before
+		j.Judge(c.RequestID, false, http.StatusOK, time.Time{}, 0) // accepted before
 	}
-	return j.Judge(c.RequestID, c.Verdict == "invalid", f.Status, c.Record.Time)
+	return j.Judge(c.RequestID, c.Verdict == "invalid", f.Status, c.Record.Time, c.ID)
 }

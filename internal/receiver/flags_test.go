@@ -42,7 +42,7 @@ func TestForwarded(t *testing.T) {
 			f := NewForwarded()
 			for i, c := range tt.calls {
 				var got []string
-				for _, fl := range f.Judge(c.id, c.invalid, c.status, time.Unix(int64(i+1), 0)) {
+				for _, fl := range f.Judge(c.id, c.invalid, c.status, time.Unix(int64(i+1), 0), uint64(i+1)) {
 					if fl.Reason == "" {
 						t.Errorf("call %d: flag %s has no reason", i+1, fl.Check)
 					}
@@ -60,15 +60,15 @@ func TestForwarded(t *testing.T) {
 func TestForwardedForgetsOldest(t *testing.T) {
 	f := NewForwarded()
 	for i := range maxRemembered + 1 {
-		f.Judge(strconv.Itoa(i), false, 200, time.Unix(1, 0))
+		f.Judge(strconv.Itoa(i), false, 200, time.Unix(1, 0), uint64(i+1))
 	}
 	if f.accepted.Len() != maxRemembered {
 		t.Fatalf("remembers %d ids, want %d", f.accepted.Len(), maxRemembered)
 	}
-	if flags := f.Judge("0", false, 409, time.Unix(2, 0)); len(flags) != 0 {
+	if flags := f.Judge("0", false, 409, time.Unix(2, 0), maxRemembered+2); len(flags) != 0 {
 		t.Errorf("the oldest id is still remembered: %v", flags)
 	}
-	if flags := f.Judge("2", false, 409, time.Unix(2, 0)); len(flags) != 1 {
+	if flags := f.Judge("2", false, 409, time.Unix(2, 0), maxRemembered+3); len(flags) != 1 {
 		t.Errorf("a recent id is forgotten: %v", flags)
 	}
 }
@@ -87,7 +87,7 @@ func TestForwardedKeepsNoLongID(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	for i := range ids {
-		f.Judge(longID(byte('A'+i)), false, 200, time.Unix(1, 0))
+		f.Judge(longID(byte('A'+i)), false, 200, time.Unix(1, 0), uint64(i+1))
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
@@ -116,13 +116,31 @@ func TestForwardedJudgedOutOfOrder(t *testing.T) {
 		{"then a later re-delivery refused", []call{{2, 200, ""}, {1, 409, ""}, {3, 409, Duplicates}}},
 		{"an earlier accepted call judged late moves the first acceptance", []call{{3, 200, ""}, {1, 200, ""}, {2, 409, Duplicates}}},
 		{"in order", []call{{1, 200, ""}, {2, 409, Duplicates}}},
+		// A sender's retry answered (refused) before its original (a
+		// fault's call, judged once its later copy is answered; or one
+		// the receiver answered late): the retry's line had gone out
+		// without the flag. The original's judgement gives it, of the
+		// retry (found by fw45).
+		{"a refused retry judged before its accepted original", []call{{2, 409, ""}, {1, 200, Duplicates + " of 2"}}},
+		{"two refused retries judged before it", []call{{3, 409, ""}, {2, 500, ""}, {1, 200, Duplicates + " of 3," + Duplicates + " of 2"}}},
+		{"then a later one refused", []call{{2, 409, ""}, {1, 200, Duplicates + " of 2"}, {3, 409, Duplicates}}},
+		{"a refused one that came first is no re-delivery", []call{{1, 409, ""}, {2, 200, ""}}},
+		{"an earlier refused one judged before a later acceptance", []call{{1, 409, ""}, {3, 409, ""}, {2, 200, Duplicates + " of 3"}}},
+		{"flagged once only", []call{{2, 409, ""}, {1, 200, Duplicates + " of 2"}, {0, 200, ""}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := NewForwarded()
 			for i, c := range tt.calls {
 				var got []string
-				for _, fl := range f.Judge("a", false, c.status, time.Unix(c.came, 0)) {
+				for _, fl := range f.Judge("a", false, c.status, time.Unix(c.came, 0), uint64(c.came)) {
+					if fl.Of != 0 {
+						if fl.Of == uint64(c.came) || !strings.Contains(fl.Reason, "#"+strconv.FormatUint(fl.Of, 10)) {
+							t.Errorf("judged %d: flag of %d, reason %q: it must name the call it judges", i+1, fl.Of, fl.Reason)
+						}
+						got = append(got, fl.Check+" of "+strconv.FormatUint(fl.Of, 10))
+						continue
+					}
 					got = append(got, fl.Check)
 				}
 				if strings.Join(got, ",") != c.want {

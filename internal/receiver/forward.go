@@ -37,7 +37,7 @@ func newClient(conns int, timeout time.Duration, tlsConf *tls.Config) *http.Clie
 		if err != nil {
 			return nil, err
 		}
-		return &countedConn{Conn: c, kick: make(chan struct{}, 1), judged: make(chan struct{})}, nil
+		return &countedConn{Conn: c, kick: make(chan struct{}, 1), judged: make(chan struct{}), judgeWithin: timeout}, nil
 	}
 	tr := &http.Transport{
 		Proxy:       nil, // a local receiver, never through a proxy
@@ -127,11 +127,14 @@ func (c *tlsConn) Read(p []byte) (int, error) {
 		}
 		n, err := c.Conn.Read(c.buf)
 		c.pending, c.err = c.buf[:n], err
+		c.sock.idleClosed(n, err)
 		if n == 0 && errors.Is(err, io.EOF) {
-			if w := c.answers.watch.Load(); w != nil && w.wrote.Load() && w.none() {
+			if w := c.answers.watch.Load(); w != nil && (w.wrote.Load() || c.sock.callWriting.Load() > 0) && w.none() {
 				// The receiver's close_notify, after bytes of the call
-				// given the connection went out and before any answer
-				// to it (closedUnread).
+				// given the connection went out (or as they go: the
+				// write that the receiver's close_notify answered may
+				// not have returned yet, and read as none went out) and
+				// before any answer to it (closedUnread).
 				c.sock.closeNotified.Store(true)
 			}
 		}
@@ -222,6 +225,33 @@ type countedConn struct {
 	// written), which is no byte of a call, and counted, said a call
 	// given the connection had gone out.
 	callWriting atomic.Int32
+	// kept is what the forwards that were given the connection learn of
+	// the receiver's closes (nil until one was). given counts the calls
+	// given the connection, idleAfter is given's count when net/http put
+	// it back idle after its call's answer (onceOnly's trace): a read
+	// that fails while the two are equal found the receiver's close of
+	// a connection no call was on (idleClosed).
+	kept      atomic.Pointer[keptConns]
+	given     atomic.Int64
+	idleAfter atomic.Int64
+	// judging, when set (by tests), runs each time judgeUnread's look
+	// found no reset and no sign that none will come.
+	judging func()
+	// judgeWithin bounds judgeUnread's wait: the client's time limit.
+	judgeWithin time.Duration
+}
+
+// idleClosed notes a read of the connection that failed with err (n
+// bytes read) as the receiver's close of a kept-alive connection listen
+// held idle, when it was one: not listen's own close, no call given it
+// since its last answer.
+func (c *countedConn) idleClosed(n int, err error) {
+	if n > 0 || err == nil || c.closed.Load() || c.answers.ended.Load() {
+		return
+	}
+	if given := c.given.Load(); given > 0 && c.idleAfter.Load() == given {
+		c.kept.Load().sawClose()
+	}
 }
 
 // errClosedFirst is the write refused on a kept-alive connection whose
@@ -281,6 +311,7 @@ func (c *countedConn) lookBeforeCall() {
 		// after every answer).
 		var e error = errClosedFirst
 		c.refuse.Store(&e)
+		c.kept.Load().sawClose()
 	}
 }
 
@@ -336,28 +367,37 @@ func (c *countedConn) Close() error {
 	return c.Conn.Close()
 }
 
-// resetWait bounds the look for a receiver's reset after its close_notify
-// (judgeUnread): it comes within a round trip of the call's bytes.
-const resetWait = 200 * time.Millisecond
-
 // judgeUnread looks, once, whether a receiver whose close_notify came
 // before any answer to the call given the connection reset the socket
 // too: its socket was closed when the call's bytes came, or closed with
 // them unread (a socket that closes with bytes unread resets the
 // connection, and one closed resets those that come after). Either way
 // its application never read the call. One that read the call whole and
-// then closed sent no reset: it may hold the call.
+// then closed sent its FIN, no reset: it may hold the call. It waits for
+// the one or the other (readUnread), however late it comes: a time limit
+// on it (200ms, once) said "it may hold it" of calls a receiver held
+// between its close_notify and its close reset unread (found by fw45).
+// A receiver that sends neither is given the forward's time limit
+// (judgeWithin), then may hold the call.
 func (c *countedConn) judgeUnread() {
 	if c.judged == nil {
 		return
 	}
 	c.judge.Do(func() {
 		if c.closeNotified.Load() {
-			c.neverRead.Store(waitReset(c.Conn, resetWait))
+			within := c.judgeWithin
+			if within <= 0 {
+				within = defaultJudgeWithin
+			}
+			c.neverRead.Store(readUnread(c.Conn, time.Now().Add(within), c.judging))
 		}
 		close(c.judged)
 	})
 }
+
+// defaultJudgeWithin is judgeUnread's bound on a connection that was
+// given none: a forward's own default time limit.
+const defaultJudgeWithin = 30 * time.Second
 
 func (c *countedConn) Read(p []byte) (int, error) {
 	if c.answers.ended.Load() {
@@ -376,6 +416,7 @@ func (c *countedConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	if err != nil {
 		c.readErr.CompareAndSwap(nil, &err)
+		c.idleClosed(n, err)
 	}
 	n, err = c.answers.seen(p, n, err, c.unread)
 	if w := c.callWrite.Load(); n > 0 && w != nil && !c.answers.refused() {
@@ -535,9 +576,13 @@ func (w *answerWatch) saw(b []byte, unread func() int) (keep int, malformed bool
 type onceOnly struct {
 	body   []byte
 	method string
-	mu     sync.Mutex
-	conn   *countedConn // the connection the call was given, nil before
-	at     int64        // conn's bytes written when it was given the call
+	// kept is the receiver's closes seen (Receiver.kept): a forward that
+	// finds a close adds to it, and one given a kept connection once a
+	// close was seen refuses it.
+	kept *keptConns
+	mu   sync.Mutex
+	conn *countedConn // the connection the call was given, nil before
+	at   int64        // conn's bytes written when it was given the call
 	// uncounted says the connection it was given is not one of
 	// newClient's: whether any of the call went out on it is not known.
 	uncounted bool
@@ -548,6 +593,7 @@ type onceOnly struct {
 	answered bool
 	cause    error // what failed that connection, when a read said it
 	reused   bool  // the connection it was last given was a kept-alive one
+	callNo   int64 // conn's given count once it was given the call
 	// answer watches the answer read for the call on conn (framingFault).
 	answer *answerWatch
 	// write is the end of the write of the try last given a plain counted
@@ -567,6 +613,21 @@ func (o *onceOnly) trace() *httptrace.ClientTrace {
 		o.mu.Lock()
 		o.answered = true
 		o.mu.Unlock()
+	}, PutIdleConn: func(err error) {
+		// net/http's reader put the connection back idle after the
+		// answer, before it reads the connection again: a close found
+		// there came with no call on it (countedConn.idleClosed). A call
+		// given the connection in between counted one more, and the
+		// close is that call's.
+		if err != nil {
+			return
+		}
+		o.mu.Lock()
+		c, n := o.conn, o.callNo
+		o.mu.Unlock()
+		if c != nil {
+			c.idleAfter.Store(n)
+		}
 	}, GotConn: func(info httptrace.GotConnInfo) {
 		c := info.Conn
 		var answers *answerWatcher // where the answers are HTTP
@@ -605,6 +666,12 @@ func (o *onceOnly) trace() *httptrace.ClientTrace {
 			cc.refuse.Store(&e)
 		default:
 			o.conn, o.at = cc, cc.written.Load()
+			cc.kept.Store(o.kept)
+			o.callNo = cc.given.Add(1)
+			if info.Reused && o.kept.closing() {
+				var e error = errNotKept
+				cc.refuse.Store(&e)
+			}
 			cc.lookFirst.Store(info.Reused)
 			o.answer = newAnswerWatch(o.method)
 			if !underTLS {
@@ -874,6 +941,14 @@ func (o *onceOnly) closedUnsent(err error) bool {
 	return false
 }
 
+// failedOnKept says the call's last try was given a kept-alive
+// connection and no byte of an answer came on it.
+func (o *onceOnly) failedOnKept() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.reused && !o.answered
+}
+
 // getBody is the call's body again, for a try on which nothing was sent.
 func (o *onceOnly) getBody() (io.ReadCloser, error) {
 	o.mu.Lock()
@@ -914,16 +989,104 @@ func (o *onceOnly) closedUnread(ctx context.Context) bool {
 	if c == nil || c.judged == nil || !reused || !c.underTLS || !c.closeNotified.Load() {
 		return false
 	}
-	t := time.NewTimer(2 * resetWait)
-	defer t.Stop()
 	select {
 	case <-c.judged:
 		return c.neverRead.Load()
 	case <-ctx.Done():
-	case <-t.C:
 	}
 	return false
 }
+
+// strayBefore says, of the call's last try, given a kept-alive
+// connection, that the bytes read for its answer held an HTTP/1.x status
+// line after n bytes that were none (stray: the first 16 of them) and
+// the status the line says; status 0 when not. Bytes after an answer's
+// framed end that came with it are judged there (answerWatch); these came
+// later, after the next call was given the connection, and net/http read
+// them as the start of its answer.
+func (o *onceOnly) strayBefore() (stray []byte, n, status int) {
+	o.mu.Lock()
+	w, reused := o.answer, o.reused
+	o.mu.Unlock()
+	if w == nil || !reused {
+		return nil, 0, 0
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.headRead || len(w.head) == 0 || bytes.HasPrefix(w.head, []byte("HTTP/")) {
+		return nil, 0, 0
+	}
+	k := bytes.Index(w.head, []byte("HTTP/1."))
+	if k <= 0 {
+		return nil, 0, 0
+	}
+	line, _, _ := bytes.Cut(w.head[k:], []byte("\n"))
+	if len(line) < 12 || line[8] != ' ' {
+		return nil, 0, 0
+	}
+	code, err := strconv.Atoi(string(line[9:12]))
+	if err != nil || code < 100 {
+		return nil, 0, 0
+	}
+	return bytes.Clone(w.head[:min(k, 16)]), k, code
+}
+
+// strayBeforeAnswer is the forward's error when the receiver's answer to
+// the call came after bytes no call asked for on its kept-alive
+// connection (strayBefore): net/http read them as the answer's start and
+// failed it ("malformed HTTP version"), which blamed the answer to this
+// call, likely a clean one, for the bytes of an earlier one.
+type strayBeforeAnswer struct {
+	err       error
+	stray     []byte // the first 16
+	n, status int
+}
+
+func (e strayBeforeAnswer) Error() string {
+	return fmt.Sprintf("%s: the receiver's bytes for this call began with %d bytes no call asked for (%q), then a status line %d: bytes that came after its answer to an earlier call on this kept-alive connection (an answer whose body ran past its Content-Length, or a second answer), which listen could not tell apart from an answer to this call",
+		e.err.Error(), e.n, e.stray, e.status)
+}
+
+func (e strayBeforeAnswer) Unwrap() error { return e.err }
+
+// answeredHTTP2 says the answer to the call's last try began with an
+// HTTP/2 server's connection preface (http2Preface).
+func (o *onceOnly) answeredHTTP2() bool {
+	o.mu.Lock()
+	w := o.answer
+	o.mu.Unlock()
+	if w == nil {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return !w.headRead && http2Preface(w.head)
+}
+
+// http2Preface says head, the first bytes an answer came with, is an
+// HTTP/2 server's connection preface: a SETTINGS frame's header (RFC 9113
+// 3.4, 6.5: type 0x4, no ACK flag, stream 0, a length of whole 6-byte
+// settings), which no HTTP/1.1 status line starts with.
+func http2Preface(head []byte) bool {
+	if len(head) < 9 {
+		return false
+	}
+	length := int(head[0])<<16 | int(head[1])<<8 | int(head[2])
+	return head[3] == 0x4 && head[4] == 0 && head[5]&0x7f == 0 && head[6] == 0 && head[7] == 0 && head[8] == 0 && length%6 == 0
+}
+
+// http2Only is the forward's error when the receiver answered the call
+// with an HTTP/2 server's connection preface (answeredHTTP2): it speaks
+// HTTP/2 only, and read no HTTP/1.1 call. net/http's "malformed HTTP
+// response" and listen's "it may hold it" read as a receiver that took
+// the call and broke.
+type http2Only struct{ err error }
+
+func (e http2Only) Error() string {
+	return e.err.Error() + ": the receiver answered with its HTTP/2 connection preface (a SETTINGS frame), not an HTTP/1.1 answer: it speaks HTTP/2 only, and never got the call (listen forwards over HTTP/1.1)"
+}
+
+func (e http2Only) Unwrap() error { return e.err }
 
 // closedUnread is the forward's error when the receiver closed the
 // kept-alive connection before it read the call (onceOnly.closedUnread):
@@ -1115,8 +1278,11 @@ func dropAnswer() bool { return false }
 func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []byte, keep func() bool) (answer, *capture.Forward, bool) {
 	named, u := target(r.cfg.ForwardTo, req)
 	fwd := &capture.Forward{URL: named.String()}
-	once := &onceOnly{body: body, method: req.Method}
-	newRequest := func() (*http.Request, error) {
+	var once *onceOnly // the try's: a try made again after one the receiver never read has its own
+	newRequest := func(fresh bool) (*http.Request, error) {
+		if once == nil || fresh {
+			once = &onceOnly{body: body, method: req.Method, kept: &r.kept}
+		}
 		out, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, once.trace()), req.Method, named.String(), bytes.NewReader(body))
 		if err != nil {
 			return nil, err
@@ -1134,6 +1300,9 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		}
 		out.ContentLength = int64(len(body))
 		out.GetBody = once.getBody
+		// Kept, the connection races the receiver's next close
+		// (keptConns).
+		out.Close = r.kept.closing()
 		if len(body) == 0 {
 			out.Body, out.GetBody = http.NoBody, nil
 		}
@@ -1153,18 +1322,37 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 	// The tries outnumber the pool's idle connections (staleTries), so
 	// that against a receiver that closes every one the last goes out on
 	// a new connection.
+	// So is a call whose bytes went out on a kept-alive connection under
+	// TLS the receiver had closed (its close_notify) and then reset with
+	// them unread (closedUnread): it never read it, as an HTTP/1.1 server
+	// reads no call after its own close; answered 502, "never got the
+	// call (not sent again)", the sender got an error of listen's pool,
+	// not of its receiver (found by fw45). That try's bytes are no
+	// delivery: the try made again starts afresh (its own onceOnly).
 	tries := staleTries(r.cfg.Client)
+	fresh := false
 	for try := 1; ; try++ {
 		var out *http.Request
-		out, err = newRequest()
+		out, err = newRequest(fresh)
 		if err != nil {
 			fwd.Error = err.Error()
 			return plain(http.StatusBadGateway), fwd, false
 		}
 		resp, err = r.cfg.Client.Do(out)
-		if err == nil || try == tries || ctx.Err() != nil || !once.closedUnsent(err) {
+		if err == nil || try == tries || ctx.Err() != nil {
 			break
 		}
+		if once.closedUnsent(err) {
+			r.kept.sawClose()
+			fresh = false
+			continue
+		}
+		if once.wentOut() && once.closedUnread(ctx) {
+			r.kept.sawClose()
+			fresh = true
+			continue
+		}
+		break
 	}
 	if err == nil && resp.StatusCode < 100 {
 		// net/http's client takes a status line's 000 to 099 as a code,
@@ -1226,10 +1414,27 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 	// An answer that began to come (cut short, too large) was to a call
 	// the receiver got.
 	sent := resp != nil || once.wentOut()
+	if resp == nil && sent && ctx.Err() == nil && !timedOut(err) && once.failedOnKept() {
+		// The receiver closed or reset a kept connection with the call
+		// on it, before any answer: the race keptConns ends.
+		r.kept.sawClose()
+	}
+	if resp == nil && sent && ctx.Err() == nil {
+		if stray, n, status := once.strayBefore(); status != 0 {
+			err = strayBeforeAnswer{err: err, stray: stray, n: n, status: status}
+			// More would fail the next call on each connection kept.
+			r.kept.sawStray()
+		}
+	}
+	if resp == nil && sent && ctx.Err() == nil && once.answeredHTTP2() {
+		// No HTTP/1.1 server writes that: the receiver took the call's
+		// bytes for a bad HTTP/2 preface, and read no call.
+		err = http2Only{err: err}
+		sent = false
+	}
 	if resp == nil && sent && ctx.Err() == nil && once.closedUnread(ctx) {
 		// Its bytes went out, and the receiver never read them: no call
-		// it got (nor one sent again: whether net/http's error came of
-		// that close cannot be told apart from its own).
+		// it got. (The last of the tries: earlier ones are made again.)
 		err = closedUnread{err: err}
 		sent = false
 	}

@@ -11,6 +11,6 @@ import (
 // at without a read, and a kept-alive connection is taken as open.
 func peerClosed(net.Conn) bool { return false }
 
-// waitReset is Linux's (peerclosed_linux.go): here no reset is looked for,
-// and a forward whose receiver closed first may hold the call.
-func waitReset(net.Conn, time.Duration) bool { return false }
+// readUnread is Linux's (peerclosed_linux.go): here no reset is looked
+// for, and a forward whose receiver closed first may hold the call.
+func readUnread(net.Conn, time.Time, func()) bool { return false }

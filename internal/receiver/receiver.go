@@ -182,6 +182,9 @@ type Receiver struct {
 	path   pathMatch // cfg.Path
 	resp   *responder
 	budget *semaphore.Weighted
+	// kept is what the forwards saw of the receiver's closes of kept
+	// connections (keptConns).
+	kept keptConns
 	// captureLost reports the first capture failure once; captureErr
 	// keeps it (a capture that failed fails every write after).
 	captureLost sync.Once

@@ -8,11 +8,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Linux's TCP states (include/net/tcp_states.h) that say the sender's side
-// is closed: its reset came (tcpClose), or its FIN (tcpCloseWait).
+// Linux's TCP states (include/net/tcp_states.h): the sender's side is
+// closed when its reset came (tcpClose), or its FIN (tcpCloseWait).
 const (
-	tcpClose     = 7
-	tcpCloseWait = 8
+	tcpEstablished = 1
+	tcpClose       = 7
+	tcpCloseWait   = 8
 )
 
 // tcpState is c's TCP state, 0 when it cannot be had.

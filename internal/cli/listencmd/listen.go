@@ -914,7 +914,7 @@ func judgeForwarded() func(c *receiver.Call) []listenout.CallFlag {
 			return nil
 		}
 		var flags []listenout.CallFlag
-		for _, fl := range j.Judge(reqid.Read(c.Content), c.Verdict() == "invalid", f.Status, c.Record.Time) {
+		for _, fl := range j.Judge(reqid.Read(c.Content), c.Verdict() == "invalid", f.Status, c.Record.Time, c.Seq) {
 			flags = append(flags, listenout.CallFlag(fl))
 		}
 		return flags

@@ -66,6 +66,10 @@ type CallPrinter struct {
 	// each answered listen's 502, said apart so that the summary says
 	// the receiver answered, wrongly, where "failed" alone reads as none.
 	malformed int
+	// flagged counts the flags judged of forwarded answers, by check:
+	// each call flagged once, on its line or, judged after its line went
+	// out, on the line of the call whose judgement flagged it (Of).
+	flagged map[string]int
 	// unrecorded counts, by the receiver's status (0: none), the calls
 	// that went to the receiver and could not be recorded (the capture
 	// failed as they were forwarded); unrecordedGot by the status listen
@@ -113,6 +117,9 @@ const noEvent = "(no businessType)"
 type CallFlag struct {
 	Check  string `json:"check"`
 	Reason string `json:"reason"`
+	// Of is the seq of the call the flag judges, when not this one's
+	// (receiver.Flag.Of).
+	Of uint64 `json:"of,omitempty"`
 }
 
 // Observe prints and tallies one call, with the flags judged of its
@@ -136,6 +143,12 @@ func (p *CallPrinter) Observe(c *receiver.Call, flags []CallFlag) {
 		p.byStatus[status]++
 	}
 	p.tallyForward(c)
+	for _, f := range flags {
+		if p.flagged == nil {
+			p.flagged = map[string]int{}
+		}
+		p.flagged[f.Check]++
+	}
 	if c.CaptureErr != nil && reachedReceiver(c) {
 		if p.unrecorded == nil {
 			p.unrecorded, p.unrecordedGot = map[int]int{}, map[int]int{}
@@ -218,7 +231,12 @@ func (p *CallPrinter) printText(c *receiver.Call, ev, verdict string, status int
 		b = fmt.Appendf(b, "    %s %s  %s: %s\n", sev, p.st.Dim.Pre+f.Rule+p.st.Dim.Post, termsafe.Text(f.Where()), termsafe.Text(f.Message))
 	}
 	for _, f := range flags {
-		b = fmt.Appendf(b, "    %s %s: %s\n", p.st.Fail.Pre+"FLAG   "+p.st.Fail.Post, f.Check, termsafe.Text(f.Reason))
+		of := ""
+		if f.Of != 0 {
+			// Its line went out before the judgement that flags it.
+			of = fmt.Sprintf(", of call #%d (printed before this one)", f.Of)
+		}
+		b = fmt.Appendf(b, "    %s %s%s: %s\n", p.st.Fail.Pre+"FLAG   "+p.st.Fail.Post, f.Check, of, termsafe.Text(f.Reason))
 	}
 	if p.st.Verbose {
 		if q := r.Query; q != "" {
@@ -518,6 +536,13 @@ func (p *CallPrinter) receiverSummary(w io.Writer) {
 		// own: "got listen's own 504 1" read as a status of 5041.
 		fmt.Fprintf(w, "  failed:     %d %s (%s listen's own status, not the receiver's answer: %s; see %s)\n",
 			n, term.Plural(n, "forward", "forwards"), term.Plural(n, "its sender got", "their senders got"), strings.Join(ss, ", "), term.Plural(n, "its line", "their lines"))
+	}
+	if len(p.flagged) > 0 {
+		var fs []string
+		for _, k := range slices.Sorted(maps.Keys(p.flagged)) {
+			fs = append(fs, fmt.Sprintf("%s %d", k, p.flagged[k]))
+		}
+		fmt.Fprintf(w, "  flagged:    %s (calls whose answers break check's rules; see the FLAG lines)\n", strings.Join(fs, ", "))
 	}
 	if n := p.malformed; n > 0 {
 		fmt.Fprintf(w, "  malformed:  %d %s framed as no HTTP/1.1 answer may be (%s; see %s)\n",

@@ -684,3 +684,67 @@ func TestForwardedUnrecordedSaid(t *testing.T) {
 		t.Errorf("JSON summary %s lacks the receiver's unrecorded 3", js.String())
 	}
 }
+
+// A flag of another call, given with the call whose judgement earned it
+// (a refused re-delivery printed before its accepted original), says on
+// the line which call it judges, carries its seq in the JSON ("of"), and
+// is counted in the summary with the calls flagged on their own lines:
+// the retry's line had gone out without it, and nothing counted it.
+func TestFlagOfAnotherCall(t *testing.T) {
+	t.Parallel()
+	retry := call(`{"requestId":"r-1"}`, nil)
+	retry.Seq = 2
+	retry.Record.Response.Status = 409
+	retry.Record.Forward = &capture.Forward{Status: 409}
+	original := call(`{"requestId":"r-1"}`, nil)
+	original.Record.Forward = &capture.Forward{Status: 200}
+	late := []CallFlag{{Check: receiver.Duplicates, Reason: "requestId r-1 was accepted (2xx) in call #1, which came before its re-delivery #2", Of: 2}}
+	invalid := call(`{"requestId":"r-3"}`, nil)
+	invalid.Seq = 3
+	invalid.Record.Forward = &capture.Forward{Status: 200}
+	own := []CallFlag{{Check: receiver.RejectsMalformed, Reason: "the receiver answered 200 to a call the validator finds invalid"}}
+
+	var text, sum bytes.Buffer
+	p := NewCallPrinter(&text, false, term.Style{})
+	p.Forwarding = true
+	p.Observe(retry, nil)
+	p.Observe(original, late)
+	p.Observe(invalid, own)
+	p.Summary(&sum, term.Style{}, "listen stopped:", "")
+	if want := "    FLAG    duplicates, of call #2 (printed before this one): requestId r-1 was accepted"; !strings.Contains(text.String(), want) {
+		t.Errorf("lines lack %q:\n%s", want, text.String())
+	}
+	if want := "  flagged:    duplicates 1, rejects-malformed 1 (calls whose answers break check's rules; see the FLAG lines)\n"; !strings.Contains(sum.String(), want) {
+		t.Errorf("summary lacks %q:\n%s", want, sum.String())
+	}
+
+	var js bytes.Buffer
+	q := NewCallPrinter(&js, true, term.Style{})
+	q.Forwarding = true
+	q.Observe(retry, nil)
+	q.Observe(original, late)
+	q.Observe(invalid, own)
+	if err := q.SummaryJSON(&js, ""); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(js.String()), "\n")
+	var second struct {
+		Flags []CallFlag `json:"flags"`
+	}
+	if err := json.Unmarshal([]byte(lines[1]), &second); err != nil || len(second.Flags) != 1 || second.Flags[0].Of != 2 {
+		t.Errorf("the original's JSON flags %+v (%v), want one of call 2: %s", second.Flags, err, lines[1])
+	}
+	var s struct {
+		Summary struct {
+			Receiver struct {
+				Flagged map[string]int `json:"flagged"`
+			} `json:"receiver"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &s); err != nil {
+		t.Fatal(err)
+	}
+	if f := s.Summary.Receiver.Flagged; f[receiver.Duplicates] != 1 || f[receiver.RejectsMalformed] != 1 {
+		t.Errorf("the JSON summary's flagged %v, want duplicates 1, rejects-malformed 1", f)
+	}
+}

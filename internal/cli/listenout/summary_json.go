@@ -47,6 +47,9 @@ type receiverJSON struct {
 	// Malformed counts the answers of the receiver's framed as no
 	// HTTP/1.1 answer may be (their forwards failed: in FailedByStatus).
 	Malformed int `json:"malformed,omitempty"`
+	// Flagged counts the flags judged of the receiver's answers, by
+	// check (a flag given with another call's line counted too).
+	Flagged map[string]int `json:"flagged,omitempty"`
 	// Unrecorded counts the calls that went to the receiver and could
 	// not be recorded (the capture failed as they were forwarded): their
 	// senders got listen's own 5xx, counted in ByStatus.
@@ -82,7 +85,7 @@ func (p *CallPrinter) SummaryJSON(w io.Writer, capturePath string) error {
 		}
 	}
 	if p.Faults != nil || p.Forwarding {
-		s.Receiver = &receiverJSON{Sent: p.forwarded, Answered: p.answered, FailedByStatus: byStatusJSON(p.failed), Malformed: p.malformed}
+		s.Receiver = &receiverJSON{Sent: p.forwarded, Answered: p.answered, FailedByStatus: byStatusJSON(p.failed), Malformed: p.malformed, Flagged: maps.Clone(p.flagged)}
 		for _, n := range p.unrecorded {
 			s.Receiver.Unrecorded += n
 		}
