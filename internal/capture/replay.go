@@ -101,6 +101,24 @@ func isToken(s string) bool {
 	return true
 }
 
+// ReplayWarning is what whsim replay warns of as it sends r again, ""
+// for nothing: a body shorter than its Content-Length, which replay sends
+// as recorded (see CutShort). whsim validate says it in the same words
+// (its capture-replay warning), so that validating a capture before
+// replaying it tells of every line replay will.
+func (r *Record) ReplayWarning() string {
+	declared, recorded, short := r.CutShort()
+	if !short {
+		return ""
+	}
+	if resp := r.Response; resp != nil && resp.Status >= 200 && resp.Status < 300 {
+		// listen answers 2xx only to a body it read whole: this one was
+		// edited since (jq on the body), not cut short.
+		return fmt.Sprintf("its body is shorter than its Content-Length (%d, %d bytes recorded), which listen answered %d whole: edited since; sent as recorded", declared, recorded, resp.Status)
+	}
+	return fmt.Sprintf("its body came cut short (Content-Length %d, %d bytes recorded): sent as recorded, as a whole call, which the sender never made", declared, recorded)
+}
+
 // CutShort reports a record whose body came cut short: listen records
 // the bytes that arrived of a body not read whole (its
 // http-body-incomplete finding) under the Content-Length the sender

@@ -118,16 +118,10 @@ func (s *Replayer) Next() []*attempt.Request {
 			s.Warn("%s: line %d: %v; skipped", in.Name, s.r.Line(), err)
 			continue
 		}
-		if declared, recorded, short := rec.CutShort(); short {
+		if why := rec.ReplayWarning(); why != "" {
 			// Sent all the same: the receiver's answer to what did
 			// arrive may be the thing looked into.
-			if r := rec.Response; r != nil && r.Status >= 200 && r.Status < 300 {
-				// listen answers 2xx only to a body it read whole: this
-				// one was edited since (jq on the body), not cut short.
-				s.Warn("%s: line %d: its body is shorter than its Content-Length (%d, %d bytes recorded), which listen answered %d whole: edited since; sent as recorded", in.Name, s.r.Line(), declared, recorded, r.Status)
-			} else {
-				s.Warn("%s: line %d: its body came cut short (Content-Length %d, %d bytes recorded): sent as recorded, as a whole call, which the sender never made", in.Name, s.r.Line(), declared, recorded)
-			}
+			s.Warn("%s: line %d: %s", in.Name, s.r.Line(), why)
 		}
 		s.seq++
 		req.Seq = s.seq
