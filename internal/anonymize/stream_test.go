@@ -224,11 +224,11 @@ func TestStreamErrorsSayWhere(t *testing.T) {
 	a := newTestAnonymizer(t, testKey)
 	tests := []struct{ in, want string }{
 		{"{\"data\":{}}\n{\"data\":\n", "line 2"},
-		{"{\"data\":{}}\n{\"data\": x}\n", "line 2: column 10: "},
-		{"[\n{\"data\":{}},\n{\"data\" 1}\n]", "line 3: column 9: "},
+		{"{\"data\":{}}\n{\"data\": x}\n", "line 2, column 10: "},
+		{"[\n{\"data\":{}},\n{\"data\" 1}\n]", "line 3, column 9: "},
 		// No JSON at all is placed as the rest (found by an44: "line 1,
 		// column 1: not JSON or NDJSON").
-		{"hello world\n", "line 1: column 1: not JSON or NDJSON"},
+		{"hello world\n", "line 1, column 1: not JSON or NDJSON"},
 		{`{"capture":1,"time":"2026-11-01T00:00:00Z","body":"x","bodyEncoding":"rot13"}` + "\n", "line 1: unknown body encoding"},
 	}
 	for _, tt := range tests {

@@ -507,6 +507,37 @@ func tornCause(line []byte, err error) error {
 	return err
 }
 
+// At says err, a *TornError or *LineError of the input name, at its place
+// as every command that reads a capture says it (input.At): name:line:
+// what, and name:line:column: what of a line encoding/json stopped at a
+// byte of. Any other error is name: what.
+func At(name string, err error) string {
+	if torn, ok := errors.AsType[*TornError](err); ok {
+		return LineAt(name, torn.Line, torn)
+	}
+	if bad, ok := errors.AsType[*LineError](err); ok {
+		return LineAt(name, bad.Line, bad.Err)
+	}
+	return name + ": " + err.Error()
+}
+
+// LineAt says err, why line n of the input name is no record (a
+// LineError's Err), at its place as At does.
+func LineAt(name string, n int, err error) string {
+	if torn, ok := errors.AsType[*TornError](err); ok {
+		// Why it does not read may be a syntax error at its end: it is
+		// said as the torn line it is.
+		return input.At(name, n, 0, fmt.Sprintf("%s (%v)", input.TornLine(torn.Restarted), torn.Err))
+	}
+	if tl, ok := errors.AsType[*input.TooLargeError](err); ok {
+		return input.At(name, n, 0, fmt.Sprintf("the line is larger than %d MiB", tl.Max>>20))
+	}
+	if offset, msg, ok := jsonerr.Syntax(err); ok {
+		return input.At(name, n, int(offset), msg)
+	}
+	return input.At(name, n, 0, err.Error())
+}
+
 // LineError reports a line that is not a capture record.
 type LineError struct {
 	Line int

@@ -74,10 +74,18 @@ const MaxReport = 256 << 20
 // --output json writes.
 type ReportLineError struct {
 	Line int
-	Err  error
+	// Column is where in the line it is not JSON, 0 when that is not
+	// what is wrong with it.
+	Column int
+	Err    error
 }
 
-func (e *ReportLineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+func (e *ReportLineError) Error() string {
+	if e.Column > 0 {
+		return fmt.Sprintf("line %d, column %d: %v", e.Line, e.Column, e.Err)
+	}
+	return fmt.Sprintf("line %d: %v", e.Line, e.Err)
+}
 func (e *ReportLineError) Unwrap() error { return e.Err }
 
 // errNotReport says a file holds no check case at all.
@@ -169,7 +177,11 @@ func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 			Rerun *string `json:"rerun"`
 		}
 		if err := json.Unmarshal(line, &j); err != nil {
-			return nil, ReportEnd{}, &ReportLineError{Line: n, Err: errors.New(jsonerr.Describe(jsonerr.Placed(err, line), "the line"))}
+			err = jsonerr.Placed(err, line)
+			if offset, msg, ok := jsonerr.Syntax(err); ok {
+				return nil, ReportEnd{}, &ReportLineError{Line: n, Column: int(offset), Err: errors.New(msg)}
+			}
+			return nil, ReportEnd{}, &ReportLineError{Line: n, Err: errors.New(jsonerr.Describe(err, "the line"))}
 		}
 		if err := keysTwice(line); err != nil {
 			return nil, ReportEnd{}, &ReportLineError{Line: n, Err: err}

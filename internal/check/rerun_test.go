@@ -130,7 +130,7 @@ func TestReadFailed(t *testing.T) {
 	}
 
 	for _, tt := range []struct{ in, want string }{
-		{"not json\n", "line 1: not JSON at byte 2 (invalid character 'o' in literal null"},
+		{"not json\n", "line 1, column 2: not JSON (invalid character 'o' in literal null"},
 		{`{"summary":{}}` + "\n" + `{"verdict":"fail"}`, errNotReport.Error()},
 		{`{"check":"a","case":"b","verdict":"pass"}` + "\n" + `[1]`, `line 2: the line: want an object, got a list`},
 		// A member of the wrong type is named by its path in the line,

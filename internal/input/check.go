@@ -129,8 +129,23 @@ func sayByte(se *jsonerr.SyntaxError, b []byte) string {
 	return "invalid character '" + q[1:len(q)-1] + "' " + se.Context
 }
 
-// namedError is an error of the input Name. A *SyntaxError's place is
-// written name:line:column, as validate's findings and compilers write it.
+// At is msg at a place in the input name, as compilers and go vet write
+// it, and every command of whsim that reads a file back says it:
+// name:line:column: msg, name:line: msg when no column is known (0),
+// name: msg when no line is.
+func At(name string, line, column int, msg string) string {
+	switch {
+	case line > 0 && column > 0:
+		return name + ":" + strconv.Itoa(line) + ":" + strconv.Itoa(column) + ": " + msg
+	case line > 0:
+		return name + ":" + strconv.Itoa(line) + ": " + msg
+	}
+	return name + ": " + msg
+}
+
+// namedError is an error of the input Name. A *SyntaxError's place, a
+// placed *FormatError's and an NDJSON line's *TooLargeError's are
+// written name:line:column (At).
 type namedError struct {
 	Name string
 	Err  error
@@ -138,7 +153,13 @@ type namedError struct {
 
 func (e *namedError) Error() string {
 	if se, ok := errors.AsType[*SyntaxError](e.Err); ok {
-		return fmt.Sprintf("%s:%d:%d: %s", e.Name, se.Line, se.Column, se.Msg)
+		return At(e.Name, se.Line, se.Column, se.Msg)
+	}
+	if fe, ok := errors.AsType[*FormatError](e.Err); ok && fe.Line > 0 {
+		return At(e.Name, fe.Line, fe.Column, fe.Msg)
+	}
+	if tl, ok := errors.AsType[*TooLargeError](e.Err); ok && tl.Line > 0 {
+		return At(e.Name, tl.Line, 0, fmt.Sprintf("the line is larger than %d MiB", tl.Max>>20))
 	}
 	return e.Name + ": " + e.Err.Error()
 }

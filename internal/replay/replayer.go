@@ -98,11 +98,11 @@ func (s *Replayer) Next() []*attempt.Request {
 			continue
 		case errors.As(err, &torn):
 			s.skipped++
-			s.Warn("%s: %v; skipped, not replayed", in.Name, err)
+			s.Warn("%s; skipped, not replayed", capture.At(in.Name, err))
 			continue
 		case errors.As(err, &bad):
 			s.skipped++
-			s.Warn("%s: %v; skipped", in.Name, err)
+			s.Warn("%s; skipped", capture.At(in.Name, err))
 			continue
 		case err != nil:
 			s.err = fmt.Errorf("%s: %w", in.Name, err)
@@ -115,13 +115,13 @@ func (s *Replayer) Next() []*attempt.Request {
 		req, err := request(rec, s.IDs)
 		if err != nil {
 			s.skipped++
-			s.Warn("%s: line %d: %v; skipped", in.Name, s.r.Line(), err)
+			s.Warn("%s; skipped", input.At(in.Name, s.r.Line(), 0, err.Error()))
 			continue
 		}
 		if why := rec.ReplayWarning(); why != "" {
 			// Sent all the same: the receiver's answer to what did
 			// arrive may be the thing looked into.
-			s.Warn("%s: line %d: %s", in.Name, s.r.Line(), why)
+			s.Warn("%s", input.At(in.Name, s.r.Line(), 0, why))
 		}
 		s.seq++
 		req.Seq = s.seq

@@ -86,7 +86,7 @@ func TestReplayerFiltersAndWarns(t *testing.T) {
 	if fmt.Sprint(sources) != "[a.ndjson:1 a.ndjson:3]" {
 		t.Errorf("sources %q, want the records' lines", sources)
 	}
-	if len(warnings) != 2 || !strings.HasPrefix(warnings[0], "a.ndjson: line 4: "+input.TornLine(false)) || !strings.HasSuffix(warnings[0], "; skipped, not replayed") || warnings[1] != "b.ndjson: empty, nothing to replay" {
+	if len(warnings) != 2 || !strings.HasPrefix(warnings[0], "a.ndjson:4: "+input.TornLine(false)) || !strings.HasSuffix(warnings[0], "; skipped, not replayed") || warnings[1] != "b.ndjson: empty, nothing to replay" {
 		t.Errorf("warnings %q", warnings)
 	}
 }
@@ -171,7 +171,7 @@ func TestReplayerRefusesWhatIsNotACapture(t *testing.T) {
 	for _, tt := range []struct{ in, err string }{
 		{`{"requestId":"r"}` + "\n", "p holds payloads, not captures"},
 		{"[{}]", "p holds payloads"},
-		{"hello\n", `p: line 1, column 1: not JSON or NDJSON (the line begins "hello", which starts no JSON value)`},
+		{"hello\n", `p:1:1: not JSON or NDJSON (the line begins "hello", which starts no JSON value)`},
 	} {
 		s := &Replayer{Inputs: []capture.Input{{Name: "p", R: strings.NewReader(tt.in)}}, Warn: func(string, ...any) {}}
 		if reqs := s.Next(); reqs != nil || s.Err() == nil || !strings.HasPrefix(s.Err().Error(), tt.err) {
@@ -482,11 +482,11 @@ func TestReplayerWarnsOfABodyCutShort(t *testing.T) {
 	}{
 		// listen answers 2xx only to a body read whole: one shorter than
 		// its length since was edited (jq on the body), not cut short.
-		{"edited", http.Header{"Content-Length": {"100"}}, `{"requestId":"abc"}`, `c.ndjson: line 1: its body is shorter than its Content-Length (100, 19 bytes recorded), which listen answered 200 whole: edited since; sent as recorded`, 200},
-		{"cut short", http.Header{"Content-Length": {"100"}}, `{"requestId":"abc",`, `c.ndjson: line 1: its body came cut short (Content-Length 100, 19 bytes recorded): sent as recorded, as a whole call`, 400},
+		{"edited", http.Header{"Content-Length": {"100"}}, `{"requestId":"abc"}`, `c.ndjson:1: its body is shorter than its Content-Length (100, 19 bytes recorded), which listen answered 200 whole: edited since; sent as recorded`, 200},
+		{"cut short", http.Header{"Content-Length": {"100"}}, `{"requestId":"abc",`, `c.ndjson:1: its body came cut short (Content-Length 100, 19 bytes recorded): sent as recorded, as a whole call`, 400},
 		{"cut short, base64", http.Header{"Content-Length": {"9"}}, "\xff\xfe", `(Content-Length 9, 2 bytes recorded)`, 0},
 		// Only a 2xx says listen read it whole: a 300 (--status 300) does not.
-		{"cut short, answered 300", http.Header{"Content-Length": {"100"}}, `{"requestId":"abc",`, `c.ndjson: line 1: its body came cut short (Content-Length 100, 19 bytes recorded)`, 300},
+		{"cut short, answered 300", http.Header{"Content-Length": {"100"}}, `{"requestId":"abc",`, `c.ndjson:1: its body came cut short (Content-Length 100, 19 bytes recorded)`, 300},
 		{"edited, answered 299", http.Header{"Content-Length": {"100"}}, `{"requestId":"abc"}`, `which listen answered 299 whole: edited since`, 299},
 		{"whole", http.Header{"Content-Length": {"2"}}, `{}`, "", 0},
 		{"lower-case name", http.Header{"content-length": {"2"}}, `{}`, "", 0},
@@ -594,7 +594,7 @@ func TestReplayerSkipsABodyOverTheLimit(t *testing.T) {
 			if len(sent) != 1 || sent[0] != `{}` {
 				t.Errorf("sent bodies %q, want only the second record's", sent)
 			}
-			want := "c.ndjson: line 1: its body was over listen's --max-body of 100 bytes and was not kept; skipped"
+			want := "c.ndjson:1: its body was over listen's --max-body of 100 bytes and was not kept; skipped"
 			if len(warnings) != 1 || warnings[0] != want {
 				t.Errorf("warnings %q, want %q", warnings, want)
 			}
@@ -654,7 +654,7 @@ func TestReplayerSkipsAConnect(t *testing.T) {
 	if len(reqs) != 1 || reqs[0].Method != http.MethodPost {
 		t.Fatalf("first call %+v, want the POST of line 2", reqs)
 	}
-	want := `c.ndjson: line 1: a CONNECT to "example.com:443", a tunnel asked of listen as of an HTTP proxy, so there is no webhook call to send again; skipped`
+	want := `c.ndjson:1: a CONNECT to "example.com:443", a tunnel asked of listen as of an HTTP proxy, so there is no webhook call to send again; skipped`
 	if len(warnings) != 1 || warnings[0] != want {
 		t.Errorf("warnings %q, want %q", warnings, want)
 	}

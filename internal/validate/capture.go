@@ -9,6 +9,7 @@ import (
 
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/input"
+	"github.com/whsim/whsim/internal/jsonerr"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -42,6 +43,16 @@ func (v *Validator) checkCapture(line []byte) (fs []Finding, notChecked string, 
 	if err != nil {
 		if input.CutShort(line) {
 			return nil, "", true
+		}
+		if offset, msg, ok := jsonerr.Syntax(err); ok {
+			// Not JSON: placed at its column in the line (the record's
+			// line is the payload's), as replay and anonymize place it.
+			why := "not a readable capture record: " + msg
+			fs := v.single(ruleCapture, why)
+			for i := range fs {
+				fs[i].Line, fs[i].Column = 1, int(offset)
+			}
+			return fs, why, false
 		}
 		why := fmt.Sprintf("not a readable capture record: %v", err)
 		return v.single(ruleCapture, why), why, false
