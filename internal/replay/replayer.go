@@ -112,11 +112,17 @@ func (s *Replayer) Next() []*attempt.Request {
 			s.other++
 			continue
 		}
-		req, err := request(rec, s.IDs)
+		req, renewed, err := request(rec, s.IDs)
 		if err != nil {
 			s.skipped++
 			s.Warn("%s; skipped", input.At(in.Name, s.r.Line(), 0, err.Error()))
 			continue
+		}
+		if s.IDs != nil && !renewed {
+			// Sent all the same, and said: under --new-request-id a
+			// receiver's deduplication would otherwise be tested with a
+			// call the replay took for a fresh one.
+			s.Warn("%s", input.At(in.Name, s.r.Line(), 0, "--new-request-id found no requestId to replace in its body (a top-level string of the JSON object it is, after no byte-order mark, decoded when it came compressed): sent as recorded, with whatever id it holds"))
 		}
 		if why := rec.ReplayWarning(); why != "" {
 			// Sent all the same: the receiver's answer to what did
@@ -288,11 +294,12 @@ func (s *Replayer) mark(req *attempt.Request) {
 }
 
 // request is the delivery that replays rec: its method, query, headers and
-// body byte for byte; with ids, a fresh requestId and nothing else changed.
-func request(rec *capture.Record, ids *reqid.IDs) (*attempt.Request, error) {
+// body byte for byte; with ids, a fresh requestId and nothing else changed
+// (renewed), when the body holds one to replace.
+func request(rec *capture.Record, ids *reqid.IDs) (req *attempt.Request, renewed bool, err error) {
 	body, err := replayBody(rec)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	method := methodOf(rec)
 	h := capture.ReplayHeaders(rec.Headers)
@@ -326,16 +333,16 @@ func request(rec *capture.Record, ids *reqid.IDs) (*attempt.Request, error) {
 		fresh := ids.Next()
 		doc = reqid.Splice(doc, start, end, fresh)
 		if len(codings) == 0 {
-			body, id = doc, fresh
+			body, id, renewed = doc, fresh, true
 		} else if coded, err := capture.EncodeContent(doc, codings, body); err == nil {
-			body, id = coded, fresh
+			body, id, renewed = coded, fresh, true
 		}
 	}
 	event, _ := rec.Event()
 	if event == "" {
 		event = "-"
 	}
-	return &attempt.Request{Event: event, Method: method, Query: rec.Query, Header: h, Body: body, RequestID: id}, nil
+	return &attempt.Request{Event: event, Method: method, Query: rec.Query, Header: h, Body: body, RequestID: id}, renewed, nil
 }
 
 // replayBody is the body request sends for rec, or why rec is no call to

@@ -25,7 +25,7 @@ func TestRequestFromRecord(t *testing.T) {
 		"X-Trace": {"t1"},
 	}}
 	rec.SetBody([]byte(`{"requestId":"11111111-1111-4111-8111-111111111111","data":{}}`))
-	req, err := request(rec, nil)
+	req, _, err := request(rec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,12 +37,12 @@ func TestRequestFromRecord(t *testing.T) {
 	if fmt.Sprint(req.Header) != fmt.Sprint(want) {
 		t.Errorf("header %v, want %v", req.Header, want)
 	}
-	fresh, err := request(rec, reqid.NewIDs(3))
+	fresh, _, err := request(rec, reqid.NewIDs(3))
 	if err != nil || fresh.RequestID == req.RequestID || len(fresh.RequestID) != 36 ||
 		string(fresh.Body) != strings.Replace(string(req.Body), req.RequestID, fresh.RequestID, 1) {
 		t.Errorf("fresh id: %+v %v", fresh, err)
 	}
-	if r, _ := request(&capture.Record{}, nil); r.Method != "POST" || r.Event != "-" {
+	if r, _, _ := request(&capture.Record{}, nil); r.Method != "POST" || r.Event != "-" {
 		t.Errorf("empty record: %+v", r)
 	}
 }
@@ -286,7 +286,7 @@ func TestRequestRefusesWhatIsNotHTTP(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := &capture.Record{Method: tt.method, Query: tt.query, Headers: tt.header}
 			rec.SetBody([]byte(`{}`))
-			_, err := request(rec, nil)
+			_, _, err := request(rec, nil)
 			switch {
 			case tt.wantErr == "" && err != nil:
 				t.Errorf("refused: %v", err)
@@ -396,7 +396,7 @@ func TestRequestKeepsTheMethod(t *testing.T) {
 	for _, tt := range tests {
 		rec := &capture.Record{Method: tt.method, Query: "businessType=CREATE_RECEIVABLE_DOC"}
 		rec.SetBody([]byte(`{}`))
-		req, err := request(rec, nil)
+		req, _, err := request(rec, nil)
 		if err != nil {
 			t.Fatalf("method %q: %v", tt.method, err)
 		}
@@ -441,14 +441,14 @@ func TestRequestOfACompressedBody(t *testing.T) {
 			rec := &capture.Record{Method: "POST", Query: "businessType=CREATE_RECEIVABLE_DOC",
 				Headers: http.Header{"Content-Type": {"application/json"}, "Content-Encoding": {tt.coding}}}
 			rec.SetBody(tt.body)
-			as, err := request(rec, nil)
+			as, _, err := request(rec, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if as.RequestID != id || !bytes.Equal(as.Body, tt.body) {
 				t.Errorf("as captured: requestId %q, body changed %v; want %s and the captured bytes", as.RequestID, !bytes.Equal(as.Body, tt.body), id)
 			}
-			fresh, err := request(rec, reqid.NewIDs(3))
+			fresh, _, err := request(rec, reqid.NewIDs(3))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -618,7 +618,7 @@ func TestRequestOfARecordClosedAtStop(t *testing.T) {
 	} {
 		rec := &capture.Record{Capture: capture.VersionRejected, Method: "POST", Query: "businessType=CREATE_RECEIVABLE_DOC",
 			Rejected: &capture.Rejected{Reason: "why", ClosedAtStop: tc.stopped}}
-		if _, err := request(rec, nil); err == nil || err.Error() != tc.want {
+		if _, _, err := request(rec, nil); err == nil || err.Error() != tc.want {
 			t.Errorf("closedAtStop %v: %v, want %q", tc.stopped, err, tc.want)
 		}
 	}
@@ -660,5 +660,51 @@ func TestReplayerSkipsAConnect(t *testing.T) {
 	}
 	if n, uncounted := s.Left(); n != 0 || uncounted {
 		t.Errorf("Left %d (uncounted %v), want 0: the CONNECT of line 3 is no call", n, uncounted)
+	}
+}
+
+// TestReplayerSaysWhenNoFreshRequestID: --new-request-id gives a call a
+// fresh requestId only when it finds one to replace (a top-level string of
+// a JSON object); a body where it finds none (a byte-order mark before the
+// object, data after it, a compressed body that does not decode) goes out
+// as recorded, with whatever id it holds, and the replay says so at its
+// line. Found by ls45: a captured body with a BOM went out with its old
+// requestId, silently, under --new-request-id, and a receiver's
+// deduplication was tested with a re-delivery it was told was fresh.
+func TestReplayerSaysWhenNoFreshRequestID(t *testing.T) {
+	t.Parallel()
+	const id = "5f0c7a36-2cf1-4c1e-9a4b-0d6a7f3e2b11"
+	doc := `{"requestId":"` + id + `","businessType":5007,"data":{}}`
+	for _, tt := range []struct {
+		name, body string
+		headers    http.Header
+		warn       bool
+	}{
+		{"a JSON object", doc, nil, false},
+		{"a byte-order mark first", "\ufeff" + doc, nil, true},
+		{"data after the object", doc + "\r\n\x00trailing", nil, false}, // read up to the id only
+		{"no requestId", `{"businessType":5007,"data":{}}`, nil, true},
+		{"gzip that does not decode", "\x1f\x8b\x08\x00garbage", http.Header{"Content-Encoding": {"gzip"}}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := &capture.Record{Method: "POST", Query: "businessType=CREATE_RECEIVABLE_DOC", Headers: tt.headers}
+			rec.SetBody([]byte(tt.body))
+			line, err := capture.Append(nil, rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var warnings []string
+			s := &Replayer{Inputs: []capture.Input{{Name: "c.ndjson", R: strings.NewReader(string(line))}}, IDs: reqid.NewIDs(3),
+				Warn: func(f string, args ...any) { warnings = append(warnings, fmt.Sprintf(f, args...)) }}
+			reqs := s.Next()
+			if len(reqs) != 1 {
+				t.Fatalf("no call: %q", warnings)
+			}
+			fresh := !bytes.Contains(reqs[0].Body, []byte(id))
+			said := len(warnings) == 1 && strings.HasPrefix(warnings[0], "c.ndjson:1: --new-request-id found no requestId to replace in its body")
+			if tt.warn && (fresh && strings.Contains(tt.body, id) || !said) || !tt.warn && (!fresh || len(warnings) > 0) {
+				t.Errorf("body %q: sent with a fresh id %v, warnings %q", reqs[0].Body, fresh, warnings)
+			}
+		})
 	}
 }
