@@ -20,7 +20,6 @@ import (
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/input"
-	"github.com/whsim/whsim/internal/jsonerr"
 	"github.com/whsim/whsim/internal/jsonlex"
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/spec"
@@ -448,9 +447,9 @@ func (a *anonymizer) records(ctx context.Context, rd *capture.Reader, w io.Write
 			if tl := tooLargeAt(rd.Line(), unwrapLine(err)); tl != unwrapLine(err) {
 				return tl
 			}
-			if offset, msg, ok := jsonerr.Syntax(err); ok {
-				// Not JSON: the column in the line too.
-				return &InputError{Line: rd.Line(), Column: int(offset), Err: errors.New(msg)}
+			if col, msg, ok := capture.Column(err); ok {
+				// Not JSON, or not UTF-8: the column in the line too.
+				return &InputError{Line: rd.Line(), Column: col, Err: errors.New(msg)}
 			}
 			return &InputError{Line: rd.Line(), Err: unwrapLine(err)}
 		case err != nil:

@@ -532,10 +532,34 @@ func LineAt(name string, n int, err error) string {
 	if tl, ok := errors.AsType[*input.TooLargeError](err); ok {
 		return input.At(name, n, 0, fmt.Sprintf("the line is larger than %d MiB", tl.Max>>20))
 	}
-	if offset, msg, ok := jsonerr.Syntax(err); ok {
-		return input.At(name, n, int(offset), msg)
+	if col, msg, ok := Column(err); ok {
+		return input.At(name, n, col, msg)
 	}
 	return input.At(name, n, 0, err.Error())
+}
+
+// UTF8Error is a record line that is not valid UTF-8 from its byte Offset
+// (1 for the first).
+type UTF8Error struct{ Offset int }
+
+func (e *UTF8Error) Error() string {
+	return fmt.Sprintf("not valid UTF-8 at byte %d %s", e.Offset, utf8Why)
+}
+
+const utf8Why = "(listen writes such bytes in base64; read as they are, they would become U+FFFD, not the bytes that came)"
+
+// Column is where in its line err, why a line is no record, is: the byte
+// encoding/json stopped at, or the first that is not UTF-8 (1 for the
+// first), and what is wrong there without the place; ok is false for an
+// error of no place in the line.
+func Column(err error) (column int, msg string, ok bool) {
+	if offset, msg, ok := jsonerr.Syntax(err); ok {
+		return int(offset), msg, true
+	}
+	if ue, ok := errors.AsType[*UTF8Error](err); ok {
+		return ue.Offset, "not valid UTF-8 " + utf8Why, true
+	}
+	return 0, "", false
 }
 
 // LineError reports a line that is not a capture record.
@@ -688,7 +712,7 @@ func Decode(line []byte) (*Record, error) {
 		return nil, fmt.Errorf("bodyOverLimit %d: want the limit in bytes, 1 or more (listen writes it only for a body it did not keep)", rec.BodyOverLimit)
 	}
 	if at := InvalidUTF8(line); at >= 0 {
-		return nil, fmt.Errorf("not valid UTF-8 at byte %d (listen writes such bytes in base64; read as they are, they would become U+FFFD, not the bytes that came)", at+1)
+		return nil, &UTF8Error{Offset: at + 1}
 	}
 	if rec.Rejected == nil && given&memberBit("body") == 0 {
 		// listen writes "body" for every call, "" for an empty one: a

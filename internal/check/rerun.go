@@ -192,7 +192,7 @@ func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 		// encoding/json reads a byte that is not UTF-8 as U+FFFD without a
 		// word: a rerun would send bytes the report does not hold.
 		if at := capture.InvalidUTF8(line); at >= 0 {
-			return nil, ReportEnd{}, &ReportLineError{Line: n, Err: fmt.Errorf("not valid UTF-8 at byte %d (check writes a body that is not UTF-8 in base64; read as it is, it would become U+FFFD, not the bytes the run sent)", at+1)}
+			return nil, ReportEnd{}, &ReportLineError{Line: n, Column: at + 1, Err: errors.New("not valid UTF-8 (check writes a body that is not UTF-8 in base64; read as it is, it would become U+FFFD, not the bytes the run sent)")}
 		}
 		// The summary and any other line that names no case (what a
 		// later version may add) are not cases to rerun.

@@ -140,7 +140,7 @@ func TestReadFailed(t *testing.T) {
 		{`{"check":"a","case":"b","verdict":"fail","request":{"headers":{"X-A":"v"},"body":""}}`, `line 1: request.headers`}, // .X-A: on Go 1.27, which names the key
 		{`{"check":"a","case":"b","verdict":"fail","request":null,"effects":{"calls":{}}}`, `line 1: effects.calls: want a list, got an object`},
 		// A byte that is not UTF-8 would be sent as U+FFFD: refused.
-		{"{\"check\":\"a\",\"case\":\"b\",\"verdict\":\"fail\",\"request\":{\"body\":\"\xff\",\"bodyEncoding\":\"utf8\"}}", `line 1: not valid UTF-8 at byte 61 (check writes a body that is not UTF-8 in base64`},
+		{"{\"check\":\"a\",\"case\":\"b\",\"verdict\":\"fail\",\"request\":{\"body\":\"\xff\",\"bodyEncoding\":\"utf8\"}}", `line 1, column 61: not valid UTF-8 (check writes a body that is not UTF-8 in base64`},
 		{`{"summary":{}}`, errNotReport.Error()},
 		{"", errNotReport.Error()},
 		{`{"check":"a","case":"b","verdict":"fail","request":{"body":"!!","bodyEncoding":"base64"}}`, "line 1: request body"},

@@ -9,7 +9,6 @@ import (
 
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/input"
-	"github.com/whsim/whsim/internal/jsonerr"
 	"github.com/whsim/whsim/internal/spec"
 )
 
@@ -44,13 +43,14 @@ func (v *Validator) checkCapture(line []byte) (fs []Finding, notChecked string, 
 		if input.CutShort(line) {
 			return nil, "", true
 		}
-		if offset, msg, ok := jsonerr.Syntax(err); ok {
-			// Not JSON: placed at its column in the line (the record's
-			// line is the payload's), as replay and anonymize place it.
+		if col, msg, ok := capture.Column(err); ok {
+			// Not JSON, or not UTF-8: placed at its column in the line
+			// (the record's line is the payload's), as replay and
+			// anonymize place it.
 			why := "not a readable capture record: " + msg
 			fs := v.single(ruleCapture, why)
 			for i := range fs {
-				fs[i].Line, fs[i].Column = 1, int(offset)
+				fs[i].Line, fs[i].Column = 1, col
 			}
 			return fs, why, false
 		}

@@ -1,9 +1,12 @@
 package validate
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/whsim/whsim/internal/capture"
 )
 
 // TestCaptureReplayWarnsAsReplayDoes: a record whose body is shorter than
@@ -60,4 +63,60 @@ func TestCaptureReplayWarnsAsReplayDoes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzCaptureReplayAgreesWithReplay holds validate to replay on every
+// record: a capture-replay warning in replay's words exactly when replay
+// would send the record with a warning (capture.Record.ReplayWarning, of
+// a record it does not refuse), on the fast path as on the slow.
+func FuzzCaptureReplayAgreesWithReplay(f *testing.F) {
+	for _, h := range []string{`"Content-Length":["99999"]`, `"content-length":["1","99999"]`, `"Content-Length":["+5"]`,
+		`"Content-Length":[" 40 "]`, `"Content-Length":["\u0039\u0039"]`, `"Content-Length":["0"]`, `"Content-Length":null`} {
+		for _, status := range []string{"200", "400", "204"} {
+			f.Add([]byte(`{"capture":1,"method":"POST","query":"businessType=CREATE_RECEIVABLE_DOC","headers":{"Content-Type":["application/json"],` + h +
+				`},"body":"{\"requestId\":\"abc\"}","bodyEncoding":"utf8","response":{"status":` + status + `,"body":"","bodyEncoding":"utf8"}}`))
+		}
+	}
+	f.Add([]byte(`{"capture":1,"query":"businessType=CREATE_RECEIVABLE_DOC","headers":{"Content-Length":["99"]},"body":"eyJhIjoxfQ==","bodyEncoding":"base64","response":{"status":200}}`))
+	f.Add([]byte(`{"capture":1,"query":"businessType=CREATE_RECEIVABLE_DOC","headers":{"Content-Length":["99"]},"body":"","bodyOverLimit":99,"response":{"status":413}}`))
+	f.Add([]byte(`{"capture":1,"query":"businessType=X&a b","headers":{"Content-Length":["99"]},"body":"x","response":{"status":200}}`))
+	v := mustNew(f, Options{})
+	f.Fuzz(func(t *testing.T, line []byte) {
+		rec, err := capture.Decode(line)
+		if err != nil {
+			return
+		}
+		fs, _, _ := v.checkCapture(line)
+		var got []Finding
+		for _, f := range fs {
+			if f.Rule == ruleReplay && f.Severity == Warning {
+				got = append(got, f)
+			}
+		}
+		want := rec.ReplayWarning()
+		if rec.Rejected != nil || rec.BodyOverLimit > 0 || capture.CheckReplayable(cmp.Or(rec.Method, "POST"), replayQuery(rec), rec.Headers) != nil {
+			want = "" // refused: no warning of replay's
+		} else if _, err := rec.RequestBody(); err != nil {
+			want = ""
+		}
+		switch {
+		case want == "" && got != nil:
+			t.Fatalf("capture-replay warning %+v of a record replay sends without one: %q", got, line)
+		case want != "" && (len(got) != 1 || got[0].Message != "whsim replay warns as it sends it again: "+want):
+			t.Fatalf("capture-replay warnings %+v, want replay's %q: %q", got, want, line)
+		}
+	})
+}
+
+// replayQuery is the query replay checks, decoded as replayFindings
+// decodes it.
+func replayQuery(rec *capture.Record) string {
+	if rec.QueryEncoding == "" {
+		return rec.Query
+	}
+	q, err := capture.DecodeBody(rec.Query, rec.QueryEncoding)
+	if err != nil {
+		return rec.Query
+	}
+	return string(q)
 }
