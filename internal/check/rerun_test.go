@@ -238,11 +238,22 @@ func FuzzReadFailed(f *testing.F) {
 	f.Add(reported(f, rep, Result{Case: &Case{Check: rejectsMalformed, Name: "not-json", Body: []byte("x")}, Verdict: Fail}))
 	f.Add([]byte(`{"summary":{}}`))
 	f.Add([]byte("{\"check\":\"a\",\"case\":\"b\",\"verdict\":\"fail\"}\n\n{"))
+	f.Add([]byte("{\"check\":\"a\",\"case\":\"b\",\"verdict\":\"fail\",\"request\":{\"body\":\"\xff\"}}\nx"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		cases, err := ReadFailed(bytes.NewReader(b))
 		var le *ReportLineError
 		if err != nil && !errors.As(err, &le) && !errors.Is(err, errNotReport) {
 			t.Errorf("error of no known kind: %v", err)
+		}
+		// A place is in the report: its line, and a column within it.
+		if le != nil {
+			lines := bytes.Split(b, []byte("\n"))
+			switch {
+			case le.Line < 1 || le.Line > len(lines):
+				t.Errorf("line %d of a report of %d lines: %v", le.Line, len(lines), err)
+			case le.Column < 0 || le.Column > len(lines[le.Line-1])+1:
+				t.Errorf("column %d of a line of %d bytes: %v", le.Column, len(lines[le.Line-1]), err)
+			}
 		}
 		for _, c := range cases {
 			if c.Check == "" || c.Name == "" {
