@@ -124,12 +124,14 @@ func topLevelCapture(t []byte) bool {
 // TornLine is what every reader of captures (validate, replay, anonymize,
 // inspect) says of a torn line, each adding what it did with the line
 // (skipped, not replayed): one wording, so that a reader of one
-// command's warnings reads another's. restarted says a restarted listen
-// ended the line and appended its records after it (CutShort); else it
-// is the last line (Item.Torn).
+// command's warnings reads another's. restarted says the line was ended
+// after it was cut short (CutShort): a listen restarted on the file ends
+// it and appends its records after it, but one that took no call, or an
+// editor, ends it too, so records after it are not claimed; else it is
+// the last line (Item.Torn).
 func TornLine(restarted bool) string {
 	if restarted {
-		return "a capture record cut short, as a crash or a full disk while listen wrote it leaves it, then a restarted listen's records"
+		return "a capture record cut short, as a crash or a full disk while listen wrote it leaves it, and its line ended after (as a listen restarted on the file ends it)"
 	}
 	return "the last line is a capture record cut short, as a crash or a full disk while listen wrote it leaves it"
 }
