@@ -456,6 +456,10 @@ func (a *anonymizer) records(ctx context.Context, rd *capture.Reader, w io.Write
 			return err
 		}
 		if opts.checkOnly {
+			if err := checkEncodings(rec); err != nil {
+				// Not read, not checked: refused, as record refuses it.
+				return &InputError{Line: rd.Line(), Err: err}
+			}
 			p := &pass{a: a, ctx: ctx, check: true, line: rd.Line()}
 			a.parts(p, rec)
 			st.Leaks = append(st.Leaks, p.leaks...)
