@@ -330,8 +330,10 @@ func request(rec *capture.Record, ids *reqid.IDs) (req *attempt.Request, renewed
 		id = string(doc[start:end])
 	}
 	if ids != nil && start >= 0 {
+		// Every requestId the body names: a receiver that reads the
+		// last of two (Go's encoding/json) reads a fresh one too.
 		fresh := ids.Next()
-		doc = reqid.Splice(doc, start, end, fresh)
+		doc = reqid.SpliceAll(doc, reqid.FindAll(doc), fresh)
 		if len(codings) == 0 {
 			body, id, renewed = doc, fresh, true
 		} else if coded, err := capture.EncodeContent(doc, codings, body); err == nil {

@@ -708,3 +708,25 @@ func TestReplayerSaysWhenNoFreshRequestID(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayerRenewsEveryRequestID: a body that names requestId twice
+// (validate's duplicate-key) is read two ways by receivers: the first
+// (most readers, and replay's own column) or the last (Go's
+// encoding/json). --new-request-id gives both the fresh id, so that every
+// receiver reads a fresh one. Found by ls45: only the first was replaced,
+// and a Go receiver read the captured id again under a call replay said
+// was fresh.
+func TestReplayerRenewsEveryRequestID(t *testing.T) {
+	t.Parallel()
+	const a, b = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"
+	rec := &capture.Record{Method: "POST", Query: "businessType=CREATE_RECEIVABLE_DOC"}
+	rec.SetBody([]byte(`{"requestId":"` + a + `","businessType":5007,"requestId":"` + b + `","data":{"requestId":"x"}}`))
+	req, renewed, err := request(rec, reqid.NewIDs(3))
+	if err != nil || !renewed {
+		t.Fatalf("renewed %v, err %v", renewed, err)
+	}
+	want := `{"requestId":"` + req.RequestID + `","businessType":5007,"requestId":"` + req.RequestID + `","data":{"requestId":"x"}}`
+	if string(req.Body) != want || req.RequestID == a || req.RequestID == b {
+		t.Errorf("body %s, want %s", req.Body, want)
+	}
+}
