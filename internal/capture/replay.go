@@ -101,6 +101,17 @@ func isToken(s string) bool {
 	return true
 }
 
+// TunnelWhy says why a CONNECT record is no webhook call to send again
+// (a tunnel asked of listen as of an HTTP proxy: sent again it would go to
+// --url's path as a CONNECT no sender made of the receiver), "" for any
+// other. whsim replay skips it in these words, and validate names it so.
+func (r *Record) TunnelWhy() string {
+	if r.Method != http.MethodConnect {
+		return ""
+	}
+	return fmt.Sprintf("a CONNECT to %q, a tunnel asked of listen as of an HTTP proxy, so there is no webhook call to send again", r.ShownPath())
+}
+
 // ReplayWarning is what whsim replay warns of as it sends r again, ""
 // for nothing: a body shorter than its Content-Length, which replay sends
 // as recorded (see CutShort). whsim validate says it in the same words

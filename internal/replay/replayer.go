@@ -358,11 +358,8 @@ func replayBody(rec *capture.Record) ([]byte, error) {
 		// nothing to send that would be the call that came.
 		return nil, fmt.Errorf("a request the HTTP server refused before listen could read it (%s), so there is no call to send again", j.Reason)
 	}
-	if rec.Method == http.MethodConnect {
-		// A tunnel asked of listen as of an HTTP proxy: sent again it
-		// would go to --url's path as a CONNECT, a request no sender made
-		// of the receiver, and no webhook call.
-		return nil, fmt.Errorf("a CONNECT to %q, a tunnel asked of listen as of an HTTP proxy, so there is no webhook call to send again", rec.ShownPath())
+	if why := rec.TunnelWhy(); why != "" {
+		return nil, errors.New(why)
 	}
 	if rec.BodyOverLimit > 0 {
 		// An empty body in its place would be a call the sender never

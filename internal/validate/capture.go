@@ -126,6 +126,9 @@ func (v *Validator) replayFindings(rec *capture.Record) []Finding {
 		}
 		query = string(q)
 	}
+	if why := rec.TunnelWhy(); why != "" {
+		return v.single(ruleReplay, "whsim replay refuses to send it again: "+why)
+	}
 	if err := capture.CheckReplayable(cmp.Or(rec.Method, http.MethodPost), query, rec.Headers); err != nil {
 		return v.single(ruleReplay, "whsim replay refuses to send it again: "+err.Error())
 	}
