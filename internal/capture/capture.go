@@ -539,8 +539,8 @@ func LineAt(name string, n int, err error) string {
 }
 
 // UTF8Error is a record line that is not valid UTF-8 from its byte Offset
-// (1 for the first).
-type UTF8Error struct{ Offset int }
+// (1 for the first), its Column in characters (input.ColumnAt).
+type UTF8Error struct{ Offset, Column int }
 
 func (e *UTF8Error) Error() string {
 	return fmt.Sprintf("not valid UTF-8 at byte %d %s", e.Offset, utf8Why)
@@ -548,16 +548,19 @@ func (e *UTF8Error) Error() string {
 
 const utf8Why = "(listen writes such bytes in base64; read as they are, they would become U+FFFD, not the bytes that came)"
 
-// Column is where in its line err, why a line is no record, is: the byte
-// encoding/json stopped at, or the first that is not UTF-8 (1 for the
-// first), and what is wrong there without the place; ok is false for an
-// error of no place in the line.
+// Column is where in its line err, why a line is no record, is: the
+// character encoding/json stopped at, or the first byte that is not UTF-8
+// (1 for the first, counted in characters: input.ColumnAt), and what is
+// wrong there without the place; ok is false for an error of no place in
+// the line.
 func Column(err error) (column int, msg string, ok bool) {
-	if offset, msg, ok := jsonerr.Syntax(err); ok {
-		return int(offset), msg, true
+	if je, ok := errors.AsType[*JSONError](err); ok && je.Column > 0 {
+		if _, msg, ok := jsonerr.Syntax(je.Err); ok {
+			return je.Column, msg, true
+		}
 	}
 	if ue, ok := errors.AsType[*UTF8Error](err); ok {
-		return ue.Offset, "not valid UTF-8 " + utf8Why, true
+		return ue.Column, "not valid UTF-8 " + utf8Why, true
 	}
 	return 0, "", false
 }
@@ -652,7 +655,12 @@ func InvalidUTF8(b []byte) int {
 // JSONError is Decode's error for a line encoding/json does not read as
 // a record (not JSON, a member of the wrong type): the only error a line
 // cut short can give.
-type JSONError struct{ Err error }
+type JSONError struct {
+	Err error
+	// Column is where in the line a syntax error is, in characters
+	// (input.ColumnAt); 0 for an error of no place.
+	Column int
+}
 
 func (e *JSONError) Error() string {
 	if _, ok := errors.AsType[*time.ParseError](e.Err); ok {
@@ -671,7 +679,12 @@ func (e *JSONError) Unwrap() error { return e.Err }
 func Decode(line []byte) (*Record, error) {
 	var rec Record
 	if err := json.Unmarshal(line, &rec); err != nil {
-		return nil, &JSONError{Err: jsonerr.Placed(err, line)}
+		err = jsonerr.Placed(err, line)
+		je := &JSONError{Err: err}
+		if offset, _, ok := jsonerr.Syntax(err); ok {
+			je.Column = input.ColumnAt(line, int(offset))
+		}
+		return nil, je
 	}
 	// A key twice is said first: what the last value makes of the record
 	// ("a newer whsim wrote it" of "capture":1,"capture":3) is not what
@@ -712,7 +725,7 @@ func Decode(line []byte) (*Record, error) {
 		return nil, fmt.Errorf("bodyOverLimit %d: want the limit in bytes, 1 or more (listen writes it only for a body it did not keep)", rec.BodyOverLimit)
 	}
 	if at := InvalidUTF8(line); at >= 0 {
-		return nil, &UTF8Error{Offset: at + 1}
+		return nil, &UTF8Error{Offset: at + 1, Column: input.ColumnAt(line, at+1)}
 	}
 	if rec.Rejected == nil && given&memberBit("body") == 0 {
 		// listen writes "body" for every call, "" for an empty one: a

@@ -574,3 +574,21 @@ func FuzzPlaces(f *testing.F) {
 		t.Fatalf("reader did not reach the end of %d bytes", len(in))
 	})
 }
+
+// TestPlacesCountCharacters: a column in a record line is counted in
+// characters, as validate counts a payload's (docs/concepts.md), not in
+// bytes. Found by ls45: for {"capture":1,"名字": x} replay and validate said
+// column 24 (bytes) where a payload line {"名字": x} was column 8.
+func TestPlacesCountCharacters(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"{\"capture\":1,\"名字\": x}\n", "in.ndjson:1:20: not JSON ("},
+		{"{\"capture\":1,\"名\":\"\xff\"}\n", "in.ndjson:1:19: not valid UTF-8 ("},
+		{"{\"capture\":1, x}\n", "in.ndjson:1:15: not JSON ("},
+	} {
+		_, err := NewReader(strings.NewReader(tc.in)).Next()
+		if got := At("in.ndjson", err); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%q: %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/jsonerr"
 	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/reqid"
@@ -179,7 +180,7 @@ func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 		if err := json.Unmarshal(line, &j); err != nil {
 			err = jsonerr.Placed(err, line)
 			if offset, msg, ok := jsonerr.Syntax(err); ok {
-				return nil, ReportEnd{}, &ReportLineError{Line: n, Column: int(offset), Err: errors.New(msg)}
+				return nil, ReportEnd{}, &ReportLineError{Line: n, Column: input.ColumnAt(line, int(offset)), Err: errors.New(msg)}
 			}
 			return nil, ReportEnd{}, &ReportLineError{Line: n, Err: errors.New(jsonerr.Describe(err, "the line"))}
 		}
@@ -192,7 +193,7 @@ func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 		// encoding/json reads a byte that is not UTF-8 as U+FFFD without a
 		// word: a rerun would send bytes the report does not hold.
 		if at := capture.InvalidUTF8(line); at >= 0 {
-			return nil, ReportEnd{}, &ReportLineError{Line: n, Column: at + 1, Err: errors.New("not valid UTF-8 (check writes a body that is not UTF-8 in base64; read as it is, it would become U+FFFD, not the bytes the run sent)")}
+			return nil, ReportEnd{}, &ReportLineError{Line: n, Column: input.ColumnAt(line, at+1), Err: errors.New("not valid UTF-8 (check writes a body that is not UTF-8 in base64; read as it is, it would become U+FFFD, not the bytes the run sent)")}
 		}
 		// The summary and any other line that names no case (what a
 		// later version may add) are not cases to rerun.

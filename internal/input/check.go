@@ -143,6 +143,17 @@ func At(name string, line, column int, msg string) string {
 	return name + ": " + msg
 }
 
+// ColumnAt is the column of the byte at offset (1 for the first) of line,
+// counted in characters as validate counts its columns (an invalid byte
+// is one): what encoding/json places by bytes, said as an editor and the
+// other commands say it. An offset past the line is one past its end.
+func ColumnAt(line []byte, offset int) int {
+	if offset < 1 {
+		return 1
+	}
+	return utf8.RuneCount(line[:min(offset-1, len(line))]) + 1
+}
+
 // namedError is an error of the input Name. A *SyntaxError's place, a
 // placed *FormatError's and an NDJSON line's *TooLargeError's are
 // written name:line:column (At).
