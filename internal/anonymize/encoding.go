@@ -98,7 +98,10 @@ func checkEncodings(rec *capture.Record) error {
 	for _, s := range bodies {
 		b, err := capture.DecodeBody(s.body, s.encoding)
 		if err != nil {
-			continue // as before: the body is what the record holds
+			// Bytes it cannot read it cannot anonymize: written on as
+			// they are, they would carry the names in them (a request
+			// body so stored RequestBody refused already).
+			return fmt.Errorf("%s body: %w", s.what, err)
 		}
 		if _, err := decompress(b, contentEncoding(s.header)); err != nil {
 			return fmt.Errorf("%s %w", s.what, err)

@@ -92,10 +92,10 @@ func TestFile(t *testing.T) {
 			err: outDir + ": standard input has no file name to write in a directory; name a file"},
 		{name: "missing input", input: filepath.Join(dir, "nope"), err: filepath.Join(dir, "nope") + ": no such file or directory"},
 		{name: "bad input leaves no file", input: bad, target: target{Path: filepath.Join(dir, "b.ndjson")},
-			err: bad + ":9: column 10: "},
+			err: bad + ":9:10: "},
 		// Stdin is <stdin>, as validate and anonymize's own warnings name
 		// it (found by an44: -:9:10:).
-		{name: "bad stdin", input: "-", stdin: badIn, err: "<stdin>:9: column 10: "},
+		{name: "bad stdin", input: "-", stdin: badIn, err: "<stdin>:9:10: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -141,11 +141,12 @@ func TestInputErrorNamesThePlace(t *testing.T) {
 		err  InputError
 		want string
 	}{
-		{InputError{Line: 2, Column: 3, Err: cause}, `line 2: column 3: a bad \x1b[31m value`},
+		{InputError{Line: 2, Column: 3, Err: cause}, `line 2, column 3: a bad \x1b[31m value`},
 		{InputError{Line: 2, Err: cause}, `line 2: a bad \x1b[31m value`},
-		// file:line: what, as whsim validate says it; the column is the
-		// what's (found by an44: a.json:2:3: beside validate's a.json:2:).
-		{InputError{Name: "a.json", Line: 2, Column: 3, Err: cause}, `a.json:2: column 3: a bad \x1b[31m value`},
+		// file:line:column: what, as compilers and every command that
+		// reads a file back say it (ls45: a.json:2: column 3: beside
+		// validate's and replay's a.json:2:3:).
+		{InputError{Name: "a.json", Line: 2, Column: 3, Err: cause}, `a.json:2:3: a bad \x1b[31m value`},
 		{InputError{Name: "a.json", Line: 2, Err: cause}, `a.json:2: a bad \x1b[31m value`},
 		{InputError{Name: "a.json", Err: cause}, `a.json: a bad \x1b[31m value`},
 	}

@@ -79,24 +79,21 @@ type InputError struct {
 	Err          error
 }
 
-// Error is name:line: message, as whsim validate places its findings
-// (the column, when known, starts the message), the input's words
-// terminal-safe. Without a name (Stream's own error, which File names)
-// the place is "line N:".
+// Error is name:line:column: message (name:line: without a column), as
+// compilers and every command of whsim that reads a file back place it
+// (input.At), the input's words terminal-safe. Without a name (Stream's
+// own error, which File names) the place is "line N, column C:".
 func (e *InputError) Error() string {
 	msg := termsafe.Text(e.Err.Error())
-	if e.Column > 0 {
-		msg = fmt.Sprintf("column %d: %s", e.Column, msg)
-	}
 	switch {
-	case e.Name == "" && e.Line > 0:
-		return fmt.Sprintf("line %d: %s", e.Line, msg)
-	case e.Name == "":
-		return msg
+	case e.Name != "":
+		return input.At(e.Name, e.Line, e.Column, msg)
+	case e.Line > 0 && e.Column > 0:
+		return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, msg)
 	case e.Line > 0:
-		return fmt.Sprintf("%s:%d: %s", e.Name, e.Line, msg)
+		return fmt.Sprintf("line %d: %s", e.Line, msg)
 	}
-	return e.Name + ": " + msg
+	return msg
 }
 
 func (e *InputError) Unwrap() error { return e.Err }
@@ -219,7 +216,7 @@ func (a *anonymizer) stream(ctx context.Context, r io.Reader, w io.Writer, opts 
 	kind, err := rd.Kind()
 	switch {
 	case err != nil:
-		if fe, ok := errors.AsType[*input.FormatError](err); ok && fe.Column > 0 {
+		if fe, ok := errors.AsType[*input.FormatError](err); ok && fe.Line > 0 {
 			// Placed as every other error of the input is (name:line:).
 			return st, &InputError{Line: fe.Line, Column: fe.Column, Err: errors.New(fe.Msg)}
 		}
@@ -450,11 +447,19 @@ func (a *anonymizer) records(ctx context.Context, rd *capture.Reader, w io.Write
 			if tl := tooLargeAt(rd.Line(), unwrapLine(err)); tl != unwrapLine(err) {
 				return tl
 			}
+			if col, msg, ok := capture.Column(err); ok {
+				// Not JSON, or not UTF-8: the column in the line too.
+				return &InputError{Line: rd.Line(), Column: col, Err: errors.New(msg)}
+			}
 			return &InputError{Line: rd.Line(), Err: unwrapLine(err)}
 		case err != nil:
 			return err
 		}
 		if opts.checkOnly {
+			if err := checkEncodings(rec); err != nil {
+				// Not read, not checked: refused, as record refuses it.
+				return &InputError{Line: rd.Line(), Err: err}
+			}
 			p := &pass{a: a, ctx: ctx, check: true, line: rd.Line()}
 			a.parts(p, rec)
 			st.Leaks = append(st.Leaks, p.leaks...)

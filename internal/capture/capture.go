@@ -507,6 +507,64 @@ func tornCause(line []byte, err error) error {
 	return err
 }
 
+// At says err, a *TornError or *LineError of the input name, at its place
+// as every command that reads a capture says it (input.At): name:line:
+// what, and name:line:column: what of a line encoding/json stopped at a
+// byte of. Any other error is name: what.
+func At(name string, err error) string {
+	if torn, ok := errors.AsType[*TornError](err); ok {
+		return LineAt(name, torn.Line, torn)
+	}
+	if bad, ok := errors.AsType[*LineError](err); ok {
+		return LineAt(name, bad.Line, bad.Err)
+	}
+	return name + ": " + err.Error()
+}
+
+// LineAt says err, why line n of the input name is no record (a
+// LineError's Err), at its place as At does.
+func LineAt(name string, n int, err error) string {
+	if torn, ok := errors.AsType[*TornError](err); ok {
+		// Why it does not read may be a syntax error at its end: it is
+		// said as the torn line it is.
+		return input.At(name, n, 0, fmt.Sprintf("%s (%v)", input.TornLine(torn.Restarted), torn.Err))
+	}
+	if tl, ok := errors.AsType[*input.TooLargeError](err); ok {
+		return input.At(name, n, 0, fmt.Sprintf("the line is larger than %d MiB", tl.Max>>20))
+	}
+	if col, msg, ok := Column(err); ok {
+		return input.At(name, n, col, msg)
+	}
+	return input.At(name, n, 0, err.Error())
+}
+
+// UTF8Error is a record line that is not valid UTF-8 from its byte Offset
+// (1 for the first), its Column in characters (input.ColumnAt).
+type UTF8Error struct{ Offset, Column int }
+
+func (e *UTF8Error) Error() string {
+	return fmt.Sprintf("not valid UTF-8 at byte %d %s", e.Offset, utf8Why)
+}
+
+const utf8Why = "(listen writes such bytes in base64; read as they are, they would become U+FFFD, not the bytes that came)"
+
+// Column is where in its line err, why a line is no record, is: the
+// character encoding/json stopped at, or the first byte that is not UTF-8
+// (1 for the first, counted in characters: input.ColumnAt), and what is
+// wrong there without the place; ok is false for an error of no place in
+// the line.
+func Column(err error) (column int, msg string, ok bool) {
+	if je, ok := errors.AsType[*JSONError](err); ok && je.Column > 0 {
+		if _, msg, ok := jsonerr.Syntax(je.Err); ok {
+			return je.Column, msg, true
+		}
+	}
+	if ue, ok := errors.AsType[*UTF8Error](err); ok {
+		return ue.Column, "not valid UTF-8 " + utf8Why, true
+	}
+	return 0, "", false
+}
+
 // LineError reports a line that is not a capture record.
 type LineError struct {
 	Line int
@@ -597,7 +655,12 @@ func InvalidUTF8(b []byte) int {
 // JSONError is Decode's error for a line encoding/json does not read as
 // a record (not JSON, a member of the wrong type): the only error a line
 // cut short can give.
-type JSONError struct{ Err error }
+type JSONError struct {
+	Err error
+	// Column is where in the line a syntax error is, in characters
+	// (input.ColumnAt); 0 for an error of no place.
+	Column int
+}
 
 func (e *JSONError) Error() string {
 	if _, ok := errors.AsType[*time.ParseError](e.Err); ok {
@@ -616,7 +679,12 @@ func (e *JSONError) Unwrap() error { return e.Err }
 func Decode(line []byte) (*Record, error) {
 	var rec Record
 	if err := json.Unmarshal(line, &rec); err != nil {
-		return nil, &JSONError{Err: jsonerr.Placed(err, line)}
+		err = jsonerr.Placed(err, line)
+		je := &JSONError{Err: err}
+		if offset, _, ok := jsonerr.Syntax(err); ok {
+			je.Column = input.ColumnAt(line, int(offset))
+		}
+		return nil, je
 	}
 	// A key twice is said first: what the last value makes of the record
 	// ("a newer whsim wrote it" of "capture":1,"capture":3) is not what
@@ -657,7 +725,7 @@ func Decode(line []byte) (*Record, error) {
 		return nil, fmt.Errorf("bodyOverLimit %d: want the limit in bytes, 1 or more (listen writes it only for a body it did not keep)", rec.BodyOverLimit)
 	}
 	if at := InvalidUTF8(line); at >= 0 {
-		return nil, fmt.Errorf("not valid UTF-8 at byte %d (listen writes such bytes in base64; read as they are, they would become U+FFFD, not the bytes that came)", at+1)
+		return nil, &UTF8Error{Offset: at + 1, Column: input.ColumnAt(line, at+1)}
 	}
 	if rec.Rejected == nil && given&memberBit("body") == 0 {
 		// listen writes "body" for every call, "" for an empty one: a

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -528,5 +529,66 @@ func TestLineOverTheBoundIsSaidSo(t *testing.T) {
 	}
 	if rec, err := r.Next(); err != nil || rec.Body != "{}" {
 		t.Errorf("the line after it: %+v, %v", rec, err)
+	}
+}
+
+// FuzzPlaces holds what every command says of a line that is no record
+// (At) to the line: it starts "in.ndjson:N:" with the line the reader
+// read, and a column, when it has one, falls within that line (one past
+// its end for a line that ended early).
+func FuzzPlaces(f *testing.F) {
+	f.Add([]byte("{\"capture\":1, x}\n"))
+	f.Add([]byte("{\"capture\":1,\"body\":\"\xff\"}\n\n{\"capture\":1,\"body\":\"x\",\"body\":\"y\"}\n"))
+	f.Add([]byte("{\"capture\":1,\"body\":\"x\"}\n{\"capture\":1,\"bo"))
+	f.Add([]byte("\ufeff{\"capture\":1}\n{\"capture\":1e400,\"body\":\"\"}\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		lines := bytes.Split(in, []byte("\n"))
+		r := NewReader(bytes.NewReader(in))
+		for range len(in) + 2 {
+			_, err := r.Next()
+			if errors.Is(err, io.EOF) || err == nil {
+				if err != nil {
+					return
+				}
+				continue
+			}
+			var torn *TornError
+			var bad *LineError
+			if !errors.As(err, &torn) && !errors.As(err, &bad) {
+				return // a read error, not a line's
+			}
+			said := At("in.ndjson", err)
+			n := r.Line()
+			if prefix := "in.ndjson:" + strconv.Itoa(n) + ":"; !strings.HasPrefix(said, prefix) {
+				t.Fatalf("%q: said %q, want it at line %d", in, said, n)
+			}
+			if bad != nil {
+				if col, _, ok := Column(bad.Err); ok {
+					line := bytes.TrimSuffix(lines[n-1], []byte("\r"))
+					if col < 1 || col > len(line)+1 {
+						t.Fatalf("%q: column %d of a line of %d bytes (%q)", in, col, len(line), said)
+					}
+				}
+			}
+		}
+		t.Fatalf("reader did not reach the end of %d bytes", len(in))
+	})
+}
+
+// TestPlacesCountCharacters: a column in a record line is counted in
+// characters, as validate counts a payload's (docs/concepts.md), not in
+// bytes. Found by ls45: for {"capture":1,"名字": x} replay and validate said
+// column 24 (bytes) where a payload line {"名字": x} was column 8.
+func TestPlacesCountCharacters(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"{\"capture\":1,\"名字\": x}\n", "in.ndjson:1:20: not JSON ("},
+		{"{\"capture\":1,\"名\":\"\xff\"}\n", "in.ndjson:1:19: not valid UTF-8 ("},
+		{"{\"capture\":1, x}\n", "in.ndjson:1:15: not JSON ("},
+	} {
+		_, err := NewReader(strings.NewReader(tc.in)).Next()
+		if got := At("in.ndjson", err); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%q: %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }

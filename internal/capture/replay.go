@@ -101,6 +101,35 @@ func isToken(s string) bool {
 	return true
 }
 
+// TunnelWhy says why a CONNECT record is no webhook call to send again
+// (a tunnel asked of listen as of an HTTP proxy: sent again it would go to
+// --url's path as a CONNECT no sender made of the receiver), "" for any
+// other. whsim replay skips it in these words, and validate names it so.
+func (r *Record) TunnelWhy() string {
+	if r.Method != http.MethodConnect {
+		return ""
+	}
+	return fmt.Sprintf("a CONNECT to %q, a tunnel asked of listen as of an HTTP proxy, so there is no webhook call to send again", r.ShownPath())
+}
+
+// ReplayWarning is what whsim replay warns of as it sends r again, ""
+// for nothing: a body shorter than its Content-Length, which replay sends
+// as recorded (see CutShort). whsim validate says it in the same words
+// (its capture-replay warning), so that validating a capture before
+// replaying it tells of every line replay will.
+func (r *Record) ReplayWarning() string {
+	declared, recorded, short := r.CutShort()
+	if !short {
+		return ""
+	}
+	if resp := r.Response; resp != nil && resp.Status >= 200 && resp.Status < 300 {
+		// listen answers 2xx only to a body it read whole: this one was
+		// edited since (jq on the body), not cut short.
+		return fmt.Sprintf("its body is shorter than its Content-Length (%d, %d bytes recorded), which listen answered %d whole: edited since; sent as recorded", declared, recorded, resp.Status)
+	}
+	return fmt.Sprintf("its body came cut short (Content-Length %d, %d bytes recorded): sent as recorded, as a whole call, which the sender never made", declared, recorded)
+}
+
 // CutShort reports a record whose body came cut short: listen records
 // the bytes that arrived of a body not read whole (its
 // http-body-incomplete finding) under the Content-Length the sender

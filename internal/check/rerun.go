@@ -20,6 +20,7 @@ import (
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/jsonerr"
 	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/reqid"
@@ -74,10 +75,18 @@ const MaxReport = 256 << 20
 // --output json writes.
 type ReportLineError struct {
 	Line int
-	Err  error
+	// Column is where in the line it is not JSON, 0 when that is not
+	// what is wrong with it.
+	Column int
+	Err    error
 }
 
-func (e *ReportLineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+func (e *ReportLineError) Error() string {
+	if e.Column > 0 {
+		return fmt.Sprintf("line %d, column %d: %v", e.Line, e.Column, e.Err)
+	}
+	return fmt.Sprintf("line %d: %v", e.Line, e.Err)
+}
 func (e *ReportLineError) Unwrap() error { return e.Err }
 
 // errNotReport says a file holds no check case at all.
@@ -169,7 +178,11 @@ func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 			Rerun *string `json:"rerun"`
 		}
 		if err := json.Unmarshal(line, &j); err != nil {
-			return nil, ReportEnd{}, &ReportLineError{Line: n, Err: errors.New(jsonerr.Describe(jsonerr.Placed(err, line), "the line"))}
+			err = jsonerr.Placed(err, line)
+			if offset, msg, ok := jsonerr.Syntax(err); ok {
+				return nil, ReportEnd{}, &ReportLineError{Line: n, Column: input.ColumnAt(line, int(offset)), Err: errors.New(msg)}
+			}
+			return nil, ReportEnd{}, &ReportLineError{Line: n, Err: errors.New(jsonerr.Describe(err, "the line"))}
 		}
 		if err := keysTwice(line); err != nil {
 			return nil, ReportEnd{}, &ReportLineError{Line: n, Err: err}
@@ -180,7 +193,7 @@ func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 		// encoding/json reads a byte that is not UTF-8 as U+FFFD without a
 		// word: a rerun would send bytes the report does not hold.
 		if at := capture.InvalidUTF8(line); at >= 0 {
-			return nil, ReportEnd{}, &ReportLineError{Line: n, Err: fmt.Errorf("not valid UTF-8 at byte %d (check writes a body that is not UTF-8 in base64; read as it is, it would become U+FFFD, not the bytes the run sent)", at+1)}
+			return nil, ReportEnd{}, &ReportLineError{Line: n, Column: input.ColumnAt(line, at+1), Err: errors.New("not valid UTF-8 (check writes a body that is not UTF-8 in base64; read as it is, it would become U+FFFD, not the bytes the run sent)")}
 		}
 		// The summary and any other line that names no case (what a
 		// later version may add) are not cases to rerun.

@@ -130,7 +130,7 @@ func TestReadFailed(t *testing.T) {
 	}
 
 	for _, tt := range []struct{ in, want string }{
-		{"not json\n", "line 1: not JSON at byte 2 (invalid character 'o' in literal null"},
+		{"not json\n", "line 1, column 2: not JSON (invalid character 'o' in literal null"},
 		{`{"summary":{}}` + "\n" + `{"verdict":"fail"}`, errNotReport.Error()},
 		{`{"check":"a","case":"b","verdict":"pass"}` + "\n" + `[1]`, `line 2: the line: want an object, got a list`},
 		// A member of the wrong type is named by its path in the line,
@@ -140,7 +140,7 @@ func TestReadFailed(t *testing.T) {
 		{`{"check":"a","case":"b","verdict":"fail","request":{"headers":{"X-A":"v"},"body":""}}`, `line 1: request.headers`}, // .X-A: on Go 1.27, which names the key
 		{`{"check":"a","case":"b","verdict":"fail","request":null,"effects":{"calls":{}}}`, `line 1: effects.calls: want a list, got an object`},
 		// A byte that is not UTF-8 would be sent as U+FFFD: refused.
-		{"{\"check\":\"a\",\"case\":\"b\",\"verdict\":\"fail\",\"request\":{\"body\":\"\xff\",\"bodyEncoding\":\"utf8\"}}", `line 1: not valid UTF-8 at byte 61 (check writes a body that is not UTF-8 in base64`},
+		{"{\"check\":\"a\",\"case\":\"b\",\"verdict\":\"fail\",\"request\":{\"body\":\"\xff\",\"bodyEncoding\":\"utf8\"}}", `line 1, column 61: not valid UTF-8 (check writes a body that is not UTF-8 in base64`},
 		{`{"summary":{}}`, errNotReport.Error()},
 		{"", errNotReport.Error()},
 		{`{"check":"a","case":"b","verdict":"fail","request":{"body":"!!","bodyEncoding":"base64"}}`, "line 1: request body"},
@@ -238,11 +238,22 @@ func FuzzReadFailed(f *testing.F) {
 	f.Add(reported(f, rep, Result{Case: &Case{Check: rejectsMalformed, Name: "not-json", Body: []byte("x")}, Verdict: Fail}))
 	f.Add([]byte(`{"summary":{}}`))
 	f.Add([]byte("{\"check\":\"a\",\"case\":\"b\",\"verdict\":\"fail\"}\n\n{"))
+	f.Add([]byte("{\"check\":\"a\",\"case\":\"b\",\"verdict\":\"fail\",\"request\":{\"body\":\"\xff\"}}\nx"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		cases, err := ReadFailed(bytes.NewReader(b))
 		var le *ReportLineError
 		if err != nil && !errors.As(err, &le) && !errors.Is(err, errNotReport) {
 			t.Errorf("error of no known kind: %v", err)
+		}
+		// A place is in the report: its line, and a column within it.
+		if le != nil {
+			lines := bytes.Split(b, []byte("\n"))
+			switch {
+			case le.Line < 1 || le.Line > len(lines):
+				t.Errorf("line %d of a report of %d lines: %v", le.Line, len(lines), err)
+			case le.Column < 0 || le.Column > len(lines[le.Line-1])+1:
+				t.Errorf("column %d of a line of %d bytes: %v", le.Column, len(lines[le.Line-1]), err)
+			}
 		}
 		for _, c := range cases {
 			if c.Check == "" || c.Name == "" {

@@ -129,8 +129,34 @@ func sayByte(se *jsonerr.SyntaxError, b []byte) string {
 	return "invalid character '" + q[1:len(q)-1] + "' " + se.Context
 }
 
-// namedError is an error of the input Name. A *SyntaxError's place is
-// written name:line:column, as validate's findings and compilers write it.
+// At is msg at a place in the input name, as compilers and go vet write
+// it, and every command of whsim that reads a file back says it:
+// name:line:column: msg, name:line: msg when no column is known (0),
+// name: msg when no line is.
+func At(name string, line, column int, msg string) string {
+	switch {
+	case line > 0 && column > 0:
+		return name + ":" + strconv.Itoa(line) + ":" + strconv.Itoa(column) + ": " + msg
+	case line > 0:
+		return name + ":" + strconv.Itoa(line) + ": " + msg
+	}
+	return name + ": " + msg
+}
+
+// ColumnAt is the column of the byte at offset (1 for the first) of line,
+// counted in characters as validate counts its columns (an invalid byte
+// is one): what encoding/json places by bytes, said as an editor and the
+// other commands say it. An offset past the line is one past its end.
+func ColumnAt(line []byte, offset int) int {
+	if offset < 1 {
+		return 1
+	}
+	return utf8.RuneCount(line[:min(offset-1, len(line))]) + 1
+}
+
+// namedError is an error of the input Name. A *SyntaxError's place, a
+// placed *FormatError's and an NDJSON line's *TooLargeError's are
+// written name:line:column (At).
 type namedError struct {
 	Name string
 	Err  error
@@ -138,7 +164,13 @@ type namedError struct {
 
 func (e *namedError) Error() string {
 	if se, ok := errors.AsType[*SyntaxError](e.Err); ok {
-		return fmt.Sprintf("%s:%d:%d: %s", e.Name, se.Line, se.Column, se.Msg)
+		return At(e.Name, se.Line, se.Column, se.Msg)
+	}
+	if fe, ok := errors.AsType[*FormatError](e.Err); ok && fe.Line > 0 {
+		return At(e.Name, fe.Line, fe.Column, fe.Msg)
+	}
+	if tl, ok := errors.AsType[*TooLargeError](e.Err); ok && tl.Line > 0 {
+		return At(e.Name, tl.Line, 0, fmt.Sprintf("the line is larger than %d MiB", tl.Max>>20))
 	}
 	return e.Name + ": " + e.Err.Error()
 }

@@ -124,12 +124,14 @@ func topLevelCapture(t []byte) bool {
 // TornLine is what every reader of captures (validate, replay, anonymize,
 // inspect) says of a torn line, each adding what it did with the line
 // (skipped, not replayed): one wording, so that a reader of one
-// command's warnings reads another's. restarted says a restarted listen
-// ended the line and appended its records after it (CutShort); else it
-// is the last line (Item.Torn).
+// command's warnings reads another's. restarted says the line was ended
+// after it was cut short (CutShort): a listen restarted on the file ends
+// it and appends its records after it, but one that took no call, or an
+// editor, ends it too, so records after it are not claimed; else it is
+// the last line (Item.Torn).
 func TornLine(restarted bool) string {
 	if restarted {
-		return "a capture record cut short, as a crash or a full disk while listen wrote it leaves it, then a restarted listen's records"
+		return "a capture record cut short, as a crash or a full disk while listen wrote it leaves it, and its line ended after (as a listen restarted on the file ends it)"
 	}
 	return "the last line is a capture record cut short, as a crash or a full disk while listen wrote it leaves it"
 }
@@ -217,6 +219,9 @@ func (it *Item) What() string {
 type TooLargeError struct {
 	What string // Item.What
 	Max  int
+	// Line is the item's line when it is one of NDJSON (What "line N"),
+	// 0 otherwise: Named places it there.
+	Line int
 }
 
 func (e *TooLargeError) Error() string {
@@ -224,21 +229,31 @@ func (e *TooLargeError) Error() string {
 }
 
 // TooLarge is the error of a Long item.
-func (rd *Reader) TooLarge(it *Item) error { return &TooLargeError{What: it.What(), Max: rd.max} }
+func (rd *Reader) TooLarge(it *Item) error {
+	e := &TooLargeError{What: it.What(), Max: rd.max}
+	if it.Element < 0 {
+		e.Line = it.Line
+	}
+	return e
+}
 
 // FormatError is an input that cannot be read as what it says it is: a
 // file named *.ndjson holding pretty-printed JSON, a line that runs on
 // without end, or an input that is not JSON at all.
 type FormatError struct {
 	// Line and Column place the fault when it has a place of its own
-	// (Column 0: none, or Msg says it); Msg is then what is wrong there.
+	// (Line 0: none; Column 0: the line as a whole); Msg is then what is
+	// wrong there.
 	Line, Column int
 	Msg          string
 }
 
 func (e *FormatError) Error() string {
-	if e.Column > 0 {
+	switch {
+	case e.Line > 0 && e.Column > 0:
 		return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.Msg)
+	case e.Line > 0:
+		return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
 	}
 	return e.Msg
 }
@@ -462,7 +477,7 @@ func (rd *Reader) detect() error {
 		return nil
 	}
 	if forced {
-		return &FormatError{Msg: fmt.Sprintf("line %d is not a whole JSON value: the file holds pretty-printed JSON, and NDJSON is one value per line (convert it with %s)", firstN, fix)}
+		return &FormatError{Line: firstN, Msg: fmt.Sprintf("not a whole JSON value: the file holds pretty-printed JSON, and NDJSON is one value per line (convert it with %s)", fix)}
 	}
 	if ok {
 		doc = withLine(doc, second)
@@ -633,7 +648,7 @@ func (rd *Reader) skipLine() error {
 		case !errors.Is(err, bufio.ErrBufferFull):
 			return err
 		case left < 0:
-			return &FormatError{Msg: fmt.Sprintf("line %d runs on past %d MiB without a line break; the rest is not read", rd.skipAt, (skipMax+1)*rd.max>>20)}
+			return &FormatError{Line: rd.skipAt, Msg: fmt.Sprintf("the line runs on past %d MiB without a line break; the rest is not read", (skipMax+1)*rd.max>>20)}
 		}
 	}
 }

@@ -141,8 +141,8 @@ func TestDetect(t *testing.T) {
 		// is no HAR, pretty-printed or not.
 		{name: "a log of no entries", file: "a.json", in: "{\n  \"log\": {\n    \"level\": \"info\"\n  },\n  \"entries\": []\n}\n", kind: Document, want: []string{"0:0/-1 {\n  \"log\": {\n    \"level\": \"info\"\n  },\n  \"entries\": []\n}\n"}},
 		{name: "entries no list", file: "a.json", in: `{"log":{"entries":{}}}`, kind: NDJSON, want: []string{`1:0/-1 {"log":{"entries":{}}}`}},
-		{name: "pretty JSON named ndjson", file: "a.ndjson", in: "{\n \"a\": 1\n}\n", err: "line 1 is not a whole JSON value: the file holds pretty-printed JSON, and NDJSON is one value per line (convert it with jq -c .)"},
-		{name: "pretty array named jsonl", file: "a.jsonl", in: "[\n1]\n", err: "line 1 is not a whole JSON value: the file holds pretty-printed JSON, and NDJSON is one value per line (convert it with jq -c '.[]')"},
+		{name: "pretty JSON named ndjson", file: "a.ndjson", in: "{\n \"a\": 1\n}\n", err: "line 1: not a whole JSON value: the file holds pretty-printed JSON, and NDJSON is one value per line (convert it with jq -c .)"},
+		{name: "pretty array named jsonl", file: "a.jsonl", in: "[\n1]\n", err: "line 1: not a whole JSON value: the file holds pretty-printed JSON, and NDJSON is one value per line (convert it with jq -c '.[]')"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -182,7 +182,7 @@ func TestLong(t *testing.T) {
 		{name: "long document", file: "a.json", in: "{\n" + strings.Repeat("\"a\": 1,\n", 20) + "\"b\": 2}", want: []string{"0:0/-1 LONG"}},
 		{name: "a long second line makes NDJSON", file: "a.json", in: "{\n" + x + "\n}", want: []string{"1:0/-1 {", "2:0/-1 LONG", "3:0/-1 }"}},
 		{name: "a line with no end", file: "-", in: "1\n" + strings.Repeat("y", 400), want: []string{"1:0/-1 1", "2:0/-1 LONG"},
-			err: "line 2 runs on past 0 MiB without a line break; the rest is not read"},
+			err: "line 2: the line runs on past 0 MiB without a line break; the rest is not read"},
 		{name: "an element with no end", file: "-", in: `["` + strings.Repeat("y", 400), want: nil,
 			err: "element 0 runs on past 0 MiB; the rest is not read"},
 		{name: "a document with no end", file: "a.json", in: "{\n\"a\": 1,\n" + strings.Repeat("y", 400), want: []string{"0:0/-1 LONG"},
@@ -531,5 +531,35 @@ func TestCutShort(t *testing.T) {
 		if got := CutShort([]byte(tt.line)); got != tt.want {
 			t.Errorf("CutShort(%q) = %v, want %v", tt.line, got, tt.want)
 		}
+	}
+}
+
+// TestNamedPlacesEveryFault: an input's fault is said at its place as
+// compilers and go vet say it, name:line:column: or name:line:, whatever
+// kind it is. Found by ls45: "notjson.txt: line 1, column 1:",
+// "pretty.ndjson: line 1 is not a whole JSON value" and "x.ndjson: line 2
+// is larger than 64 MiB" beside "a.json:2:8:".
+func TestNamedPlacesEveryFault(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"not JSON at all", &FormatError{Line: 1, Column: 1, Msg: "not JSON or NDJSON"}, "x.txt:1:1: not JSON or NDJSON"},
+		{"a line", &FormatError{Line: 3, Msg: "not a whole JSON value"}, "x.txt:3: not a whole JSON value"},
+		{"no place", &FormatError{Msg: "the input is larger than 320 MiB"}, "x.txt: the input is larger than 320 MiB"},
+		{"a line too large", &TooLargeError{What: "line 2", Line: 2, Max: 64 << 20}, "x.txt:2: the line is larger than 64 MiB"},
+		{"an element too large", &TooLargeError{What: "element 2", Max: 64 << 20}, "x.txt: element 2 is larger than 64 MiB"},
+		{"a syntax error", &SyntaxError{Line: 2, Column: 7, Msg: "not JSON (x)"}, "x.txt:2:7: not JSON (x)"},
+	}
+	for _, tt := range tests {
+		if got := Named("x.txt", tt.err).Error(); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	rd := NewReader(context.Background(), strings.NewReader("{\n \"a\": 1\n}\n"), Options{Name: "p.ndjson"})
+	if _, err := rd.Kind(); err == nil || Named("p.ndjson", err).Error() != "p.ndjson:1: not a whole JSON value: the file holds pretty-printed JSON, and NDJSON is one value per line (convert it with jq -c .)" {
+		t.Errorf("pretty-printed NDJSON: %v", Named("p.ndjson", err))
 	}
 }

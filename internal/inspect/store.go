@@ -1056,7 +1056,7 @@ func LoadFile(ctx context.Context, path string, stdin io.Reader, window int, che
 		case errors.As(err, &torn):
 			// Said as the torn case it is, last line or one a restarted
 			// listen wrote on after.
-			skipped = append(skipped, Skipped{Line: torn.Line, Err: fmt.Errorf("%s (%w)", input.TornLine(torn.Restarted), torn.Err)})
+			skipped = append(skipped, Skipped{Line: torn.Line, Err: torn})
 			continue
 		case errors.As(err, &bad):
 			_, over := errors.AsType[*input.TooLargeError](bad.Err)

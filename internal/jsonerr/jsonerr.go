@@ -26,13 +26,24 @@ func Describe(err error, root string) string {
 	if pe, ok := errors.AsType[*time.ParseError](err); ok {
 		return fmt.Sprintf("%q: want a time as RFC 3339 writes it (2026-11-22T04:24:23.774512Z)", pe.Value)
 	}
-	if se, ok := errors.AsType[*SyntaxError](err); ok {
-		return fmt.Sprintf("not JSON at byte %d (%s)", se.Offset, byteNamed(se))
-	}
-	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
-		return fmt.Sprintf("not JSON at byte %d (%s)", se.Offset, strings.TrimPrefix(se.Error(), "json: "))
+	if offset, msg, ok := Syntax(err); ok {
+		return fmt.Sprintf("not JSON at byte %d %s", offset, strings.TrimPrefix(msg, "not JSON "))
 	}
 	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// Syntax is err's syntax error, when it holds one, said as Describe says
+// it but for its place: the byte it stopped at (1 for the first, the
+// column in a line of JSON) apart, and msg "not JSON (...)", for a caller
+// that writes the place as input.At does (name:line:column: msg).
+func Syntax(err error) (offset int64, msg string, ok bool) {
+	if se, ok := errors.AsType[*SyntaxError](err); ok {
+		return se.Offset, "not JSON (" + byteNamed(se) + ")", true
+	}
+	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
+		return se.Offset, "not JSON (" + strings.TrimPrefix(se.Error(), "json: ") + ")", true
+	}
+	return 0, "", false
 }
 
 // Placed is err, encoding/json's error of reading b, with a syntax error

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"net/http"
+	"strings"
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/reqid"
@@ -33,7 +34,11 @@ func (e *PayloadError) Unwrap() error { return e.Err }
 // to do: name the event with --event.
 func (e *PayloadError) Explain(name string) string {
 	where := name
-	if e.Where != "" {
+	if n, ok := strings.CutPrefix(e.Where, "line "); ok {
+		// name:line, as every command that reads a file back places
+		// what it says of it.
+		where = name + ":" + n
+	} else if e.Where != "" {
 		where = fmt.Sprintf("%s: %s", name, e.Where)
 	}
 	var amb *ambiguousEventError

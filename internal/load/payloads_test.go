@@ -32,7 +32,7 @@ func TestFileLanes(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Where != "line 3" {
 		t.Fatalf("a body without a number: %v", err)
 	}
-	if got := pe.Explain("f.ndjson"); !strings.HasPrefix(got, "f.ndjson: line 3: ") || !strings.HasSuffix(got, "; give --event") {
+	if got := pe.Explain("f.ndjson"); !strings.HasPrefix(got, "f.ndjson:3: ") || !strings.HasSuffix(got, "; give --event") {
 		t.Errorf("Explain = %q", got)
 	}
 	_, err = FileLanes([]Payload{{Body: []byte(`{"businessType":4000}`)}}, nil, nil)

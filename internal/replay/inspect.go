@@ -40,7 +40,7 @@ func oneWith(ctx context.Context, rec *capture.Record, u string, co attempt.Clie
 		out.Error = err.Error()
 		return out
 	}
-	req, err := request(rec, nil)
+	req, _, err := request(rec, nil)
 	if err != nil {
 		out.Error = err.Error()
 		return out

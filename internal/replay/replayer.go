@@ -98,11 +98,11 @@ func (s *Replayer) Next() []*attempt.Request {
 			continue
 		case errors.As(err, &torn):
 			s.skipped++
-			s.Warn("%s: %v; skipped, not replayed", in.Name, err)
+			s.Warn("%s; skipped, not replayed", capture.At(in.Name, err))
 			continue
 		case errors.As(err, &bad):
 			s.skipped++
-			s.Warn("%s: %v; skipped", in.Name, err)
+			s.Warn("%s; skipped", capture.At(in.Name, err))
 			continue
 		case err != nil:
 			s.err = fmt.Errorf("%s: %w", in.Name, err)
@@ -112,22 +112,22 @@ func (s *Replayer) Next() []*attempt.Request {
 			s.other++
 			continue
 		}
-		req, err := request(rec, s.IDs)
+		req, renewed, err := request(rec, s.IDs)
 		if err != nil {
 			s.skipped++
-			s.Warn("%s: line %d: %v; skipped", in.Name, s.r.Line(), err)
+			s.Warn("%s; skipped", input.At(in.Name, s.r.Line(), 0, err.Error()))
 			continue
 		}
-		if declared, recorded, short := rec.CutShort(); short {
+		if s.IDs != nil && !renewed {
+			// Sent all the same, and said: under --new-request-id a
+			// receiver's deduplication would otherwise be tested with a
+			// call the replay took for a fresh one.
+			s.Warn("%s", input.At(in.Name, s.r.Line(), 0, "--new-request-id found no requestId to replace in its body (a top-level string of the JSON object it is, after no byte-order mark, decoded when it came compressed): sent as recorded, with whatever id it holds"))
+		}
+		if why := rec.ReplayWarning(); why != "" {
 			// Sent all the same: the receiver's answer to what did
 			// arrive may be the thing looked into.
-			if r := rec.Response; r != nil && r.Status >= 200 && r.Status < 300 {
-				// listen answers 2xx only to a body it read whole: this
-				// one was edited since (jq on the body), not cut short.
-				s.Warn("%s: line %d: its body is shorter than its Content-Length (%d, %d bytes recorded), which listen answered %d whole: edited since; sent as recorded", in.Name, s.r.Line(), declared, recorded, r.Status)
-			} else {
-				s.Warn("%s: line %d: its body came cut short (Content-Length %d, %d bytes recorded): sent as recorded, as a whole call, which the sender never made", in.Name, s.r.Line(), declared, recorded)
-			}
+			s.Warn("%s", input.At(in.Name, s.r.Line(), 0, why))
 		}
 		s.seq++
 		req.Seq = s.seq
@@ -294,11 +294,12 @@ func (s *Replayer) mark(req *attempt.Request) {
 }
 
 // request is the delivery that replays rec: its method, query, headers and
-// body byte for byte; with ids, a fresh requestId and nothing else changed.
-func request(rec *capture.Record, ids *reqid.IDs) (*attempt.Request, error) {
+// body byte for byte; with ids, a fresh requestId and nothing else changed
+// (renewed), when the body holds one to replace.
+func request(rec *capture.Record, ids *reqid.IDs) (req *attempt.Request, renewed bool, err error) {
 	body, err := replayBody(rec)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	method := methodOf(rec)
 	h := capture.ReplayHeaders(rec.Headers)
@@ -329,19 +330,21 @@ func request(rec *capture.Record, ids *reqid.IDs) (*attempt.Request, error) {
 		id = string(doc[start:end])
 	}
 	if ids != nil && start >= 0 {
+		// Every requestId the body names: a receiver that reads the
+		// last of two (Go's encoding/json) reads a fresh one too.
 		fresh := ids.Next()
-		doc = reqid.Splice(doc, start, end, fresh)
+		doc = reqid.SpliceAll(doc, reqid.FindAll(doc), fresh)
 		if len(codings) == 0 {
-			body, id = doc, fresh
+			body, id, renewed = doc, fresh, true
 		} else if coded, err := capture.EncodeContent(doc, codings, body); err == nil {
-			body, id = coded, fresh
+			body, id, renewed = coded, fresh, true
 		}
 	}
 	event, _ := rec.Event()
 	if event == "" {
 		event = "-"
 	}
-	return &attempt.Request{Event: event, Method: method, Query: rec.Query, Header: h, Body: body, RequestID: id}, nil
+	return &attempt.Request{Event: event, Method: method, Query: rec.Query, Header: h, Body: body, RequestID: id}, renewed, nil
 }
 
 // replayBody is the body request sends for rec, or why rec is no call to
@@ -355,11 +358,8 @@ func replayBody(rec *capture.Record) ([]byte, error) {
 		// nothing to send that would be the call that came.
 		return nil, fmt.Errorf("a request the HTTP server refused before listen could read it (%s), so there is no call to send again", j.Reason)
 	}
-	if rec.Method == http.MethodConnect {
-		// A tunnel asked of listen as of an HTTP proxy: sent again it
-		// would go to --url's path as a CONNECT, a request no sender made
-		// of the receiver, and no webhook call.
-		return nil, fmt.Errorf("a CONNECT to %q, a tunnel asked of listen as of an HTTP proxy, so there is no webhook call to send again", rec.ShownPath())
+	if why := rec.TunnelWhy(); why != "" {
+		return nil, errors.New(why)
 	}
 	if rec.BodyOverLimit > 0 {
 		// An empty body in its place would be a call the sender never

@@ -25,7 +25,7 @@ func TestRequestFromRecord(t *testing.T) {
 		"X-Trace": {"t1"},
 	}}
 	rec.SetBody([]byte(`{"requestId":"11111111-1111-4111-8111-111111111111","data":{}}`))
-	req, err := request(rec, nil)
+	req, _, err := request(rec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,12 +37,12 @@ func TestRequestFromRecord(t *testing.T) {
 	if fmt.Sprint(req.Header) != fmt.Sprint(want) {
 		t.Errorf("header %v, want %v", req.Header, want)
 	}
-	fresh, err := request(rec, reqid.NewIDs(3))
+	fresh, _, err := request(rec, reqid.NewIDs(3))
 	if err != nil || fresh.RequestID == req.RequestID || len(fresh.RequestID) != 36 ||
 		string(fresh.Body) != strings.Replace(string(req.Body), req.RequestID, fresh.RequestID, 1) {
 		t.Errorf("fresh id: %+v %v", fresh, err)
 	}
-	if r, _ := request(&capture.Record{}, nil); r.Method != "POST" || r.Event != "-" {
+	if r, _, _ := request(&capture.Record{}, nil); r.Method != "POST" || r.Event != "-" {
 		t.Errorf("empty record: %+v", r)
 	}
 }
@@ -86,7 +86,7 @@ func TestReplayerFiltersAndWarns(t *testing.T) {
 	if fmt.Sprint(sources) != "[a.ndjson:1 a.ndjson:3]" {
 		t.Errorf("sources %q, want the records' lines", sources)
 	}
-	if len(warnings) != 2 || !strings.HasPrefix(warnings[0], "a.ndjson: line 4: "+input.TornLine(false)) || !strings.HasSuffix(warnings[0], "; skipped, not replayed") || warnings[1] != "b.ndjson: empty, nothing to replay" {
+	if len(warnings) != 2 || !strings.HasPrefix(warnings[0], "a.ndjson:4: "+input.TornLine(false)) || !strings.HasSuffix(warnings[0], "; skipped, not replayed") || warnings[1] != "b.ndjson: empty, nothing to replay" {
 		t.Errorf("warnings %q", warnings)
 	}
 }
@@ -171,7 +171,7 @@ func TestReplayerRefusesWhatIsNotACapture(t *testing.T) {
 	for _, tt := range []struct{ in, err string }{
 		{`{"requestId":"r"}` + "\n", "p holds payloads, not captures"},
 		{"[{}]", "p holds payloads"},
-		{"hello\n", `p: line 1, column 1: not JSON or NDJSON (the line begins "hello", which starts no JSON value)`},
+		{"hello\n", `p:1:1: not JSON or NDJSON (the line begins "hello", which starts no JSON value)`},
 	} {
 		s := &Replayer{Inputs: []capture.Input{{Name: "p", R: strings.NewReader(tt.in)}}, Warn: func(string, ...any) {}}
 		if reqs := s.Next(); reqs != nil || s.Err() == nil || !strings.HasPrefix(s.Err().Error(), tt.err) {
@@ -286,7 +286,7 @@ func TestRequestRefusesWhatIsNotHTTP(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := &capture.Record{Method: tt.method, Query: tt.query, Headers: tt.header}
 			rec.SetBody([]byte(`{}`))
-			_, err := request(rec, nil)
+			_, _, err := request(rec, nil)
 			switch {
 			case tt.wantErr == "" && err != nil:
 				t.Errorf("refused: %v", err)
@@ -396,7 +396,7 @@ func TestRequestKeepsTheMethod(t *testing.T) {
 	for _, tt := range tests {
 		rec := &capture.Record{Method: tt.method, Query: "businessType=CREATE_RECEIVABLE_DOC"}
 		rec.SetBody([]byte(`{}`))
-		req, err := request(rec, nil)
+		req, _, err := request(rec, nil)
 		if err != nil {
 			t.Fatalf("method %q: %v", tt.method, err)
 		}
@@ -441,14 +441,14 @@ func TestRequestOfACompressedBody(t *testing.T) {
 			rec := &capture.Record{Method: "POST", Query: "businessType=CREATE_RECEIVABLE_DOC",
 				Headers: http.Header{"Content-Type": {"application/json"}, "Content-Encoding": {tt.coding}}}
 			rec.SetBody(tt.body)
-			as, err := request(rec, nil)
+			as, _, err := request(rec, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if as.RequestID != id || !bytes.Equal(as.Body, tt.body) {
 				t.Errorf("as captured: requestId %q, body changed %v; want %s and the captured bytes", as.RequestID, !bytes.Equal(as.Body, tt.body), id)
 			}
-			fresh, err := request(rec, reqid.NewIDs(3))
+			fresh, _, err := request(rec, reqid.NewIDs(3))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -482,11 +482,11 @@ func TestReplayerWarnsOfABodyCutShort(t *testing.T) {
 	}{
 		// listen answers 2xx only to a body read whole: one shorter than
 		// its length since was edited (jq on the body), not cut short.
-		{"edited", http.Header{"Content-Length": {"100"}}, `{"requestId":"abc"}`, `c.ndjson: line 1: its body is shorter than its Content-Length (100, 19 bytes recorded), which listen answered 200 whole: edited since; sent as recorded`, 200},
-		{"cut short", http.Header{"Content-Length": {"100"}}, `{"requestId":"abc",`, `c.ndjson: line 1: its body came cut short (Content-Length 100, 19 bytes recorded): sent as recorded, as a whole call`, 400},
+		{"edited", http.Header{"Content-Length": {"100"}}, `{"requestId":"abc"}`, `c.ndjson:1: its body is shorter than its Content-Length (100, 19 bytes recorded), which listen answered 200 whole: edited since; sent as recorded`, 200},
+		{"cut short", http.Header{"Content-Length": {"100"}}, `{"requestId":"abc",`, `c.ndjson:1: its body came cut short (Content-Length 100, 19 bytes recorded): sent as recorded, as a whole call`, 400},
 		{"cut short, base64", http.Header{"Content-Length": {"9"}}, "\xff\xfe", `(Content-Length 9, 2 bytes recorded)`, 0},
 		// Only a 2xx says listen read it whole: a 300 (--status 300) does not.
-		{"cut short, answered 300", http.Header{"Content-Length": {"100"}}, `{"requestId":"abc",`, `c.ndjson: line 1: its body came cut short (Content-Length 100, 19 bytes recorded)`, 300},
+		{"cut short, answered 300", http.Header{"Content-Length": {"100"}}, `{"requestId":"abc",`, `c.ndjson:1: its body came cut short (Content-Length 100, 19 bytes recorded)`, 300},
 		{"edited, answered 299", http.Header{"Content-Length": {"100"}}, `{"requestId":"abc"}`, `which listen answered 299 whole: edited since`, 299},
 		{"whole", http.Header{"Content-Length": {"2"}}, `{}`, "", 0},
 		{"lower-case name", http.Header{"content-length": {"2"}}, `{}`, "", 0},
@@ -594,7 +594,7 @@ func TestReplayerSkipsABodyOverTheLimit(t *testing.T) {
 			if len(sent) != 1 || sent[0] != `{}` {
 				t.Errorf("sent bodies %q, want only the second record's", sent)
 			}
-			want := "c.ndjson: line 1: its body was over listen's --max-body of 100 bytes and was not kept; skipped"
+			want := "c.ndjson:1: its body was over listen's --max-body of 100 bytes and was not kept; skipped"
 			if len(warnings) != 1 || warnings[0] != want {
 				t.Errorf("warnings %q, want %q", warnings, want)
 			}
@@ -618,7 +618,7 @@ func TestRequestOfARecordClosedAtStop(t *testing.T) {
 	} {
 		rec := &capture.Record{Capture: capture.VersionRejected, Method: "POST", Query: "businessType=CREATE_RECEIVABLE_DOC",
 			Rejected: &capture.Rejected{Reason: "why", ClosedAtStop: tc.stopped}}
-		if _, err := request(rec, nil); err == nil || err.Error() != tc.want {
+		if _, _, err := request(rec, nil); err == nil || err.Error() != tc.want {
 			t.Errorf("closedAtStop %v: %v, want %q", tc.stopped, err, tc.want)
 		}
 	}
@@ -654,11 +654,79 @@ func TestReplayerSkipsAConnect(t *testing.T) {
 	if len(reqs) != 1 || reqs[0].Method != http.MethodPost {
 		t.Fatalf("first call %+v, want the POST of line 2", reqs)
 	}
-	want := `c.ndjson: line 1: a CONNECT to "example.com:443", a tunnel asked of listen as of an HTTP proxy, so there is no webhook call to send again; skipped`
+	want := `c.ndjson:1: a CONNECT to "example.com:443", a tunnel asked of listen as of an HTTP proxy, so there is no webhook call to send again; skipped`
 	if len(warnings) != 1 || warnings[0] != want {
 		t.Errorf("warnings %q, want %q", warnings, want)
 	}
 	if n, uncounted := s.Left(); n != 0 || uncounted {
 		t.Errorf("Left %d (uncounted %v), want 0: the CONNECT of line 3 is no call", n, uncounted)
+	}
+}
+
+// TestReplayerSaysWhenNoFreshRequestID: --new-request-id gives a call a
+// fresh requestId only when it finds one to replace (a top-level string of
+// a JSON object); a body where it finds none (a byte-order mark before the
+// object, data after it, a compressed body that does not decode) goes out
+// as recorded, with whatever id it holds, and the replay says so at its
+// line. Found by ls45: a captured body with a BOM went out with its old
+// requestId, silently, under --new-request-id, and a receiver's
+// deduplication was tested with a re-delivery it was told was fresh.
+func TestReplayerSaysWhenNoFreshRequestID(t *testing.T) {
+	t.Parallel()
+	const id = "5f0c7a36-2cf1-4c1e-9a4b-0d6a7f3e2b11"
+	doc := `{"requestId":"` + id + `","businessType":5007,"data":{}}`
+	for _, tt := range []struct {
+		name, body string
+		headers    http.Header
+		warn       bool
+	}{
+		{"a JSON object", doc, nil, false},
+		{"a byte-order mark first", "\ufeff" + doc, nil, true},
+		{"data after the object", doc + "\r\n\x00trailing", nil, false}, // read up to the id only
+		{"no requestId", `{"businessType":5007,"data":{}}`, nil, true},
+		{"gzip that does not decode", "\x1f\x8b\x08\x00garbage", http.Header{"Content-Encoding": {"gzip"}}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := &capture.Record{Method: "POST", Query: "businessType=CREATE_RECEIVABLE_DOC", Headers: tt.headers}
+			rec.SetBody([]byte(tt.body))
+			line, err := capture.Append(nil, rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var warnings []string
+			s := &Replayer{Inputs: []capture.Input{{Name: "c.ndjson", R: strings.NewReader(string(line))}}, IDs: reqid.NewIDs(3),
+				Warn: func(f string, args ...any) { warnings = append(warnings, fmt.Sprintf(f, args...)) }}
+			reqs := s.Next()
+			if len(reqs) != 1 {
+				t.Fatalf("no call: %q", warnings)
+			}
+			fresh := !bytes.Contains(reqs[0].Body, []byte(id))
+			said := len(warnings) == 1 && strings.HasPrefix(warnings[0], "c.ndjson:1: --new-request-id found no requestId to replace in its body")
+			if tt.warn && (fresh && strings.Contains(tt.body, id) || !said) || !tt.warn && (!fresh || len(warnings) > 0) {
+				t.Errorf("body %q: sent with a fresh id %v, warnings %q", reqs[0].Body, fresh, warnings)
+			}
+		})
+	}
+}
+
+// TestReplayerRenewsEveryRequestID: a body that names requestId twice
+// (validate's duplicate-key) is read two ways by receivers: the first
+// (most readers, and replay's own column) or the last (Go's
+// encoding/json). --new-request-id gives both the fresh id, so that every
+// receiver reads a fresh one. Found by ls45: only the first was replaced,
+// and a Go receiver read the captured id again under a call replay said
+// was fresh.
+func TestReplayerRenewsEveryRequestID(t *testing.T) {
+	t.Parallel()
+	const a, b = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"
+	rec := &capture.Record{Method: "POST", Query: "businessType=CREATE_RECEIVABLE_DOC"}
+	rec.SetBody([]byte(`{"requestId":"` + a + `","businessType":5007,"requestId":"` + b + `","data":{"requestId":"x"}}`))
+	req, renewed, err := request(rec, reqid.NewIDs(3))
+	if err != nil || !renewed {
+		t.Fatalf("renewed %v, err %v", renewed, err)
+	}
+	want := `{"requestId":"` + req.RequestID + `","businessType":5007,"requestId":"` + req.RequestID + `","data":{"requestId":"x"}}`
+	if string(req.Body) != want || req.RequestID == a || req.RequestID == b {
+		t.Errorf("body %s, want %s", req.Body, want)
 	}
 }

@@ -20,6 +20,39 @@ func Find(body []byte) (int, int) {
 	return sp.Start + 1, sp.End - 1
 }
 
+// FindAll is Find of every top-level "requestId" string of a body that
+// names it more than once (a duplicate key, which readers read
+// differently: most the first, Go's encoding/json the last), as [start,
+// end) pairs in order; Find's one pair for a body that names it once, or
+// whose members do not all read (Find reads only up to the first); nil for
+// none.
+func FindAll(body []byte) [][2]int {
+	start, end := Find(body)
+	if start < 0 {
+		return nil
+	}
+	spans, ok := jsonlex.Members(body, spec.FieldRequestID)
+	if !ok || len(spans) < 2 {
+		return [][2]int{{start, end}}
+	}
+	var out [][2]int
+	for _, sp := range spans {
+		if sp.Kind == jsonlex.String {
+			out = append(out, [2]int{sp.Start + 1, sp.End - 1})
+		}
+	}
+	return out
+}
+
+// SpliceAll returns a copy of body with each of the spans FindAll gave
+// replaced by id.
+func SpliceAll(body []byte, spans [][2]int, id string) []byte {
+	for i := len(spans) - 1; i >= 0; i-- { // from the last: the earlier spans stay where they were
+		body = Splice(body, spans[i][0], spans[i][1], id)
+	}
+	return body
+}
+
 // Splice returns a copy of body with the bytes [start,end) replaced by id.
 func Splice(body []byte, start, end int, id string) []byte {
 	out := make([]byte, 0, len(body)-(end-start)+len(id))

@@ -1,6 +1,7 @@
 package reqid
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -53,5 +54,36 @@ func TestIDsAreUUIDsAndDistinct(t *testing.T) {
 	}
 	if a, b := NewIDs(42).Next(), NewIDs(42).Next(); a != b {
 		t.Error("the same seed gives different ids")
+	}
+}
+
+// TestFindAll: every top-level requestId string of a body that names it
+// twice; Find's one of any other body.
+func TestFindAll(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		body string
+		want []string
+	}{
+		{`{"requestId":"a"}`, []string{"a"}},
+		{`{"requestId":"a","x":1,"requestId":"b"}`, []string{"a", "b"}},
+		{`{"requestId":"a","requestId":2,"requestId":"c"}`, []string{"a", "c"}},
+		{`{"requestId":"a","data":{"requestId":"b"}}`, []string{"a"}},
+		{`{"requestId":"a","requestId":"b"} trailing`, []string{"a", "b"}},
+		{`{"requestId":"a","requestId":"b",`, []string{"a"}}, // its members do not all read: Find's
+		{`{"x":1}`, nil},
+	} {
+		var got []string
+		for _, sp := range FindAll([]byte(tc.body)) {
+			got = append(got, tc.body[sp[0]:sp[1]])
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.body, got, tc.want)
+		}
+		if spans := FindAll([]byte(tc.body)); spans != nil {
+			if out := string(SpliceAll([]byte(tc.body), spans, "Z")); strings.Count(out, `"Z"`) != len(spans) {
+				t.Errorf("%s: SpliceAll %s", tc.body, out)
+			}
+		}
 	}
 }

@@ -43,6 +43,17 @@ func (v *Validator) checkCapture(line []byte) (fs []Finding, notChecked string, 
 		if input.CutShort(line) {
 			return nil, "", true
 		}
+		if col, msg, ok := capture.Column(err); ok {
+			// Not JSON, or not UTF-8: placed at its column in the line
+			// (the record's line is the payload's), as replay and
+			// anonymize place it.
+			why := "not a readable capture record: " + msg
+			fs := v.single(ruleCapture, why)
+			for i := range fs {
+				fs[i].Line, fs[i].Column = 1, col
+			}
+			return fs, why, false
+		}
 		why := fmt.Sprintf("not a readable capture record: %v", err)
 		return v.single(ruleCapture, why), why, false
 	}
@@ -100,9 +111,11 @@ func (v *Validator) checkRecord(rec *capture.Record) (fs []Finding, notChecked s
 
 // replayFindings says why whsim replay refuses to send rec again for its
 // method, query or headers (capture.CheckReplayable: a record made or
-// edited by hand), nil when it sends it: a user who validates a capture
-// before replaying it learns which lines replay will skip, and the run
-// fails as the replay will not be whole. listen records no such call
+// edited by hand), or what it warns of as it sends it (a body shorter
+// than its Content-Length: capture.Record.ReplayWarning, a warning),
+// nil when it sends it as it stands: a user who validates a capture
+// before replaying it learns which lines replay will skip or warn of, and
+// the run fails as the replay will not be whole. listen records no such call
 // (net/http refuses them), so its own checks never find one.
 func (v *Validator) replayFindings(rec *capture.Record) []Finding {
 	query := rec.Query
@@ -113,8 +126,18 @@ func (v *Validator) replayFindings(rec *capture.Record) []Finding {
 		}
 		query = string(q)
 	}
+	if why := rec.TunnelWhy(); why != "" {
+		return v.single(ruleReplay, "whsim replay refuses to send it again: "+why)
+	}
 	if err := capture.CheckReplayable(cmp.Or(rec.Method, http.MethodPost), query, rec.Headers); err != nil {
 		return v.single(ruleReplay, "whsim replay refuses to send it again: "+err.Error())
+	}
+	if why := rec.ReplayWarning(); why != "" && rec.BodyOverLimit == 0 {
+		if _, err := rec.RequestBody(); err != nil {
+			return nil // replay refuses it; capture-record says why
+		}
+		// Sent, with a warning: a warning here too, in replay's words.
+		return v.singleAs(ruleReplay, Warning, "whsim replay warns as it sends it again: "+why)
 	}
 	return nil
 }
@@ -189,9 +212,15 @@ func (v *Validator) checkRequest(body []byte, query string, utf8OK bool) (fs []F
 }
 
 func (v *Validator) single(rule, msg string) []Finding {
-	r := ruleIndex[rule]
-	if v.ignored[r] {
+	return v.singleAs(rule, rules[ruleIndex[rule]].Severity, msg)
+}
+
+// singleAs is single with a severity other than its rule's: capture-replay
+// is an error of a record replay refuses, a warning of one it sends with
+// a warning.
+func (v *Validator) singleAs(rule string, sev severity, msg string) []Finding {
+	if v.ignored[ruleIndex[rule]] {
 		return nil
 	}
-	return []Finding{{Rule: rule, Severity: rules[r].Severity, Message: msg}}
+	return []Finding{{Rule: rule, Severity: sev, Message: msg}}
 }

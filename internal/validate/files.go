@@ -118,7 +118,7 @@ func (v *Validator) CheckFiles(ctx context.Context, fs *files, event string, bef
 		})
 		closeInput()
 		if err != nil {
-			return sum, fmt.Errorf("%s: %w", shown, err)
+			return sum, input.Named(shown, err)
 		}
 		if kind == input.Array && sum.Array == "" {
 			sum.Array = shown

@@ -276,6 +276,11 @@ func (v *Validator) tooLarge(rd *input.Reader, it *input.Item) ([]Finding, strin
 	var tl *input.TooLargeError
 	errors.As(rd.TooLarge(it), &tl)
 	why := tl.Error() + "; not checked"
+	if tl.Line > 0 {
+		// The finding is placed at that line: "the line", as every
+		// command that reads a file back says it there.
+		why = fmt.Sprintf("the line is larger than %d MiB; not checked", tl.Max>>20)
+	}
 	return v.single(rulePayloadSize, why), why
 }
 

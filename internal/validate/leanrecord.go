@@ -99,6 +99,9 @@ type leanFields struct {
 	// headers were an object (headers).
 	contentType []byte
 	headers     bool
+	// declaredLength is the largest Content-Length the request's headers
+	// declare, 0 for none.
+	declaredLength int64
 }
 
 // leanRecord reads the members validation needs of a capture record line,
@@ -128,7 +131,8 @@ func leanRecord(lx *jsonlex.Lexer, line, buf []byte) (f leanFields, ok bool) {
 				f.body, body = lx.AppendStr(buf[:0]), true
 				return
 			case "headers":
-				f.contentType, f.headers = leanHeaders(lx, true), true
+				f.contentType, f.declaredLength = leanHeaders(lx, true)
+				f.headers = true
 				return
 			}
 			s, e, esc := lx.Str()
@@ -150,6 +154,12 @@ func leanRecord(lx *jsonlex.Lexer, line, buf []byte) (f leanFields, ok bool) {
 				f.bodyEncoding = lx.Content(s, e, esc)
 			}
 		})&1 == 0 || !body { // no "capture": not a record
+			panic(leanGiveUp{})
+		}
+		if f.declaredLength > 0 && (f.declaredLength > int64(len(f.body)) || !isUTF8Encoding(f.bodyEncoding)) {
+			// A body shorter than its Content-Length, which replay warns
+			// of (capture.Record.ReplayWarning, on the slow path), or one
+			// stored base64, whose length is the slow path's to measure.
 			panic(leanGiveUp{})
 		}
 		lx.End()
@@ -320,10 +330,11 @@ func leanValue(lx *jsonlex.Lexer, m leanMember, keep func(string)) {
 // it). Past 32 names, more than a call carries, it gives up rather than
 // keep a longer list. request says they are the request's own: then it
 // returns the first value of Content-Type, named in any case (nil when
-// there is none), as checkRecord reads it.
-func leanHeaders(lx *jsonlex.Lexer, request bool) (contentType []byte) {
+// there is none), as checkRecord reads it, and the largest value of
+// Content-Length (0 for none), as capture.Record.CutShort reads it.
+func leanHeaders(lx *jsonlex.Lexer, request bool) (contentType []byte, declared int64) {
 	if !lx.Enter() {
-		return nil
+		return nil, 0
 	}
 	var names [32]jsonlex.Key
 	for n := 0; ; n++ {
@@ -349,16 +360,50 @@ func leanHeaders(lx *jsonlex.Lexer, request bool) (contentType []byte) {
 		}
 		if request && len(name) == len("Content-Type") && asciiEqualFold(name, "Content-Type") {
 			contentType = leanFirstString(lx, true)
+		} else if request && len(name) == len("Content-Length") && asciiEqualFold(name, "Content-Length") {
+			declared = leanLargestLength(lx)
 		} else if request {
 			leanFirstString(lx, true)
 		} else {
 			leanStrings(lx)
 		}
 		if !lx.More('}') {
-			return contentType
+			return contentType, declared
 		}
 	}
 }
+
+// leanLargestLength checks a request's Content-Length values as
+// leanFirstString does and returns the largest that reads as a number
+// (capture.Record.CutShort's reading), 0 for none.
+func leanLargestLength(lx *jsonlex.Lexer) (largest int64) {
+	k := lx.Peek()
+	if k == jsonlex.Null {
+		lx.Lit(k)
+		return 0
+	}
+	leanWant(k, jsonlex.Array)
+	if !lx.Enter() {
+		return 0
+	}
+	for {
+		leanWant(lx.Peek(), jsonlex.String)
+		s, e, esc := lx.Str()
+		if !replayableValue(lx.Bytes()[s:e], esc) {
+			panic(leanGiveUp{})
+		}
+		if n, err := strconv.ParseInt(string(bytes.TrimSpace(lx.Content(s, e, esc))), 10, 64); err == nil && n > largest {
+			largest = n
+		}
+		if !lx.More(']') {
+			return largest
+		}
+	}
+}
+
+// isUTF8Encoding says whether a record's bodyEncoding stores the body as
+// it came (utf8, or none named).
+func isUTF8Encoding(enc []byte) bool { return len(enc) == 0 || string(enc) == capture.UTF8 }
 
 // leanFirstString checks a header's values as leanStrings does and returns
 // the first (nil when there is none). request says they are the

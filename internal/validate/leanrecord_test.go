@@ -153,6 +153,13 @@ func FuzzCheckCaptureFastPath(f *testing.F) {
 	f.Add([]byte(strings.Replace(leanSample, `"Content-Type":["application/json"],"X-Multi"`, `"content-type":["text/plain"],"X-Multi"`, 1)), "", true)
 	f.Add([]byte(strings.Replace(leanSample, `"Content-Type":["application/json"],"X-Multi"`, `"Content-Type":null,"X-Multi"`, 1)), "", true)
 	f.Add([]byte(strings.Replace(leanSample, `"Content-Type":["application/json"],"X-Multi"`, `"Content-Type":["text/json","application/json"],"X-Multi"`, 1)), "", true)
+	// A Content-Length more than the body (replay warns of it: the
+	// slow path's), in the forms CutShort reads.
+	for _, cl := range []string{`["99999"]`, `["1"," 99999 "]`, `["+99999"]`, `["999"]`, `["-1"]`, `["99999999999999999999"]`, `null`, `["1e5"]`} {
+		f.Add([]byte(strings.Replace(leanSample, `"X-Multi":["a","b"]`, `"Content-Length":`+cl, 1)), "", true)
+	}
+	f.Add([]byte(`{"capture":1,"query":"businessType=CREATE_RECEIVABLE_DOC","headers":{"content-length":["9"]},"body":"eA==","bodyEncoding":"base64","response":{"status":200}}`), "", true)
+	f.Add([]byte(`{"capture":1, x}`), "", true)
 	v := mustNew(f, Options{Strict: true})
 	quiet := mustNew(f, Options{Ignore: []string{ruleSyntax}})
 	f.Fuzz(func(t *testing.T, body []byte, query string, raw bool) {
@@ -175,6 +182,11 @@ func FuzzCheckCaptureFastPath(f *testing.F) {
 		if rec, err := capture.Decode(line); err != nil {
 			if input.CutShort(line) {
 				wantTorn = true
+			} else if col, msg, ok := capture.Column(err); ok {
+				// Not JSON, or not UTF-8: at its column in the line.
+				wantWhy = "not a readable capture record: " + msg
+				want, wantQuietWhy = v.single(ruleCapture, wantWhy), wantWhy
+				want[0].Line, want[0].Column = 1, col
 			} else {
 				wantWhy = fmt.Sprintf("not a readable capture record: %v", err)
 				want, wantQuietWhy = v.single(ruleCapture, wantWhy), wantWhy

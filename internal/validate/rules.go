@@ -58,7 +58,9 @@ const (
 	ruleMixedShape   = "mixed-shape"
 	ruleCapture      = "capture-record"
 	// ruleReplay is a record whsim replay refuses to send again for its
-	// method, query or headers (capture.CheckReplayable).
+	// method, query or headers (capture.CheckReplayable), an error, or
+	// one it sends with a warning (capture.Record.ReplayWarning), a
+	// warning.
 	ruleReplay      = "capture-replay"
 	rulePayloadSize = "payload-size"
 	ruleTorn        = "torn-line"
@@ -105,7 +107,7 @@ var rules = []rule{
 	{ruleForeignPart, Error, "an invoice carries a receipt member"},
 	{ruleMixedShape, Error, "an invoice mixes the described and the sample shape"},
 	{ruleCapture, Error, "a capture record line cannot be read"},
-	{ruleReplay, Error, "a captured call whsim replay refuses to send again: a method or header name that is no token, a CR, LF or other control character in a header value, a space or control character in the query (a record made or edited by hand: listen records none)"},
+	{ruleReplay, Error, "a captured call whsim replay refuses to send again: a CONNECT (a tunnel asked of listen as of a proxy), a method or header name that is no token, a CR, LF or other control character in a header value, a space or control character in the query (a record made or edited by hand: listen records none); a warning of a record replay sends with a warning, a body shorter than its Content-Length (cut short, or edited since)"},
 	{RuleRejected, Error, "a captured request the HTTP server refused before listen could read it (a malformed head: bad header name, two Content-Lengths, no Host, ...): it holds no body to check"},
 	{RuleBodyLimit, Error, "a captured call whose body was over listen's --max-body (answered 413): listen did not keep the body, so there is none to check"},
 	{rulePayloadSize, Error, "a payload, NDJSON line or array element larger than validate reads (64 MiB)"},

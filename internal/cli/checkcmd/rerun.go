@@ -23,6 +23,7 @@ import (
 	"github.com/whsim/whsim/internal/cli/reportfile"
 	"github.com/whsim/whsim/internal/ctxio"
 	"github.com/whsim/whsim/internal/endpoint"
+	"github.com/whsim/whsim/internal/input"
 	"github.com/whsim/whsim/internal/jobsummary"
 	"github.com/whsim/whsim/internal/probe"
 	"github.com/whsim/whsim/internal/reqid"
@@ -457,7 +458,8 @@ func readRerun(ctx context.Context, a *cmdutil.App, name string) (rerunReport, e
 	var le *check.ReportLineError
 	switch {
 	case errors.As(err, &le):
-		return rerunReport{}, cmdutil.Usagef("--rerun %s: %w: want the output of whsim check --output json", shown, err)
+		// At its place, as every command that reads a file back says it.
+		return rerunReport{}, cmdutil.Usagef("--rerun: %s: want the output of whsim check --output json", input.At(shown, le.Line, le.Column, le.Err.Error()))
 	case err != nil:
 		return rerunReport{}, cmdutil.Usagef("--rerun %s: %w", shown, err)
 	}

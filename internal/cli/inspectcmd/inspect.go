@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/cli/cmdutil"
 	"github.com/whsim/whsim/internal/cli/inspector"
 	"github.com/whsim/whsim/internal/cli/reportfile"
@@ -112,15 +113,13 @@ func runInspect(ctx context.Context, a *cmdutil.App, opts *inspectOptions) error
 	pal := a.ErrColor
 	name := termsafe.Text(ctxio.InputName(opts.File))
 	for _, s := range skipped {
-		if _, big := errors.AsType[*input.TooLargeError](s.Err); big {
-			what := "skipped"
-			if s.Listed {
-				what = "listed as too large to show"
-			}
-			fmt.Fprintf(a.Streams.Err, "%s %s: %s; %s\n", pal.Warn.Sprint("warning:"), name, s.Err, what)
-			continue
+		// At its place, name:line: (name:line:column: of a line that
+		// is not JSON), as replay, validate and anonymize say it.
+		what := "skipped"
+		if _, big := errors.AsType[*input.TooLargeError](s.Err); big && s.Listed {
+			what = "listed as too large to show"
 		}
-		fmt.Fprintf(a.Streams.Err, "%s %s: line %d: %s; skipped\n", pal.Warn.Sprint("warning:"), name, s.Line, termsafe.Text(s.Err.Error()))
+		fmt.Fprintf(a.Streams.Err, "%s %s; %s\n", pal.Warn.Sprint("warning:"), termsafe.Text(capture.LineAt(name, s.Line, s.Err)), what)
 	}
 	if store.Last() == 0 && len(skipped) > 0 {
 		// Every line was refused: bad input, not an empty capture. Said

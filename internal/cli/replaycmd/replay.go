@@ -51,9 +51,10 @@ names, Accept-Encoding, ...) are the client's own.
 Calls go in captured order unless --concurrency is above 1. --new-request-id
 gives each call a fresh requestId (and changes nothing else) to test a
 receiver's deduplication; a body sent compressed (Content-Encoding gzip or
-deflate) gets it in the document it holds, and goes out compressed again.
-A record whose requestId an earlier one had is a re-delivery and counts as
-a duplicate in the summary.
+deflate) gets it in the document it holds, and goes out compressed again;
+one it finds no requestId in (a byte-order mark first, data that does not
+decode) goes out as recorded, with a warning. A record whose requestId an
+earlier one had is a re-delivery and counts as a duplicate in the summary.
 
 A captured signature is only good for five minutes (Standard Webhooks
 receivers refuse an older webhook-timestamp), and a fresh requestId changes

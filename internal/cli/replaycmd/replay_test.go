@@ -49,7 +49,7 @@ func TestReplay(t *testing.T) {
 		if code != 2 || len(rc.Calls) != 2 {
 			t.Fatalf("exit %d, %d calls, stderr %s", code, len(rc.Calls), stderr)
 		}
-		if !strings.Contains(stderr, "line 3: "+input.TornLine(false)) || !strings.Contains(stdout, "succeeded 2") ||
+		if !strings.Contains(stderr, "capture.ndjson:3: "+input.TornLine(false)) || !strings.Contains(stdout, "succeeded 2") ||
 			!strings.Contains(stdout, "incomplete: 1 line was skipped, not replayed") {
 			t.Errorf("stdout %q\nstderr %q", stdout, stderr)
 		}

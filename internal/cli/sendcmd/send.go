@@ -524,7 +524,7 @@ func (r *sendRun) interrupted(ctx context.Context, header http.Header) error {
 func fileError(shown string, err error, more string) error {
 	var pe *load.PayloadError
 	if errors.As(err, &pe) {
-		return cmdutil.Usagef("--file %s%s", pe.Explain(shown), more)
+		return cmdutil.Usagef("--file: %s%s", pe.Explain(shown), more)
 	}
 	return cmdutil.Usagef("--file: %w%s", err, more)
 }
@@ -584,7 +584,7 @@ func (opts *sendOptions) fileLanes(ctx context.Context, a *cmdutil.App, header h
 	lanes, err := src.Build()
 	var pe *load.PayloadError
 	if errors.As(err, &pe) {
-		return nil, cmdutil.Usagef("--file %s", pe.Explain(name))
+		return nil, cmdutil.Usagef("--file: %s", pe.Explain(name))
 	}
 	return lanes, err
 }

@@ -44,6 +44,46 @@ func (r Payload) where(line int) string {
 	return loc
 }
 
+// placed is where finding f is as compilers and go vet say it, and every
+// command that reads a file back: file[element]:line:column, :line
+// without a column (validate.Case.Place).
+func (r Payload) placed(f validate.Finding) string {
+	line, col := validate.Case(r).Place(f)
+	loc := r.where(line)
+	if col > 0 && (r.Line > 0 || line > 0) {
+		loc += ":" + strconv.Itoa(col)
+	}
+	return loc
+}
+
+// at is f's place for tools (--output json's "at"): file:line:column, as
+// placed, without the element (its own member).
+func (r Payload) at(f validate.Finding) string {
+	line, col := validate.Case(r).Place(f)
+	switch {
+	case line > 0 && col > 0:
+		return r.File + ":" + strconv.Itoa(line) + ":" + strconv.Itoa(col)
+	case line > 0:
+		return r.File + ":" + strconv.Itoa(line)
+	}
+	return r.File
+}
+
+// message is f's message as a text line says it after its place: a
+// json-syntax message leads with its line and column, which the place
+// says already, or, in a capture record's body, names as the body's.
+func (r Payload) message(f validate.Finding) string {
+	prefix := "line " + strconv.Itoa(f.Line) + ", column " + strconv.Itoa(f.Column) + ": "
+	rest, ok := strings.CutPrefix(f.Message, prefix)
+	switch {
+	case !ok || f.Line == 0:
+		return f.Message
+	case validate.Case(r).InBody(f):
+		return "the body's " + f.Message
+	}
+	return rest
+}
+
 // silentlyUnchecked says the payload was not checked and no finding says
 // so (its rule is ignored): a line of its own says it then, or the run's
 // "not checked" count would name no payload.
@@ -61,7 +101,7 @@ func (r Payload) AppendText(b []byte, st *term.Style) []byte {
 		return append(b, ": "+termsafe.Text(validate.Case(r).NotChecked())+"\n"...)
 	}
 	for _, f := range r.Findings {
-		loc := r.where(f.Line)
+		loc := r.placed(f)
 		sev := st.Warn
 		if f.Severity == validate.Error {
 			sev = st.Fail
@@ -75,7 +115,7 @@ func (r Payload) AppendText(b []byte, st *term.Style) []byte {
 		b = st.Dim.Append(b, f.Rule)
 		b = append(b, ' ')
 		b = st.Key.Append(b, termsafe.Text(path))
-		b = append(b, ": "+termsafe.Text(f.Message)+"\n"...)
+		b = append(b, ": "+termsafe.Text(r.message(f))+"\n"...)
 	}
 	return b
 }
@@ -93,6 +133,9 @@ type findingJSON struct {
 	Message  string `json:"message"`
 	Line     int    `json:"line,omitempty"` // position in the body
 	Column   int    `json:"column,omitempty"`
+	// At is where the finding is in the file, as the text and compilers
+	// say it: file:line:column, file:line, or file.
+	At string `json:"at"`
 }
 
 // notCheckedJSON is the --output json line of a payload not checked that
@@ -121,7 +164,7 @@ func (r Payload) AppendJSON(b []byte, _ *term.Style) []byte {
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	for _, f := range r.Findings {
-		_ = enc.Encode(findingJSON{"finding", r.File, r.Line, elem, f.Rule, string(f.Severity), f.Path, f.Message, f.Line, f.Column})
+		_ = enc.Encode(findingJSON{"finding", r.File, r.Line, elem, f.Rule, string(f.Severity), f.Path, f.Message, f.Line, f.Column, r.at(f)})
 	}
 	return buf.Bytes()
 }
@@ -137,11 +180,11 @@ func (r Payload) JUnit() term.TestCase {
 	if r.Line > 0 {
 		tc.Name += ":" + strconv.Itoa(r.Line)
 	}
-	// Where, as the text says it: a finding of the whole body has no
-	// path, and "json-syntax : ..." named no place.
+	// Each finding as the text says it after its place: a finding of
+	// the whole body has no path, and "json-syntax : ..." named no place.
 	var sb strings.Builder
 	for _, f := range r.Findings {
-		fmt.Fprintf(&sb, "%s %s %s: %s\n", f.Severity, f.Rule, f.Where(), f.Message)
+		fmt.Fprintf(&sb, "%s %s %s: %s\n", f.Severity, f.Rule, f.Where(), r.message(f))
 	}
 	tc.Detail = sb.String()
 	if validate.Case(r).Skipped() && len(r.Findings) > 0 {

@@ -216,3 +216,47 @@ func TestPayloadJUnitNamesWhereAsText(t *testing.T) {
 		}
 	}
 }
+
+// TestFindingsPlacedAsCompilersPlaceThem: a finding's text line starts
+// file:line:column: where the column is in the file (a payload of its own
+// line, a document), file:line: for a capture record's body, whose
+// positions are the body's (said in the message), and file:line:column:
+// again for a record line that is not JSON. Found by ls45: "x.ndjson:2:
+// error json-syntax (body): line 1, column 10:" where go vet and every
+// other command say "x.ndjson:2:10:".
+func TestFindingsPlacedAsCompilersPlaceThem(t *testing.T) {
+	t.Parallel()
+	v, err := validate.New(validate.Options{Shape: validate.ShapeAuto})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, in, want, at string }{
+		{"an NDJSON line", `{"data":{}}` + "\n" + `{"data": x}` + "\n", "in.ndjson:2:10: error json-syntax (body): not a JSON value: ", "in.ndjson:2:10"},
+		{"a document", "{\n  \"a\": 1,\n  \"b\": x\n}\n", "in.ndjson:3:8: error json-syntax (body): not a JSON value: ", "in.ndjson:3:8"},
+		{"a capture record's body", `{"capture":1,"query":"businessType=CREATE_RECEIVABLE_DOC","headers":{"Content-Type":["application/json"]},"body":"not json","bodyEncoding":"utf8"}` + "\n",
+			"in.ndjson:1: error json-syntax (body): the body's line 1, column 1: not a JSON value: ", "in.ndjson:1"},
+		{"a record line that is not JSON", `{"capture":1, x}` + "\n", "in.ndjson:1:15: error capture-record (body): not a readable capture record: not JSON (", "in.ndjson:1:15"},
+	} {
+		fs, err := validate.OpenFiles(context.Background(), []string{"-"}, strings.NewReader(tc.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var text, js []byte
+		_, err = v.CheckFiles(context.Background(), fs, "", nil, func(c validate.Case) error {
+			c.File = "in.ndjson"
+			text = Payload(c).AppendText(text, &term.Style{})
+			js = Payload(c).AppendJSON(js, &term.Style{})
+			return nil
+		})
+		fs.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !strings.Contains("\n"+string(text), "\n"+tc.want) {
+			t.Errorf("%s: text\n%s\nwant a line starting %q", tc.name, text, tc.want)
+		}
+		if !strings.Contains(string(js), `"at":"`+tc.at+`"`) {
+			t.Errorf("%s: JSON %s, want \"at\":%q", tc.name, js, tc.at)
+		}
+	}
+}
