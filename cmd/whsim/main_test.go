@@ -33,6 +33,7 @@ func TestMain(m *testing.M) {
 		"rawrecv":      func() { os.Exit(rawRecv()) },
 		"droprecv":     func() { os.Exit(dropRecv()) },
 		"earlyrecv":    func() { os.Exit(earlyRecv()) },
+		"closerecv":    func() { os.Exit(closeRecv()) },
 		"h2recv":       func() { os.Exit(h2Recv()) },
 		"streamfeed":   func() { os.Exit(streamFeed()) },
 		"connectproxy": func() { os.Exit(connectProxy()) },

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -43,7 +44,8 @@ func TestForwardKeepsNoConnectionToAReceiverThatClosesThem(t *testing.T) {
 			client := newClient(16, 10*time.Second, srv.roots)
 			defer client.CloseIdleConnections()
 			mem := &memRecorder{}
-			rcv := New(Config{ForwardTo: srv.url, Capture: mem, Client: client})
+			var told atomic.Int32
+			rcv := New(Config{ForwardTo: srv.url, Capture: mem, Client: client, ClosesKept: func() { told.Add(1) }})
 			var reused []bool
 			threeCtx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
 				GotConn: func(i httptrace.GotConnInfo) { reused = append(reused, i.Reused) },
@@ -82,6 +84,9 @@ func TestForwardKeepsNoConnectionToAReceiverThatClosesThem(t *testing.T) {
 			}
 			if got := srv.closeAsked("three"); !got {
 				t.Error("three went out without Connection: close, to a receiver that closes every connection: its connection was kept")
+			}
+			if n := told.Load(); n != 1 {
+				t.Errorf("ClosesKept was called %d times, want once: listen says it once", n)
 			}
 		})
 	}

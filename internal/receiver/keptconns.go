@@ -22,13 +22,17 @@ import (
 // then, on loopback a fraction of a millisecond.
 type keptConns struct {
 	closes atomic.Bool
+	// first, when set, is called once, by the forward that saw the first
+	// close (Config.ClosesKept): listen says so, as the receiver sees
+	// Connection: close on every call after it.
+	first func()
 }
 
 // sawClose notes that the receiver closed (or reset) a connection listen
 // kept alive, which its answer had not said it would.
 func (k *keptConns) sawClose() {
-	if k != nil {
-		k.closes.Store(true)
+	if k != nil && k.closes.CompareAndSwap(false, true) && k.first != nil {
+		k.first()
 	}
 }
 

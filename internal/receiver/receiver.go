@@ -96,6 +96,12 @@ type Config struct {
 	// CaptureLost, when set, is told once why Capture failed the first
 	// time (a *capture.File takes no more records after a failure).
 	CaptureLost func(error)
+	// ClosesKept, when set, is told once that the receiver behind
+	// ForwardTo was first seen to close a kept-alive connection it had not
+	// said it would close (or to write stray bytes on one): from then on
+	// each call goes to it on a connection of its own, saying
+	// Connection: close (keptConns), which the receiver sees.
+	ClosesKept func()
 	// Checker validates each call off the acknowledgement path; nil skips it.
 	Checker checker
 	// Observe is called for every call, in arrival order of the queue, on
@@ -242,6 +248,7 @@ func New(cfg Config) *Receiver {
 		waitsEnd: make(chan struct{}),
 		inHand:   inflight{left: make(chan struct{}, 1)},
 	}
+	r.kept.first = cfg.ClosesKept
 	go r.drain()
 	return r
 }

@@ -432,6 +432,15 @@ func (o *listenOptions) build(ctx context.Context, a *cmdutil.App, cfg receiver.
 	r.undo = append(r.undo, r.a.TuneGC())
 	r.observe()
 	r.cfg.Idle = func() { r.out.Flush() }
+	if r.cfg.ForwardTo != nil {
+		// The receiver sees Connection: close on every call from then
+		// on, which its developer would otherwise find unexplained.
+		errw, pal := r.a.Streams.Err, r.a.ErrColor
+		r.cfg.ClosesKept = func() {
+			fmt.Fprintf(errw, "%s the receiver closed a kept-alive connection its answer had not said it would close; from now on each call goes to it on a connection of its own, with Connection: close (a call on a kept one can cross its close and come back 502)\n",
+				pal.Key.Sprint("forward:"))
+		}
+	}
 	r.rcv = receiver.New(r.cfg)
 	return r, nil
 }
