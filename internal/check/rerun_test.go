@@ -183,6 +183,11 @@ func TestReadFailed(t *testing.T) {
 			`line 1: signature tampered-body: "resign": true, but a run sends tampered-body with a signature no receiver may accept, never signed afresh`},
 		{`{"check":"signature","case":"correct","verdict":"fail","want":"4xx","request":{"url":"http://127.0.0.1:1/","body":"x"}}`,
 			`line 1: signature correct: "resign": false, but a run signs correct with the run's secret, to be signed afresh`},
+		// A check this whsim does not know keeps the report's want, which
+		// must be one an answer can meet: "7xx" read STILL FAILING, exit
+		// 1, whatever the receiver answered.
+		{`{"check":"nope","case":"b","verdict":"fail","want":"7xx","request":{"url":"http://127.0.0.1:1/","body":"x"}}`,
+			`line 1: nope b: want "7xx": want 2xx, 4xx or "2xx or 4xx", the answers a run wants`},
 		{`{"check":"a","case":"b","status":500}`, `line 1: a b: no verdict: want pass, warn, fail or skipped`},
 		{`{"check":"a","case":"b","verdict":"FAIL"}`, `line 1: a b: verdict "FAIL": want pass, warn, fail or skipped`},
 		// A run counts the cases it writes: failed lines turned to "pass"
