@@ -26,6 +26,7 @@ import (
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/termsafe"
+	"github.com/whsim/whsim/internal/validate"
 )
 
 // Failed is a failed case read back from a check report, to send again.
@@ -156,6 +157,7 @@ func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 	failedOf := map[string]int{} // check -> its case lines that failed
 	var counted map[string]Tally // the summary's count of each check's cases
 	summaryLine := 0
+	var v *validate.Validator // made for the first case with a call
 	for sc.Scan() {
 		n++
 		line := bytes.TrimSpace(sc.Bytes())
@@ -257,6 +259,14 @@ func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 			}
 			f.URL, f.Query, f.Header, f.Body = q.URL, q.Query, q.Headers, body
 			f.Copies, f.AtOnce, f.Resign, f.NewRequestIDs = q.Copies, q.AtOnce, q.Resign, q.NewRequestIDs
+			if v == nil {
+				if v, err = validate.New(validate.Options{}); err != nil {
+					return nil, ReportEnd{}, err
+				}
+			}
+			if err := validCallOf(v, &f); err != nil {
+				return nil, ReportEnd{}, &ReportLineError{Line: n, Err: fmt.Errorf("%s %s: %w", j.Check, j.Case, err)}
+			}
 		} else {
 			f.Want = "" // no request to send
 		}
@@ -280,6 +290,28 @@ func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 		return nil, ReportEnd{}, &ReportLineError{Line: summaryLine, Err: err}
 	}
 	return out, end, nil
+}
+
+// validCallOf refuses a case of a check every call of which is one the
+// ERP may send (accepts-valid, duplicates) whose call is none: a malformed
+// call moved there with the check's want read FIXED when a receiver that
+// still takes anything answered it 2xx ("all 8 failed cases are fixed",
+// exit 0, of a report whose failed cases were edited into accepts-valid).
+func validCallOf(v *validate.Validator, f *Failed) error {
+	if f.Check != acceptsValid && f.Check != duplicates {
+		return nil
+	}
+	q, err := url.ParseQuery(f.Query)
+	e, ok := spec.Lookup(q.Get(spec.QueryParam))
+	if err != nil || !ok {
+		return fmt.Errorf("its query %q names no event, as every call of %s does", f.Query, f.Check)
+	}
+	for _, fd := range v.Check(f.Body, e.Name) {
+		if fd.Severity == validate.Error {
+			return fmt.Errorf("its body is no call the ERP sends (%s %s: %s), and every call of %s is one", fd.Rule, fd.Where(), termsafe.Text(fd.Message), f.Check)
+		}
+	}
+	return nil
 }
 
 // checkBounds refuses what no run writes: more copies of a call than a run
