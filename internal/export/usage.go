@@ -62,16 +62,15 @@ func VegetaUsage(w io.Writer, n int, ids, file string, r Reach) error {
 
 // vegetaPace is vegeta's -rate and -duration that, with -lazy, send the
 // targets each exactly once, perSec a second, however late the machine
-// runs. Read whole, vegeta
-// cycles through its targets until -duration, and begins no hit once
-// -duration has passed, which it looks at just after beginning the hit
-// before: a -duration that ended with the last target (-rate 100/s
-// -duration 1s of 100) left the last ones unsent whenever a timer woke
-// more than an interval late, as on a loaded machine (98 of 100), and any
-// longer one sent the first targets again. -lazy reads them in turn, and
-// the first hit past the last finds none and ends the attack (an error
-// result, "no targets to attack", no call): -duration 0 leaves the end to
-// the targets.
+// runs. Read whole, vegeta cycles through its targets until -duration,
+// and begins no hit once -duration has passed, which it looks at just
+// after beginning the hit before: a -duration that ended with the last
+// target (-rate 100/s -duration 1s of 100) left the last ones unsent
+// whenever a timer woke more than an interval late, as on a loaded
+// machine (98 of 100), and any longer one sent the first targets again.
+// -lazy reads them in turn, and the first hit past the last finds none
+// and ends the attack (an error result, "no targets to attack", no call):
+// -duration 0 leaves the end to the targets.
 func vegetaPace(perSec int) string {
 	return fmt.Sprintf("-rate %d/s -duration 0", perSec)
 }
