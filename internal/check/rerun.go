@@ -297,19 +297,38 @@ func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 // call moved there with the check's want read FIXED when a receiver that
 // still takes anything answered it 2xx ("all 8 failed cases are fixed",
 // exit 0, of a report whose failed cases were edited into accepts-valid).
+//
+// The other way round, rejects-malformed and event-contradicts-body send
+// only calls validate fails (a run keeps a malformed case only then): a
+// valid call moved there read FIXED when a receiver that refuses
+// everything answered it 4xx. Their call without a query event is
+// rejects-malformed's no-businessType-query, whatever its body.
 func validCallOf(v *validate.Validator, f *Failed) error {
-	if f.Check != acceptsValid && f.Check != duplicates {
+	valid := f.Check == acceptsValid || f.Check == duplicates
+	if !valid && f.Check != rejectsMalformed && f.Check != eventVsBody {
 		return nil
 	}
 	q, err := url.ParseQuery(f.Query)
 	e, ok := spec.Lookup(q.Get(spec.QueryParam))
-	if err != nil || !ok {
+	switch {
+	case (err != nil || !ok) && valid:
 		return fmt.Errorf("its query %q names no event, as every call of %s does", f.Query, f.Check)
+	case err != nil || !ok:
+		return nil
 	}
-	for _, fd := range v.Check(f.Body, e.Name) {
-		if fd.Severity == validate.Error {
-			return fmt.Errorf("its body is no call the ERP sends (%s %s: %s), and every call of %s is one", fd.Rule, fd.Where(), termsafe.Text(fd.Message), f.Check)
+	var first *validate.Finding
+	fs := v.Check(f.Body, e.Name)
+	for i := range fs {
+		if fs[i].Severity == validate.Error {
+			first = &fs[i]
+			break
 		}
+	}
+	switch {
+	case valid && first != nil:
+		return fmt.Errorf("its body is no call the ERP sends (%s %s: %s), and every call of %s is one", first.Rule, first.Where(), termsafe.Text(first.Message), f.Check)
+	case !valid && first == nil:
+		return fmt.Errorf("its call is one the ERP sends, and every call of %s is one a receiver must refuse", f.Check)
 	}
 	return nil
 }

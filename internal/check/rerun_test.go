@@ -1190,3 +1190,42 @@ func TestRerunSignatureCaseKeepsItsBytes(t *testing.T) {
 		t.Errorf("sent %s, want the bytes signed %s", b, body)
 	}
 }
+
+// TestReadFailedRefusesACallMovedToAnotherCheck: each check's calls are of
+// one kind, valid (accepts-valid, duplicates) or not (rejects-malformed,
+// event-contradicts-body, which a run keeps only when validate fails
+// them); a case edited into a check of the other kind, its want with it,
+// read FIXED by a receiver that still gets it wrong: a valid call moved
+// into rejects-malformed, by one that refuses everything. Refused, exit 2;
+// a check's own calls read back.
+func TestReadFailedRefusesACallMovedToAnotherCheck(t *testing.T) {
+	t.Parallel()
+	target, _ := url.Parse("http://127.0.0.1:9/hook")
+	rep := &Reporter{Target: target}
+	valid := receiptCall(t, "33333333-3333-4333-8333-333333333333")
+	for _, tt := range []struct {
+		c    *Case
+		want string // "" reads back
+	}{
+		{&Case{Check: rejectsMalformed, Name: "CREATE_RECEIVABLE_DOC/described", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: valid},
+			"rejects-malformed CREATE_RECEIVABLE_DOC/described: its call is one the ERP sends, and every call of rejects-malformed is one a receiver must refuse"},
+		{&Case{Check: eventVsBody, Name: "x", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: valid},
+			"event-contradicts-body x: its call is one the ERP sends, and every call of event-contradicts-body is one a receiver must refuse"},
+		{&Case{Check: acceptsValid, Name: "not-json", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: []byte("this is not JSON\n")},
+			"accepts-valid not-json: its body is no call the ERP sends (json-syntax"},
+		// A check's own: the receipt under an invoice event, the body
+		// without a query event, a valid call, are read back.
+		{&Case{Check: eventVsBody, Name: "receipt-body-under-invoice-event", Query: "businessType=CREATE_PURCHASE_ORDER_INVOICE", Body: valid}, ""},
+		{&Case{Check: rejectsMalformed, Name: "no-businessType-query", Query: "", Body: valid}, ""},
+		{&Case{Check: rejectsMalformed, Name: "not-json", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: []byte("this is not JSON\n")}, ""},
+		{&Case{Check: acceptsValid, Name: "CREATE_RECEIVABLE_DOC/described", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: valid}, ""},
+	} {
+		_, err := ReadFailed(bytes.NewReader(reported(t, rep, Result{Case: tt.c, Verdict: Fail, Status: 200})))
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s %s: %v, want it read back", tt.c.Check, tt.c.Name, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%s %s: error %v, want %q", tt.c.Check, tt.c.Name, err, tt.want)
+		}
+	}
+}
