@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -195,16 +196,22 @@ func TestConceptsSplitsTargetsAsExportDoes(t *testing.T) {
 			t.Errorf("concepts.md: %q, export prints %q", got, want)
 		}
 	}
-	// Its vegeta commands carry the flags export prints after -duration:
-	// -redirects 0 and send's default --timeout.
-	flags := regexp.MustCompile(`vegeta attack .*-duration \d+s((?: -[a-z-]+(?: [^ >|-]\S*)?)*)`)
-	wantFlags := flags.FindStringSubmatch(usage.String())
-	if wantFlags == nil {
-		t.Fatalf("export's usage has no vegeta flags:\n%s", usage.String())
+	// Its vegeta commands are those export prints, flag for flag: it
+	// showed -rate 50/s -duration 40s, which stops at 40 s with the last
+	// targets unsent on a machine that falls behind, where export's -lazy
+	// sends each once.
+	attack := regexp.MustCompile(`vegeta attack -[^>|\n]*?-targets part-0[01] [^>|\n]*`)
+	printed := attack.FindAllString(usage.String(), -1)
+	if len(printed) != 2 {
+		t.Fatalf("export's usage has no vegeta command for each machine:\n%s", usage.String())
 	}
-	for _, got := range flags.FindAllStringSubmatch(string(b), -1) {
-		if got[1] != wantFlags[1] {
-			t.Errorf("concepts.md: vegeta attack ... -duration Ns%s, export prints ...%s", got[1], wantFlags[1])
+	shown := attack.FindAllString(string(b), -1)
+	if len(shown) == 0 {
+		t.Errorf("concepts.md shows no vegeta command for a machine")
+	}
+	for _, got := range shown {
+		if !slices.Contains(printed, got) {
+			t.Errorf("concepts.md: %q, export prints %q", got, printed)
 		}
 	}
 }

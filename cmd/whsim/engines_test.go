@@ -69,6 +69,7 @@ func TestEngines(t *testing.T) {
 			"distinct":   distinct,
 			"redirector": redirector,
 			"tlsrecv":    tlsRecv,
+			"runprinted": runPrinted,
 		},
 	})
 }
@@ -305,4 +306,79 @@ func certPool(cert *x509.Certificate) *x509.CertPool {
 	pool := x509.NewCertPool()
 	pool.AddCert(cert)
 	return pool
+}
+
+// runPrinted runs the commands an export printed on stderr (saved in a
+// file) as printed, each through sh in the script's directory, so that a
+// test holds them, not a hand-made copy: runprinted one|two <file>. one
+// runs the one-machine command (the first line after "Run them" or "Run
+// it once"); two runs the split, if printed, then both machines' commands
+// at once, then the report of both, if printed. kubectl's are left: there
+// is no cluster. A command that fails fails the script.
+func runPrinted(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 || (args[0] != "one" && args[0] != "two") {
+		ts.Fatalf("usage: runprinted one|two <file>")
+	}
+	b, err := os.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	var one, split, report string
+	var machines []string
+	lines := strings.Split(string(b), "\n")
+	for i, line := range lines {
+		cmd, ok := strings.CutPrefix(line, "  ")
+		switch {
+		case !ok:
+		case i > 0 && one == "" && strings.Contains(lines[i-1], " Run "):
+			one = cmd
+		case strings.HasPrefix(cmd, "split "):
+			split = cmd
+		case strings.HasPrefix(cmd, "machine "):
+			_, m, _ := strings.Cut(cmd, ": ")
+			machines = append(machines, m)
+		case strings.HasPrefix(cmd, "vegeta report "):
+			report = cmd
+		}
+	}
+	env := os.Environ()
+	for _, name := range []string{"PATH", "HOME", "XDG_CONFIG_HOME", "WEBHOOK_SECRET", "SSL_CERT_FILE", "K6_NO_USAGE_REPORT", "NO_COLOR"} {
+		env = append(env, name+"="+ts.Getenv(name))
+	}
+	start := func(line string) (*exec.Cmd, *strings.Builder) {
+		var out strings.Builder
+		c := exec.Command("sh", "-c", line)
+		c.Dir, c.Env, c.Stdout, c.Stderr = ts.Getenv("WORK"), env, &out, &out
+		ts.Check(c.Start())
+		return c, &out
+	}
+	run := func(lines ...string) {
+		cmds := make([]*exec.Cmd, len(lines))
+		outs := make([]*strings.Builder, len(lines))
+		for i, line := range lines {
+			cmds[i], outs[i] = start(line)
+		}
+		for i, c := range cmds {
+			err := c.Wait()
+			ts.Logf("$ %s\n%s", lines[i], outs[i])
+			if err != nil {
+				ts.Fatalf("%s: %v", lines[i], err)
+			}
+		}
+	}
+	if args[0] == "one" {
+		if one == "" {
+			ts.Fatalf("%s prints no command for one machine", args[1])
+		}
+		run(one)
+		return
+	}
+	if len(machines) != 2 {
+		ts.Fatalf("%s prints %d commands for machines, want 2", args[1], len(machines))
+	}
+	if split != "" {
+		run(split)
+	}
+	run(machines...)
+	if report != "" {
+		run(report)
+	}
 }

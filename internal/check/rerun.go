@@ -27,6 +27,7 @@ import (
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/spec"
 	"github.com/whsim/whsim/internal/termsafe"
+	"github.com/whsim/whsim/internal/validate"
 )
 
 // Failed is a failed case read back from a check report, to send again.
@@ -165,6 +166,7 @@ func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 	failedOf := map[string]int{} // check -> its case lines that failed
 	var counted map[string]Tally // the summary's count of each check's cases
 	summaryLine := 0
+	var v *validate.Validator // made for the first case with a call
 	for sc.Scan() {
 		n++
 		line := bytes.TrimSpace(sc.Bytes())
@@ -270,6 +272,14 @@ func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 			}
 			f.URL, f.Query, f.Header, f.Body = q.URL, q.Query, q.Headers, body
 			f.Copies, f.AtOnce, f.Resign, f.NewRequestIDs = q.Copies, q.AtOnce, q.Resign, q.NewRequestIDs
+			if v == nil {
+				if v, err = validate.New(validate.Options{}); err != nil {
+					return nil, ReportEnd{}, err
+				}
+			}
+			if err := validCallOf(v, &f); err != nil {
+				return nil, ReportEnd{}, &ReportLineError{Line: n, Err: fmt.Errorf("%s %s: %w", j.Check, j.Case, err)}
+			}
 		} else {
 			f.Want = "" // no request to send
 		}
@@ -304,6 +314,47 @@ func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 	return out, end, nil
 }
 
+// validCallOf refuses a case of a check every call of which is one the
+// ERP may send (accepts-valid, duplicates) whose call is none: a malformed
+// call moved there with the check's want read FIXED when a receiver that
+// still takes anything answered it 2xx ("all 8 failed cases are fixed",
+// exit 0, of a report whose failed cases were edited into accepts-valid).
+//
+// The other way round, rejects-malformed and event-contradicts-body send
+// only calls validate fails (a run keeps a malformed case only then): a
+// valid call moved there read FIXED when a receiver that refuses
+// everything answered it 4xx. Their call without a query event is
+// rejects-malformed's no-businessType-query, whatever its body.
+func validCallOf(v *validate.Validator, f *Failed) error {
+	valid := f.Check == acceptsValid || f.Check == duplicates
+	if !valid && f.Check != rejectsMalformed && f.Check != eventVsBody {
+		return nil
+	}
+	q, err := url.ParseQuery(f.Query)
+	e, ok := spec.Lookup(q.Get(spec.QueryParam))
+	switch {
+	case (err != nil || !ok) && valid:
+		return fmt.Errorf("its query %q names no event, as every call of %s does", f.Query, f.Check)
+	case err != nil || !ok:
+		return nil
+	}
+	var first *validate.Finding
+	fs := v.Check(f.Body, e.Name)
+	for i := range fs {
+		if fs[i].Severity == validate.Error {
+			first = &fs[i]
+			break
+		}
+	}
+	switch {
+	case valid && first != nil:
+		return fmt.Errorf("its body is no call the ERP sends (%s %s: %s), and every call of %s is one", first.Rule, first.Where(), termsafe.Text(first.Message), f.Check)
+	case !valid && first == nil:
+		return fmt.Errorf("its call is one the ERP sends, and every call of %s is one a receiver must refuse", f.Check)
+	}
+	return nil
+}
+
 // checkBounds refuses what no run writes: more copies of a call than a run
 // delivers, an effects sequence longer than a run's, a body that does not
 // decode. The limits are those of a live run.
@@ -326,6 +377,12 @@ func checkBounds(f *Failed, q *RequestRecord) error {
 				return fmt.Errorf("want %q, but a run judges %s over the whole run, not by one answer", f.Want, f.Check)
 			}
 			return fmt.Errorf("want %q, but a run of %s wants %s of it", f.Want, f.Check, w)
+		}
+		// A check this whsim does not know keeps the report's want (a
+		// report of a later whsim's); one no answer meets ("7xx") read
+		// STILL FAILING whatever the receiver answered.
+		if f.Want != "" && !slices.Contains([]string{want2xx, want4xx, want2xxOr4xx}, f.Want) {
+			return fmt.Errorf("want %q: want %s, %s or %q, the answers a run wants", f.Want, want2xx, want4xx, want2xxOr4xx)
 		}
 		if err := copiesOK(q.Copies, q.AtOnce); err != nil {
 			return err

@@ -25,7 +25,21 @@ import (
 	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/sign"
+	"github.com/whsim/whsim/internal/spec"
 )
+
+// receiptCall is a CREATE_RECEIVABLE_DOC call as a run of accepts-valid
+// or duplicates sends it (a rerun reads no other for them), under id.
+func receiptCall(t testing.TB, id string) []byte {
+	t.Helper()
+	e, _ := spec.Lookup("CREATE_RECEIVABLE_DOC")
+	doc, err := payload.NewSource(1, payload.Anchor(), spec.Described, nil).Next(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc.Put(spec.FieldRequestID, id)
+	return payload.Marshal(doc)
+}
 
 func testSigner(t testing.TB) *sign.Signer {
 	t.Helper()
@@ -93,9 +107,13 @@ func TestReadFailed(t *testing.T) {
 	t.Parallel()
 	target, _ := url.Parse("http://127.0.0.1:9/hook?tenant=7")
 	rep := &Reporter{Target: target, Header: http.Header{"Authorization": {"Bearer s3cret"}}, Signer: testSigner(t)}
-	body := []byte("{\"requestId\":\"r-1\",\"x\":\"\xff\"}")
+	body := receiptCall(t, "22222222-2222-4222-8222-222222222222")
 	fail := Result{Case: &Case{Check: duplicates, Name: "CREATE_RECEIVABLE_DOC/concurrent-x8", Query: "businessType=CREATE_RECEIVABLE_DOC",
-		Body: body, RequestID: "r-1", Copies: 8, AtOnce: true}, Verdict: Fail, Status: 409, Reason: "7 of 8 got 409"}
+		Body: body, RequestID: "22222222-2222-4222-8222-222222222222", Copies: 8, AtOnce: true}, Verdict: Fail, Status: 409, Reason: "7 of 8 got 409"}
+	// A body that is not UTF-8 goes in base64 and reads back byte for byte.
+	notUTF8 := []byte("{\"requestId\":\"r-2\",\"x\":\"\xff\"}")
+	binary := Result{Case: &Case{Check: rejectsMalformed, Name: "not-json", Query: "businessType=CREATE_RECEIVABLE_DOC",
+		Body: notUTF8}, Verdict: Fail, Status: 200}
 	pass := Result{Case: &Case{Check: acceptsValid, Name: "ok", Body: []byte("{}")}, Verdict: Pass, Status: 200}
 	load := Result{Case: &Case{Check: Load, Name: "300-calls-at-16", Body: []byte("{}")}, Verdict: Fail, Status: 500}
 	// A warning and a skipped check are no failures to send again.
@@ -106,6 +124,7 @@ func TestReadFailed(t *testing.T) {
 	in.Write(reported(t, rep, warn))
 	in.Write(reported(t, rep, skip))
 	in.Write(reported(t, rep, fail))
+	in.Write(reported(t, rep, binary))
 	in.WriteString("\n")
 	in.Write(reported(t, rep, load))
 	in.WriteString(`{"summary":{"checks":{},"failed":true}}` + "\n")
@@ -116,13 +135,17 @@ func TestReadFailed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 {
-		t.Fatalf("%d failed cases, want 2: %+v", len(got), got)
+	if len(got) != 3 {
+		t.Fatalf("%d failed cases, want 3: %+v", len(got), got)
 	}
+	if !bytes.Equal(got[1].Body, notUTF8) {
+		t.Errorf("a body that is not UTF-8 read back as %q, want %q", got[1].Body, notUTF8)
+	}
+	got = slices.Delete(got, 1, 2)
 	f := got[0]
 	if f.Check != duplicates || f.Want != want2xx || !bytes.Equal(f.Body, body) || f.Copies != 8 || !f.AtOnce || !f.Resign ||
 		f.URL != "http://127.0.0.1:9/hook?tenant=7&businessType=CREATE_RECEIVABLE_DOC" || f.Query != "businessType=CREATE_RECEIVABLE_DOC" ||
-		f.Header.Get("Authorization") != "Bearer ****" || f.Header.Get("Webhook-Id") != "r-1" {
+		f.Header.Get("Authorization") != "Bearer ****" || f.Header.Get("Webhook-Id") != "22222222-2222-4222-8222-222222222222" {
 		t.Errorf("read back %+v", f)
 	}
 	if got[1].Check != Load || got[1].Want != "" {
@@ -183,6 +206,18 @@ func TestReadFailed(t *testing.T) {
 			`line 1: signature tampered-body: "resign": true, but a run sends tampered-body with a signature no receiver may accept, never signed afresh`},
 		{`{"check":"signature","case":"correct","verdict":"fail","want":"4xx","request":{"url":"http://127.0.0.1:1/","body":"x"}}`,
 			`line 1: signature correct: "resign": false, but a run signs correct with the run's secret, to be signed afresh`},
+		// A check this whsim does not know keeps the report's want, which
+		// must be one an answer can meet: "7xx" read STILL FAILING, exit
+		// 1, whatever the receiver answered.
+		{`{"check":"nope","case":"b","verdict":"fail","want":"7xx","request":{"url":"http://127.0.0.1:1/","body":"x"}}`,
+			`line 1: nope b: want "7xx": want 2xx, 4xx or "2xx or 4xx", the answers a run wants`},
+		// A malformed call moved under a check whose calls are all valid,
+		// its want with it: a receiver still taking anything read FIXED,
+		// "all 8 failed cases are fixed", exit 0.
+		{`{"check":"accepts-valid","case":"not-json","verdict":"fail","want":"2xx","request":{"url":"http://127.0.0.1:1/","query":"businessType=CREATE_RECEIVABLE_DOC","body":"this is not JSON\\n"}}`,
+			`line 1: accepts-valid not-json: its body is no call the ERP sends (json-syntax`},
+		{`{"check":"duplicates","case":"x/serial-x2","verdict":"fail","want":"2xx","request":{"url":"http://127.0.0.1:1/","query":"tenant=7","body":"{}","copies":2}}`,
+			`line 1: duplicates x/serial-x2: its query "tenant=7" names no event, as every call of duplicates does`},
 		{`{"check":"a","case":"b","status":500}`, `line 1: a b: no verdict: want pass, warn, fail or skipped`},
 		{`{"check":"a","case":"b","verdict":"FAIL"}`, `line 1: a b: verdict "FAIL": want pass, warn, fail or skipped`},
 		// A run counts the cases it writes: failed lines turned to "pass"
@@ -312,7 +347,7 @@ func TestRerun(t *testing.T) {
 	defer srv.Close()
 	target, _ := url.Parse(srv.URL + "/hook")
 	rep := &Reporter{Target: target, Signer: signer, Now: func() time.Time { return ran }}
-	body := []byte(`{"requestId":"11111111-1111-4111-8111-111111111111","data":{}}`)
+	body := receiptCall(t, "11111111-1111-4111-8111-111111111111")
 	var in bytes.Buffer
 	for _, res := range []Result{
 		{Case: &Case{Check: rejectsMalformed, Name: "not-json", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: []byte("not json")}, Verdict: Fail, Status: 200},
@@ -394,7 +429,7 @@ func TestSavedCases(t *testing.T) {
 	rep := &Reporter{Out: &sink{}, Target: target, SaveDir: dir, Header: http.Header{"Authorization": {"Bearer s3cret"}},
 		Signer: testSigner(t), Now: func() time.Time { return time.Unix(1_800_000_000, 0) }}
 	c := &Case{Check: duplicates, Name: "CREATE_RECEIVABLE_DOC/serial-x4", Query: "businessType=CREATE_RECEIVABLE_DOC",
-		Body: []byte(`{"requestId":"r-1"}`), RequestID: "r-1", Copies: 4}
+		Body: receiptCall(t, "22222222-2222-4222-8222-222222222222"), RequestID: "22222222-2222-4222-8222-222222222222", Copies: 4}
 	rep.Result(Result{Case: c, Verdict: Fail, Status: 409})
 	if err := rep.Finish(&Summary{Checks: map[string]*Tally{}}); err != nil {
 		t.Fatal(err)
@@ -421,7 +456,7 @@ func TestSavedCases(t *testing.T) {
 		n++
 		b, _ := rec.RequestBody()
 		if rec.Method != "POST" || rec.Path != "/hook" || rec.Query != c.Query || string(b) != string(c.Body) ||
-			rec.Headers.Get("Authorization") != "Bearer s3cret" || rec.Headers.Get("Webhook-Id") != "r-1" ||
+			rec.Headers.Get("Authorization") != "Bearer s3cret" || rec.Headers.Get("Webhook-Id") != "22222222-2222-4222-8222-222222222222" ||
 			!validSignature(rep.Signer, rec.Headers, b, rep.Now()) {
 			t.Errorf("record %+v", rec)
 		}
@@ -525,7 +560,7 @@ func TestRerunNewRequestIDs(t *testing.T) {
 	defer srv.Close()
 	target, _ := url.Parse(srv.URL + "/hook")
 	rep := &Reporter{Target: target}
-	body := []byte(`{"requestId":"11111111-1111-4111-8111-111111111111","data":{}}`)
+	body := receiptCall(t, "11111111-1111-4111-8111-111111111111")
 	res := Result{Case: &Case{Check: duplicates, Name: "CREATE_RECEIVABLE_DOC/new-request-id-serial-x4", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body,
 		Copies: 4, NewRequestIDs: true, RequestID: "11111111-1111-4111-8111-111111111111"}, Verdict: Fail, Status: 409}
 	line := reported(t, rep, res)
@@ -552,7 +587,7 @@ func TestRecordMasksTheURL(t *testing.T) {
 	t.Parallel()
 	target, _ := url.Parse("http://u:pw-s3cret@127.0.0.1:9/hook?token=t0k-s3cret&tenant=7")
 	rep := &Reporter{Target: target}
-	res := Result{Case: &Case{Check: acceptsValid, Name: "x", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: []byte("{}")},
+	res := Result{Case: &Case{Check: acceptsValid, Name: "x", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: receiptCall(t, "22222222-2222-4222-8222-222222222222")},
 		Verdict: Fail, Status: 500}
 	line := reported(t, rep, res)
 	var rec CaseRecord
@@ -709,7 +744,7 @@ func TestRerunCopiesNotTogetherAreNotFixed(t *testing.T) {
 		<-both
 	}))
 	defer meeting.Close()
-	body := []byte(`{"requestId":"11111111-1111-4111-8111-111111111111","data":{}}`)
+	body := receiptCall(t, "11111111-1111-4111-8111-111111111111")
 	for _, tt := range []struct {
 		name string
 		srv  *httptest.Server
@@ -785,7 +820,7 @@ func TestRerunTook(t *testing.T) {
 	}))
 	defer srv.Close()
 	target, _ := url.Parse(srv.URL + "/hook")
-	body := []byte(`{"requestId":"11111111-1111-4111-8111-111111111111","data":{}}`)
+	body := receiptCall(t, "11111111-1111-4111-8111-111111111111")
 	res := Result{Case: &Case{Check: duplicates, Name: "CREATE_RECEIVABLE_DOC/serial-x4", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body,
 		Copies: 4, RequestID: "11111111-1111-4111-8111-111111111111"}, Verdict: Fail, Status: 409}
 	cases, err := ReadFailed(bytes.NewReader(reported(t, &Reporter{Target: target}, res)))
@@ -1079,7 +1114,7 @@ func TestRerunRestsOnTheFirstWrongDelivery(t *testing.T) {
 	defer srv.Close()
 	target, _ := url.Parse(srv.URL + "/hook")
 	c := Failed{Check: duplicates, Name: "CREATE_RECEIVABLE_DOC/serial-x4", Want: want2xx, Query: "businessType=CREATE_RECEIVABLE_DOC",
-		Body: []byte(`{"requestId":"11111111-1111-4111-8111-111111111111","data":{}}`), Copies: 4}
+		Body: receiptCall(t, "11111111-1111-4111-8111-111111111111"), Copies: 4}
 	var out []RerunResult
 	if err := Rerun(context.Background(), RerunConfig{Client: srv.Client(), Target: target}, []Failed{c}, func(r RerunResult) { out = append(out, r) }); err != nil {
 		t.Fatal(err)
@@ -1153,7 +1188,7 @@ func TestRerunSignatureCaseKeepsItsBytes(t *testing.T) {
 	}))
 	defer srv.Close()
 	target, _ := url.Parse(srv.URL + "/hook")
-	body := []byte(`{"requestId":"11111111-1111-4111-8111-111111111111","data":{}}`)
+	body := receiptCall(t, "11111111-1111-4111-8111-111111111111")
 	c := Failed{Check: signature, Name: "wrong-secret", Want: want4xx, Query: "businessType=CREATE_RECEIVABLE_DOC", Body: body,
 		Header: http.Header{"Webhook-Id": {"msg_1"}, "Webhook-Timestamp": {"1800000000"}, "Webhook-Signature": {"v1,c2lnbmF0dXJl"}}}
 	cfg := RerunConfig{Client: srv.Client(), Target: target, IDs: reqid.NewIDs(1)}
@@ -1162,5 +1197,44 @@ func TestRerunSignatureCaseKeepsItsBytes(t *testing.T) {
 	}
 	if b := <-got; !bytes.Equal(b, body) {
 		t.Errorf("sent %s, want the bytes signed %s", b, body)
+	}
+}
+
+// TestReadFailedRefusesACallMovedToAnotherCheck: each check's calls are of
+// one kind, valid (accepts-valid, duplicates) or not (rejects-malformed,
+// event-contradicts-body, which a run keeps only when validate fails
+// them); a case edited into a check of the other kind, its want with it,
+// read FIXED by a receiver that still gets it wrong: a valid call moved
+// into rejects-malformed, by one that refuses everything. Refused, exit 2;
+// a check's own calls read back.
+func TestReadFailedRefusesACallMovedToAnotherCheck(t *testing.T) {
+	t.Parallel()
+	target, _ := url.Parse("http://127.0.0.1:9/hook")
+	rep := &Reporter{Target: target}
+	valid := receiptCall(t, "33333333-3333-4333-8333-333333333333")
+	for _, tt := range []struct {
+		c    *Case
+		want string // "" reads back
+	}{
+		{&Case{Check: rejectsMalformed, Name: "CREATE_RECEIVABLE_DOC/described", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: valid},
+			"rejects-malformed CREATE_RECEIVABLE_DOC/described: its call is one the ERP sends, and every call of rejects-malformed is one a receiver must refuse"},
+		{&Case{Check: eventVsBody, Name: "x", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: valid},
+			"event-contradicts-body x: its call is one the ERP sends, and every call of event-contradicts-body is one a receiver must refuse"},
+		{&Case{Check: acceptsValid, Name: "not-json", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: []byte("this is not JSON\n")},
+			"accepts-valid not-json: its body is no call the ERP sends (json-syntax"},
+		// A check's own: the receipt under an invoice event, the body
+		// without a query event, a valid call, are read back.
+		{&Case{Check: eventVsBody, Name: "receipt-body-under-invoice-event", Query: "businessType=CREATE_PURCHASE_ORDER_INVOICE", Body: valid}, ""},
+		{&Case{Check: rejectsMalformed, Name: "no-businessType-query", Query: "", Body: valid}, ""},
+		{&Case{Check: rejectsMalformed, Name: "not-json", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: []byte("this is not JSON\n")}, ""},
+		{&Case{Check: acceptsValid, Name: "CREATE_RECEIVABLE_DOC/described", Query: "businessType=CREATE_RECEIVABLE_DOC", Body: valid}, ""},
+	} {
+		_, err := ReadFailed(bytes.NewReader(reported(t, rep, Result{Case: tt.c, Verdict: Fail, Status: 200})))
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s %s: %v, want it read back", tt.c.Check, tt.c.Name, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%s %s: error %v, want %q", tt.c.Check, tt.c.Name, err, tt.want)
+		}
 	}
 }

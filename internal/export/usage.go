@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/whsim/whsim/internal/shellcmd"
 	"github.com/whsim/whsim/internal/term"
@@ -14,15 +13,14 @@ import (
 
 // VegetaUsage tells how to run n targets saved as file (targets.json when
 // "", the name the help's examples write to): on one machine, and split
-// over two with one report of both. vegeta cycles through its targets, so
-// every command's -rate and -duration make exactly its targets' calls
-// (vegetaPace): more would send requestIds again. split -n r/2 deals the
-// lines out in turn, so the halves differ by one line at most (l/2 halves
-// the bytes). -redirects 0: vegeta follows up to 10 by default, and a
-// followed 302 is a GET without the body that reads as a 200, where whsim
-// send fails the 3xx; with 0 each is an error ("stopped after 0
-// redirects"), as send counts it. r's flags (-timeout, -insecure,
-// -root-certs) follow, so vegeta reaches the receiver as send would.
+// over two with one report of both. Every command sends each of its
+// targets exactly once (vegetaPace). split -n r/2 deals the lines out in
+// turn, so the halves differ by one line at most (l/2 halves the bytes).
+// -redirects 0: vegeta follows up to 10 by default, and a followed 302 is
+// a GET without the body that reads as a 200, where whsim send fails the
+// 3xx; with 0 each is an error ("stopped after 0 redirects"), as send
+// counts it. r's flags (-timeout, -insecure, -root-certs) follow, so
+// vegeta reaches the receiver as send would.
 func VegetaUsage(w io.Writer, n int, ids, file string, r Reach) error {
 	// Targets in no file (a pipe, a terminal) must be saved before the
 	// commands run: said, or they run a targets.json an earlier export
@@ -43,9 +41,11 @@ func VegetaUsage(w io.Writer, n int, ids, file string, r Reach) error {
 		}
 	}
 	reach := r.vegetaFlags()
-	_, err := fmt.Fprintf(w, `%d vegeta %s, %s.%s %s (vegeta cycles through the targets; -rate R/s for D seconds sends R×D):
-  vegeta attack -format json -targets %s %s -redirects 0%s | tee results.bin | vegeta report
-`, n, term.Plural(n, "target", "targets"), ids, saved, term.Plural(n, "Run it once", "Run them, each once"), targets, vegetaPace(n, 100), reach)
+	// The report counts the end as requests: said, so that its total and
+	// success ratio are read for what they are.
+	_, err := fmt.Fprintf(w, `%d vegeta %s, %s.%s %s (-lazy: vegeta reads the targets in turn and stops after the last; its report counts that stop as requests of status code 0, "no targets to attack", which are no calls):
+  vegeta attack -format json -lazy -targets %s %s -redirects 0%s | tee results.bin | vegeta report
+`, n, term.Plural(n, "target", "targets"), ids, saved, term.Plural(n, "Run it once", "Run them, each once"), targets, vegetaPace(100), reach)
 	if err != nil || n < 2 {
 		return err
 	}
@@ -53,28 +53,26 @@ func VegetaUsage(w io.Writer, n int, ids, file string, r Reach) error {
 	// Each machine at half the rate: the two together at one's.
 	_, err = fmt.Fprintf(w, `On two machines, each its own half of the targets at once, then one report of both:
   split -n r/2 -d %s part-
-  machine 1: vegeta attack -format json -targets part-00 %s -redirects 0%s > m1.bin
-  machine 2: vegeta attack -format json -targets part-01 %s -redirects 0%s > m2.bin
+  machine 1: vegeta attack -format json -lazy -targets part-00 %s -redirects 0%s > m1.bin
+  machine 2: vegeta attack -format json -lazy -targets part-01 %s -redirects 0%s > m2.bin
   vegeta report m1.bin m2.bin
-`, targets, vegetaPace((n+1)/2, 50), reach, vegetaPace(n/2, 50), reach)
+`, targets, vegetaPace(50), reach, vegetaPace(50), reach)
 	return err
 }
 
-// vegetaPace is vegeta's -rate and -duration that send k targets each
-// exactly once, at most perSec a second, which divides a second. vegeta
-// begins hit i at i×(D/K), D/K cut to whole nanoseconds, and stops at
-// the first hit it would begin after -duration: -rate K/Ds -duration Ds
-// left D mod K nanoseconds after the K-th hit (up to a millisecond for a
-// million targets), and a timer that woke within them sent the first
-// target again, a K+1-th call under a requestId already sent. At
-// perSec/s the interval is exact and k of them end on the -duration to
-// the nanosecond; k up to perSec go in one second, within k nanoseconds
-// of its end, which no timer wakes within.
-func vegetaPace(k, perSec int) string {
-	if k <= perSec {
-		return fmt.Sprintf("-rate %d/s -duration 1s", k)
-	}
-	return fmt.Sprintf("-rate %d/s -duration %s", perSec, time.Duration(k)*(time.Second/time.Duration(perSec)))
+// vegetaPace is vegeta's -rate and -duration that, with -lazy, send the
+// targets each exactly once, perSec a second, however late the machine
+// runs. Read whole, vegeta cycles through its targets until -duration,
+// and begins no hit once -duration has passed, which it looks at just
+// after beginning the hit before: a -duration that ended with the last
+// target (-rate 100/s -duration 1s of 100) left the last ones unsent
+// whenever a timer woke more than an interval late, as on a loaded
+// machine (98 of 100), and any longer one sent the first targets again.
+// -lazy reads them in turn, and the first hit past the last finds none
+// and ends the attack (an error result, "no targets to attack", no call):
+// -duration 0 leaves the end to the targets.
+func vegetaPace(perSec int) string {
+	return fmt.Sprintf("-rate %d/s -duration 0", perSec)
 }
 
 // K6Usage tells how to run the k6 files written into dir (the script and

@@ -97,7 +97,7 @@ func TestVegetaUsageFileLikeAnOption(t *testing.T) {
 	if err := VegetaUsage(&b, 4, "", "-t.json", Reach{Timeout: time.Second}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"-targets ./-t.json -rate 4/s", "split -n r/2 -d ./-t.json part-\n"} {
+	for _, want := range []string{"-targets ./-t.json -rate 100/s", "split -n r/2 -d ./-t.json part-\n"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("missing %q in\n%s", want, b.String())
 		}
@@ -124,88 +124,95 @@ func TestVegetaUsageSaysTheTargetsAreInNoFile(t *testing.T) {
 }
 
 // The vegeta commands printed send each target exactly once, on one
-// machine and on two, at 100/s at the most: vegeta cycles through its
-// targets, so a command over more than n would repeat requestIds and one
-// over fewer leave targets unsent (a rate of 100/s for n/100 whole
-// seconds sent 100 of 120). vegetaHits is vegeta's pacer: -rate K/Ds
-// -duration Ds sent K+1 when D mod K nanoseconds outlast the timer's
-// lateness (50285 targets: 50 µs), the first target again.
+// machine and on two, at 100/s at the most, however late the machine
+// runs: vegeta cycles through targets it read whole, so a command over
+// more than n would repeat requestIds, and it stops at -duration, so one
+// whose duration ends with the last target left the last ones unsent on
+// a machine that fell behind (-rate 100/s -duration 1s sent 98 and 99 of
+// 100 targets on a loaded machine, each sleep woken over 10 ms late).
+// vegetaCalls is vegeta's attack: with -lazy it reads the targets in
+// turn and stops at the first hit past the last.
 func TestVegetaUsageSendsEachTargetOnce(t *testing.T) {
 	t.Parallel()
-	cmd := regexp.MustCompile(`-targets (\S+) -rate (\d+)/(\d*)s -duration (\S+) `)
-	for _, tt := range []struct {
-		n   int
-		one string // -rate and -duration of one machine
-	}{
-		{1, "-rate 1/s -duration 1s"},
-		{3, "-rate 3/s -duration 1s"},
-		{99, "-rate 99/s -duration 1s"},
-		{100, "-rate 100/s -duration 1s"},
-		{120, "-rate 100/s -duration 1.2s"},
-		{250, "-rate 100/s -duration 2.5s"},
-		{2501, "-rate 100/s -duration 25.01s"},
-		{50285, "-rate 100/s -duration 8m22.85s"},
-		{999_999, "-rate 100/s -duration 2h46m39.99s"},
-	} {
+	cmd := regexp.MustCompile(`vegeta attack -format json( -lazy)? -targets (\S+) -rate (\d+)/(\d*)s -duration (\S+) `)
+	for _, n := range []int{1, 3, 99, 100, 120, 250, 2501, 50285, 999_999} {
 		var b bytes.Buffer
-		if err := VegetaUsage(&b, tt.n, "", "", Reach{Timeout: 10 * time.Second}); err != nil {
+		if err := VegetaUsage(&b, n, "", "", Reach{Timeout: 10 * time.Second}); err != nil {
 			t.Fatal(err)
 		}
 		out := b.String()
-		if want := "-targets targets.json " + tt.one + " -redirects 0 -timeout 10s |"; !strings.Contains(out, want) {
-			t.Errorf("n=%d: missing %q in\n%s", tt.n, want, out)
+		if want := "-targets targets.json -rate 100/s -duration 0 -redirects 0 -timeout 10s |"; !strings.Contains(out, want) {
+			t.Errorf("n=%d: missing %q in\n%s", n, want, out)
 		}
+		want := map[string]int{"targets.json": n, "part-00": (n + 1) / 2, "part-01": n / 2}
 		sent := map[string]int{}
 		for _, m := range cmd.FindAllStringSubmatch(out, -1) {
-			k, _ := strconv.Atoi(m[2])
-			per, _ := strconv.Atoi(m[3])
-			if m[3] == "" {
+			k, _ := strconv.Atoi(m[3])
+			per, _ := strconv.Atoi(m[4])
+			if m[4] == "" {
 				per = 1
 			}
-			d, err := time.ParseDuration(m[4])
+			d, err := time.ParseDuration(m[5])
+			if m[5] == "0" {
+				d, err = 0, nil
+			}
 			if err != nil || k > 100*per {
-				t.Errorf("n=%d: %q: want a duration, at most 100/s", tt.n, m[0])
+				t.Errorf("n=%d: %q: want a duration, at most 100/s", n, m[0])
 			}
-			// A timer late by a microsecond, and by half the interval: the
-			// same count.
+			// A timer late by a microsecond, by half the interval, by three
+			// intervals, by a second: each target once.
 			interval := time.Duration(per) * time.Second / time.Duration(k)
-			hits := vegetaHits(k, time.Duration(per)*time.Second, d, time.Microsecond)
-			if late := vegetaHits(k, time.Duration(per)*time.Second, d, interval/2); late != hits {
-				t.Errorf("n=%d: %q sends %d, or %d with a later timer", tt.n, m[0], hits, late)
+			for _, late := range []time.Duration{time.Microsecond, interval / 2, 3 * interval, time.Second} {
+				if got := vegetaCalls(want[m[2]], k, time.Duration(per)*time.Second, d, late, m[1] != ""); got != want[m[2]] {
+					t.Errorf("n=%d: %q sends %d of %d targets with every timer %s late", n, m[0], got, want[m[2]], late)
+				}
 			}
-			sent[m[1]] = hits
+			sent[m[2]]++
 		}
-		if sent["targets.json"] != tt.n {
-			t.Errorf("n=%d: one machine sends %d", tt.n, sent["targets.json"])
+		if sent["targets.json"] != 1 {
+			t.Errorf("n=%d: %d commands for one machine in\n%s", n, sent["targets.json"], out)
 		}
 		// vegeta follows 10 redirects by default: a followed 302 is a GET
 		// without the body that reads as a 200, where send fails the 3xx.
 		if attacks, not := strings.Count(out, "vegeta attack"), strings.Count(out, " -redirects 0 "); attacks == 0 || not != attacks {
-			t.Errorf("n=%d: %d vegeta attack commands, %d of them with -redirects 0, in\n%s", tt.n, attacks, not, out)
+			t.Errorf("n=%d: %d vegeta attack commands, %d of them with -redirects 0, in\n%s", n, attacks, not, out)
 		}
-		if tt.n < 2 {
+		if n < 2 {
 			if strings.Contains(out, "machine") {
-				t.Errorf("n=%d: one target split over two machines in\n%s", tt.n, out)
+				t.Errorf("n=%d: one target split over two machines in\n%s", n, out)
 			}
 			continue
 		}
 		// split -n r/2 deals the lines in turn: part-00 takes the odd one.
-		if sent["part-00"] != (tt.n+1)/2 || sent["part-01"] != tt.n/2 || !strings.Contains(out, "split -n r/2 -d targets.json part-\n") {
-			t.Errorf("n=%d: two machines send %d and %d in\n%s", tt.n, sent["part-00"], sent["part-01"], out)
+		if sent["part-00"] != 1 || sent["part-01"] != 1 || !strings.Contains(out, "split -n r/2 -d targets.json part-\n") {
+			t.Errorf("n=%d: not one command for each machine's half in\n%s", n, out)
 		}
 	}
 }
 
-// vegetaHits is how many hits vegeta v12's attack makes at -rate K/per
-// for -duration d, each of its sleeps woken late by late: its constant
-// pacer begins hit i at i×(per/K), per/K cut to whole nanoseconds, and
-// it begins no hit once more than d has passed, which it looks at just
-// after beginning the one before (lib/attack.go, lib/pacer.go).
-func vegetaHits(k int, per, d, late time.Duration) int {
+// vegetaCalls is how many calls vegeta v12's attack makes of n targets
+// at -rate K/per for -duration d (0: no end), each of its sleeps woken
+// late by late: its constant pacer begins hit i at i×(per/K), per/K cut
+// to whole nanoseconds, and it begins no hit once more than d has passed,
+// which it looks at just after beginning the one before (lib/attack.go,
+// lib/pacer.go). Targets read whole (no -lazy) it cycles through, hit
+// after hit: -1 says the hits have no end. Read with -lazy, the first hit
+// past the last target finds none and stops the attack: a result, no call
+// (lib/targets.go's ErrNoTargets).
+func vegetaCalls(n, k int, per, d, late time.Duration, lazy bool) int {
+	if d == 0 && !lazy {
+		return -1
+	}
 	interval := per / time.Duration(k)
 	hits := 1
-	for at := interval + late; at <= d; at += interval {
+	for at := interval + late; d == 0 || at <= d; at += interval {
+		if lazy && hits == n {
+			return n
+		}
 		hits++
+	}
+	if lazy {
+		return min(hits, n)
 	}
 	return hits
 }
@@ -266,10 +273,10 @@ func TestUsageCountsAtOne(t *testing.T) {
 		ids  string
 		want string
 	}{
-		{1, "", "1 vegeta target, with its own requestId. Run it once (vegeta"},
-		{1, IDWords([]Call{{RequestID: "a"}}), "1 vegeta target, with its own requestId. Run it once (vegeta"},
-		{1, IDWords([]Call{{}}), "1 vegeta target, without a requestId string. Run it once (vegeta"},
-		{2, IDWords([]Call{{RequestID: "a"}, {RequestID: "b"}}), "2 vegeta targets, each its own requestId. Run them, each once (vegeta"},
+		{1, "", "1 vegeta target, with its own requestId. Run it once (-lazy"},
+		{1, IDWords([]Call{{RequestID: "a"}}), "1 vegeta target, with its own requestId. Run it once (-lazy"},
+		{1, IDWords([]Call{{}}), "1 vegeta target, without a requestId string. Run it once (-lazy"},
+		{2, IDWords([]Call{{RequestID: "a"}, {RequestID: "b"}}), "2 vegeta targets, each its own requestId. Run them, each once (-lazy"},
 	} {
 		var b bytes.Buffer
 		if err := VegetaUsage(&b, tt.n, tt.ids, "t.json", Reach{Timeout: time.Second}); err != nil {

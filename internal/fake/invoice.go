@@ -108,12 +108,19 @@ func (f *Faker) InvoiceNumber(k invoiceKind, t time.Time, seller Company) (code,
 		b = append(b, '0') // computer-issued
 	}
 	code = string(b)
-	// An 8-digit number is one of its code's: the two together are the
-	// invoice (own keeps them apart by the code written first).
-	var nb [32]byte
-	number = f.own(append(append(nb[:0], code...), '/'), uint64(f.r.IntN(100_000_000)), 8, 0)
-	return code, number[len(code)+1:]
+	// An 8-digit number is one of its code's, and the two together are the
+	// invoice; but a payload carries the number alone (invoiceCode: the
+	// spec has no field for the code), so it is given once a run whatever
+	// the code, or two invoices of other codes read as one document to a
+	// receiver that keys on it.
+	number = f.own([]byte(legacyNumberHead), uint64(f.r.IntN(100_000_000)), 8, 0)
+	return code, number[len(legacyNumberHead):]
 }
+
+// legacyNumberHead is the head own keeps the 8-digit invoice numbers of a
+// run under: one for every code, and no document number's (those start
+// with letters, the 20-digit invoice numbers with their year).
+const legacyNumberHead = "/"
 
 // LevyRate is the rate, in percent, a small-scale taxpayer levies on a sale
 // at t: 3%, reduced to 1% until 2027-12-31 (MOF/SAT Ann. 2023 No.19).

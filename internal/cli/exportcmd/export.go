@@ -124,11 +124,14 @@ func newExportVegetaCmd(a *cmdutil.App) *cobra.Command {
 		Short: "Write vegeta JSON targets on stdout, one per line",
 		Long: `Write vegeta's JSON targets on stdout, one per line: method, url (with
 businessType), header and body (base64), every target its own requestId and
-varied data. vegeta cycles through its targets, so a -rate and -duration
-for more calls than targets send each again: the commands printed on stderr
-send each once, as this does the 2,000 of the first example below:
+varied data. vegeta cycles through targets it reads whole, and stops at
+-duration even when it fell behind (the last targets unsent): the commands
+printed on stderr read them with -lazy, in turn, each once, as this does
+the 2,000 of the first example below; it ends at the first hit past the
+last, which vegeta report counts as a request of status code 0, "no
+targets to attack", that is no call:
 
-  vegeta attack -format json -targets targets.json -rate 100/s -duration 20s -redirects 0 -timeout 10s | vegeta report
+  vegeta attack -format json -lazy -targets targets.json -rate 100/s -duration 0 -redirects 0 -timeout 10s | vegeta report
 
 Signatures are not exported (vegeta cannot make them at send time, and a
 Standard Webhooks timestamp goes stale; see whsim export k6).

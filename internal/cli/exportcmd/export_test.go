@@ -51,7 +51,7 @@ func TestVegetaUsageNamesTheFileStdoutWent(t *testing.T) {
 			want = "targets.json" // the name of stdout is read from /proc
 		}
 		for _, line := range []string{
-			"  vegeta attack -format json -targets " + want + " -rate 8/s -duration 1s -redirects 0 -timeout 10s | tee results.bin | vegeta report\n",
+			"  vegeta attack -format json -lazy -targets " + want + " -rate 100/s -duration 0 -redirects 0 -timeout 10s | tee results.bin | vegeta report\n",
 			"  split -n r/2 -d " + want + " part-\n",
 		} {
 			if !strings.Contains(errb.String(), line) {
@@ -89,8 +89,8 @@ func TestVegetaUsageCountsTheTargetsTheFileHeld(t *testing.T) {
 		}
 		for _, want := range []string{
 			"16 vegeta targets, the 8 this run wrote after the 8 t.json held, each its own requestId.",
-			"  vegeta attack -format json -targets t.json -rate 16/s -duration 1s -redirects 0 -timeout 10s | tee results.bin | vegeta report\n",
-			"  machine 1: vegeta attack -format json -targets part-00 -rate 8/s -duration 1s -redirects 0 -timeout 10s > m1.bin\n",
+			"  vegeta attack -format json -lazy -targets t.json -rate 100/s -duration 0 -redirects 0 -timeout 10s | tee results.bin | vegeta report\n",
+			"  machine 1: vegeta attack -format json -lazy -targets part-00 -rate 50/s -duration 0 -redirects 0 -timeout 10s > m1.bin\n",
 		} {
 			if !strings.Contains(errb.String(), want) {
 				t.Errorf("missing %q in\n%s", want, errb.String())
@@ -103,7 +103,7 @@ func TestVegetaUsageCountsTheTargetsTheFileHeld(t *testing.T) {
 // the help's examples write to, and say to save the targets there.
 func TestVegetaUsageWithoutAFile(t *testing.T) {
 	code, _, stderr := clitest.Run(t, "export", "vegeta", "--url", "http://127.0.0.1:9/hook", "--count", "2")
-	if code != 0 || !strings.Contains(stderr, "-targets targets.json -rate 8/s") || !strings.Contains(stderr, "save them as targets.json (> targets.json) first") {
+	if code != 0 || !strings.Contains(stderr, "-targets targets.json -rate 100/s") || !strings.Contains(stderr, "save them as targets.json (> targets.json) first") {
 		t.Errorf("exit %d, stderr:\n%s", code, stderr)
 	}
 }
@@ -198,7 +198,7 @@ func TestExportK6RefusesABodyNotText(t *testing.T) {
 // vegeta cycles through them (the default 400 each five times).
 func TestVegetaHelpCommandIsTheUsages(t *testing.T) {
 	_, help, _ := clitest.Run(t, "export", "vegeta", "--help")
-	attack := regexp.MustCompile(`(?m)^  vegeta attack -format json -targets targets\.json (-rate .* -timeout 10s) \|`)
+	attack := regexp.MustCompile(`(?m)^  vegeta attack -format json -lazy -targets targets\.json (-rate .* -timeout 10s) \|`)
 	inHelp := attack.FindStringSubmatch(help)
 	example := regexp.MustCompile(`(?m)^  whsim (export vegeta --url \S+ .*) > targets\.json$`).FindStringSubmatch(help)
 	if inHelp == nil || example == nil {
