@@ -396,6 +396,27 @@ type listenSession struct {
 	stdoutClosed func(err error)
 	closed       atomic.Bool
 	stdoutErr    atomic.Pointer[error]
+	// closesKept is set by the forward that first saw the receiver close
+	// a kept-alive connection (Config.ClosesKept); closesKeptSaid, the
+	// observer's or, after it, the stop's, that the line saying so went
+	// out. The forward runs in net/http's goroutines, which share no
+	// order with stderr's other writers; the observer's do.
+	closesKept     atomic.Bool
+	closesKeptSaid bool
+}
+
+// sayClosesKept says once, when the receiver was seen to close a kept-alive
+// connection, that listen keeps no connection to it from then on: the
+// receiver then sees Connection: close on every call, which its developer
+// would otherwise find unexplained. Called by the observer, and by the
+// stop once the observer is done.
+func (r *listenSession) sayClosesKept() {
+	if r.closesKeptSaid || !r.closesKept.Load() {
+		return
+	}
+	r.closesKeptSaid = true
+	fmt.Fprintf(r.a.Streams.Err, "%s the receiver closed a kept-alive connection its answer had not said it would close; from now on each call goes to it on a connection of its own, with Connection: close (a call on a kept one can cross its close and come back 502)\n",
+		r.a.ErrColor.Key.Sprint("forward:"))
 }
 
 // close undoes what the run set up, last first.
@@ -433,13 +454,7 @@ func (o *listenOptions) build(ctx context.Context, a *cmdutil.App, cfg receiver.
 	r.observe()
 	r.cfg.Idle = func() { r.out.Flush() }
 	if r.cfg.ForwardTo != nil {
-		// The receiver sees Connection: close on every call from then
-		// on, which its developer would otherwise find unexplained.
-		errw, pal := r.a.Streams.Err, r.a.ErrColor
-		r.cfg.ClosesKept = func() {
-			fmt.Fprintf(errw, "%s the receiver closed a kept-alive connection its answer had not said it would close; from now on each call goes to it on a connection of its own, with Connection: close (a call on a kept one can cross its close and come back 502)\n",
-				pal.Key.Sprint("forward:"))
-		}
+		r.cfg.ClosesKept = func() { r.closesKept.Store(true) } // said by sayClosesKept
 	}
 	r.rcv = receiver.New(r.cfg)
 	return r, nil
@@ -528,6 +543,7 @@ func (r *listenSession) observe() {
 		r.docs = receiver.NewDocuments()
 	}
 	observe := func(c *receiver.Call) {
+		r.sayClosesKept()
 		r.p.Observe(c, judge(c))
 		if r.docs != nil {
 			r.docs.Observe(c)
@@ -797,6 +813,10 @@ func (r *listenSession) stop(serveErr error) (printed bool, _ error) {
 				serveErr = fmt.Errorf("--capture %s was deleted, replaced or moved away during the run, after the last calls were recorded and answered: the file at that path does not hold them (%w)", termsafe.Text(o.Capture), capture.ErrGone)
 			}
 		}
+	}
+	if printed {
+		// A close seen after the last call was observed.
+		r.sayClosesKept()
 	}
 	switch {
 	case printed && r.closed.Load():
