@@ -182,6 +182,11 @@ func (r Payload) JUnit() term.TestCase {
 		// Skipped even when the finding that says why is ignored: a
 		// case with nothing checked is no pass.
 		tc.Skipped = "not checked: " + why
+		if line, col := validate.Case(r).NotCheckedAt(); col > 0 {
+			// The reason leaves its place to the line that leads with it:
+			// said here, where the case's name holds no column.
+			tc.Skipped += " (at " + r.placed(line, col) + ")"
+		}
 	}
 	if r.Failed {
 		first := r.Findings[0]

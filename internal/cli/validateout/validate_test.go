@@ -276,25 +276,29 @@ func TestPayloadTextPlace(t *testing.T) {
 	for _, tc := range []struct {
 		name, file, in, ignore string
 		text, js               []string
+		skipped                string // the JUnit case's, of the last payload
 	}{
 		{"NDJSON line not JSON", "nc.ndjson", "{\"a\":1}\nhello\n", "json-syntax",
 			[]string{
 				`nc.ndjson:1:2: warning unknown-field a: a is not a field of the envelope`,
 				`nc.ndjson:2:1: not checked: the body is not JSON (not a JSON value: the bare word "hello" (only null, true and false go without quotes; a string needs double quotes)) and json-syntax is ignored`,
 			},
-			[]string{`{"type":"notChecked","file":"nc.ndjson","record":2,"reason":"the body is not JSON (not a JSON value: the bare word \"hello\" (only null, true and false go without quotes; a string needs double quotes)) and json-syntax is ignored","at":"nc.ndjson:2:1"}`}},
+			[]string{`{"type":"notChecked","file":"nc.ndjson","record":2,"reason":"the body is not JSON (not a JSON value: the bare word \"hello\" (only null, true and false go without quotes; a string needs double quotes)) and json-syntax is ignored","at":"nc.ndjson:2:1"}`},
+			`not checked: the body is not JSON (not a JSON value: the bare word "hello" (only null, true and false go without quotes; a string needs double quotes)) and json-syntax is ignored (at nc.ndjson:2:1)`},
 		{"document not JSON", "doc.json", "{\n  \"a\": 1,\n  \"b\" 2\n}\n", "json-syntax",
 			[]string{`doc.json:3:7: not checked: the body is not JSON (want ':' after a key: unexpected character '2') and json-syntax is ignored`},
-			[]string{`{"type":"notChecked","file":"doc.json","reason":"the body is not JSON (want ':' after a key: unexpected character '2') and json-syntax is ignored","at":"doc.json:3:7"}`}},
+			[]string{`{"type":"notChecked","file":"doc.json","reason":"the body is not JSON (want ':' after a key: unexpected character '2') and json-syntax is ignored","at":"doc.json:3:7"}`},
+			"not checked: the body is not JSON (want ':' after a key: unexpected character '2') and json-syntax is ignored (at doc.json:3:7)"},
 		{"array element", "el.json", "[\n  {\"a\":1},\n  {\"requestId\": 5,\n   \"b\": 2}\n]\n", "",
 			[]string{
 				`el.json:2:4: warning unknown-field a: a is not a field of the envelope (element 0)`,
 				`el.json:3:17: error envelope-request-id requestId: want a string (UUID), got number (element 1)`,
 				`el.json:4:4: warning unknown-field b: b is not a field of the envelope (element 1)`,
-			}, nil},
+			}, nil, ""},
 		{"capture body not JSON", "cap.ndjson", record, "json-syntax",
 			[]string{`cap.ndjson:1: not checked: the body is not JSON (at its line 1, column 1: not a JSON value: the bare word "hello" (only null, true and false go without quotes; a string needs double quotes)) and json-syntax is ignored`},
-			[]string{`{"type":"notChecked","file":"cap.ndjson","record":1,"reason":"the body is not JSON (at its line 1, column 1: not a JSON value: the bare word \"hello\" (only null, true and false go without quotes; a string needs double quotes)) and json-syntax is ignored","at":"cap.ndjson:1"}`}},
+			[]string{`{"type":"notChecked","file":"cap.ndjson","record":1,"reason":"the body is not JSON (at its line 1, column 1: not a JSON value: the bare word \"hello\" (only null, true and false go without quotes; a string needs double quotes)) and json-syntax is ignored","at":"cap.ndjson:1"}`},
+			`not checked: the body is not JSON (at its line 1, column 1: not a JSON value: the bare word "hello" (only null, true and false go without quotes; a string needs double quotes)) and json-syntax is ignored`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -316,10 +320,12 @@ func TestPayloadTextPlace(t *testing.T) {
 			}
 			defer fs.Close()
 			var text, js []byte
+			var last term.TestCase
 			_, err = v.CheckFiles(context.Background(), fs, "", nil, func(c validate.Case) error {
 				c.File = tc.file
 				text = Payload(c).AppendText(text, &term.Style{})
 				js = Payload(c).AppendJSON(js, &term.Style{})
+				last = Payload(c).JUnit()
 				return nil
 			})
 			if err != nil {
@@ -334,6 +340,9 @@ func TestPayloadTextPlace(t *testing.T) {
 				if !slices.Contains(strings.Split(string(js), "\n"), want) {
 					t.Errorf("JSON\n%s\nhas no line\n%s", js, want)
 				}
+			}
+			if tc.skipped != "" && last.Skipped != tc.skipped {
+				t.Errorf("JUnit skipped %q, want %q", last.Skipped, tc.skipped)
 			}
 		})
 	}
