@@ -208,9 +208,9 @@ func (v *Validator) judge(kind input.Kind, it *input.Item, event string, r *resu
 	switch {
 	case kind == input.Document:
 		r.Line = 0
-		var notJSON syntaxAt
-		r.Findings, notJSON = v.checkBody(it.Body, event, false)
-		r.notChecked, r.notCheckedAt = notJSON.reason(), notJSON.at
+		var bad syntaxAt
+		r.Findings, bad = v.checkBody(it.Body, event, false)
+		r.notChecked, r.notCheckedAt = bad.reason(), bad.at
 	case kind == input.Array:
 		r.Line = 0
 		if it.Problem != "" {
@@ -279,8 +279,8 @@ func (v *Validator) check(body []byte, event string) (fs []Finding, notChecked s
 		fs, notChecked, torn = v.checkCapture(body)
 		return fs, notChecked, place{}, torn
 	}
-	fs, notJSON := v.checkBody(body, event, false)
-	return fs, notJSON.reason(), notJSON.at, false
+	fs, bad := v.checkBody(body, event, false)
+	return fs, bad.reason(), bad.at, false
 }
 
 // place is a line and column (0: not known) in a body or an input, as
