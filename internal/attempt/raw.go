@@ -837,12 +837,13 @@ func statusLineErr(line []byte) (major, minor int, err error) {
 
 // malformedStatus is what keeps an answer net/http's reader took from
 // being one by statusOf's rules, "" for nothing: its status ("+20",
-// "099") or its version ("HTTP/2.0", "HTTP/0.9": no HTTP/1 answer), so
+// "099", or over HTTP/2, whose transport takes any number for :status,
+// "1000") or its version ("HTTP/2.0", "HTTP/0.9": no HTTP/1 answer), so
 // that every path refuses what the fast path refuses. An answer on an
 // HTTP/2 connection (TLS chose h2) is HTTP/2's own, not a status line.
 func malformedStatus(resp *http.Response) string {
 	switch {
-	case resp.StatusCode < 100:
+	case resp.StatusCode < 100 || resp.StatusCode > 999:
 		return "malformed HTTP status code " + strconv.Quote(resp.Status)
 	case resp.ProtoMajor != 1 && !overHTTP2(resp):
 		return "malformed HTTP version " + strconv.Quote(resp.Proto)

@@ -244,6 +244,12 @@ func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 			}
 			return nil, ReportEnd{}, &ReportLineError{Line: n, Err: fmt.Errorf("%s %s: verdict %q: want pass, warn, fail or skipped", termsafe.Text(j.Check), termsafe.Text(j.Case), j.Verdict)}
 		}
+		// A run writes the status its case got: 0 for no answer, else
+		// the three digits attempt takes (100 to 999). Another is a line
+		// edited, and a rerun would say "was -1".
+		if j.Status != 0 && (j.Status < 100 || j.Status > 999) {
+			return nil, ReportEnd{}, &ReportLineError{Line: n, Err: fmt.Errorf("%s %s: status %d: a run writes 0 (no answer) or the HTTP status it got, 100 to 999", termsafe.Text(j.Check), termsafe.Text(j.Case), j.Status)}
+		}
 		cases++
 		// A run reports each case once: an edited report that names one
 		// again would have it sent again, as many times as it is named.

@@ -220,6 +220,17 @@ func TestReadFailed(t *testing.T) {
 			`line 1: duplicates x/serial-x2: its query "tenant=7" names no event, as every call of duplicates does`},
 		{`{"check":"a","case":"b","status":500}`, `line 1: a b: no verdict: want pass, warn, fail or skipped`},
 		{`{"check":"a","case":"b","verdict":"FAIL"}`, `line 1: a b: verdict "FAIL": want pass, warn, fail or skipped`},
+		// A run writes the status it got: 0 for no answer, else three
+		// digits from 100 to 999 (attempt refuses any other answer). An
+		// impossible one is an edited line, refused at it (found by hk45).
+		{`{"check":"rejects-malformed","case":"not-json","verdict":"fail","status":-1,"want":"4xx","request":{"url":"http://127.0.0.1:1/","body":"x"}}`,
+			`line 1: rejects-malformed not-json: status -1: a run writes 0 (no answer) or the HTTP status it got, 100 to 999`},
+		{`{"check":"rejects-malformed","case":"not-json","verdict":"fail","status":99,"want":"4xx","request":{"url":"http://127.0.0.1:1/","body":"x"}}`,
+			`line 1: rejects-malformed not-json: status 99: a run writes 0 (no answer) or the HTTP status it got, 100 to 999`},
+		{`{"check":"rejects-malformed","case":"not-json","verdict":"fail","status":1000,"want":"4xx","request":{"url":"http://127.0.0.1:1/","body":"x"}}`,
+			`line 1: rejects-malformed not-json: status 1000: a run writes 0 (no answer) or the HTTP status it got, 100 to 999`},
+		{`{"check":"accepts-valid","case":"E/described","verdict":"pass","status":-200}`,
+			`line 1: accepts-valid E/described: status -200: a run writes 0 (no answer) or the HTTP status it got, 100 to 999`},
 		// A run counts the cases it writes: failed lines turned to "pass"
 		// under a summary that still counts them read as "no case failed,
 		// nothing to rerun", exit 0, after a failing run.

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -1600,5 +1601,37 @@ func TestDetailCountsTheLinksNotShown(t *testing.T) {
 	get(t, newTestServer(t, big, nil).URL+fmt.Sprintf("/api/calls/%d", 5*maxRelated), &d)
 	if ns := d.DeliveriesNotShown; ns == nil || ns.Older != 3*maxRelated || ns.Newer != 0 || !ns.OlderAtLeast {
 		t.Errorf("past the bound: not shown %+v, want at least %d older", ns, 3*maxRelated)
+	}
+}
+
+// A record whose body cannot be decoded (an encoding no listen writes, or
+// base64 that is not) is listed with its body as stored, and told of at
+// its line, Listed, as replay skips it with a warning: the page alone
+// hid it (found by hk45).
+func TestLoadFileTellsOfABodyNotDecodable(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "calls.ndjson")
+	file, _ := capture.Append(nil, record(1, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r-1"}`), 200))
+	for _, enc := range []string{`"rot13"`, `"base64"`} {
+		line := bytes.Replace(file[:bytes.IndexByte(file, '\n')+1], []byte(`"bodyEncoding":"utf8"`), []byte(`"bodyEncoding":`+enc), 1)
+		file = append(file, line...)
+	}
+	if err := os.WriteFile(path, file, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, skipped, err := LoadFile(context.Background(), path, nil, 10, func(*capture.Record) []validate.Finding { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Last() != 3 {
+		t.Errorf("%d calls listed, want 3", s.Last())
+	}
+	want := []string{`2 true unknown body encoding "rot13"`, `3 true illegal base64 data at input byte 0`}
+	var got []string
+	for _, sk := range skipped {
+		got = append(got, fmt.Sprint(sk.Line, " ", sk.Listed, " ", sk.Err))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("told of %q, want %q", got, want)
 	}
 }

@@ -995,12 +995,15 @@ func (b *backReader) call(id uint64, e entry, rec *capture.Record) *call {
 	return c
 }
 
-// Skipped is a line of a capture file that is not a record.
+// Skipped is a line of a capture file that is not a record, or a record
+// listed all the same that the terminal is told of (Listed).
 type Skipped struct {
 	Line int
 	Err  error
-	// Listed says the line is a record larger than whsim reads back,
-	// listed all the same as a call too large to show.
+	// Listed says the line is listed all the same: a record larger than
+	// whsim reads back, as a call too large to show, or one whose body
+	// cannot be decoded (an encoding no listen writes), with its body as
+	// stored.
 	Listed bool
 }
 
@@ -1074,6 +1077,12 @@ func LoadFile(ctx context.Context, path string, stdin io.Reader, window int, che
 				return nil, nil, ctx.Err()
 			}
 			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if _, err := rec.RequestBody(); err != nil {
+			// Listed with its body as stored and validate's finding, but
+			// said at the start too, at its line: replay skips it with
+			// this warning, and the page alone hid it in a long list.
+			skipped = append(skipped, Skipped{Line: r.Line(), Err: err, Listed: true})
 		}
 		s.add(newCall(0, rec, nil, check(rec)), r.Offset())
 	}

@@ -207,8 +207,8 @@ func (v *Validator) checkRequest(body []byte, query string, utf8OK bool) (fs []F
 			fs = v.single(rule, "the captured query "+spec.Repeated(vs)+"; checked as "+event)
 		}
 	}
-	body2, notChecked := v.checkBody(body, event, utf8OK)
-	return append(fs, body2...), notChecked
+	body2, bad := v.checkBody(body, event, utf8OK)
+	return append(fs, body2...), bad.inBody()
 }
 
 func (v *Validator) single(rule, msg string) []Finding {

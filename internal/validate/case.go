@@ -40,3 +40,17 @@ func (c Case) Place(f Finding) (line, column int) {
 func (c Case) InBody(f Finding) bool {
 	return c.capture && f.Rule != ruleCapture && f.Line > 0
 }
+
+// NotCheckedAt is where NotChecked's reason is in the input, as Place
+// places a finding (0: not known): where a body stops being JSON, or an
+// array's element that is not one, when json-syntax is ignored.
+func (c Case) NotCheckedAt() (line, column int) {
+	at := c.notCheckedAt
+	switch {
+	case c.Line > 0 && at.line == 1:
+		return c.Line, at.column
+	case c.Line > 0:
+		return c.Line, 0
+	}
+	return at.line, at.column
+}

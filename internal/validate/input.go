@@ -43,6 +43,10 @@ type result struct {
 	// (its body is not there, cannot be read, or is not JSON with
 	// json-syntax ignored): it is counted apart, never as passed.
 	notChecked string
+	// notCheckedAt is where notChecked's reason is in the body (line 0:
+	// the payload as a whole), as a Finding's Line and Column are:
+	// Case.NotCheckedAt places it in the input.
+	notCheckedAt place
 	// skipped says the line was not checked as a payload: a torn last
 	// capture line, which only warns, even under Strict.
 	skipped bool
@@ -204,16 +208,22 @@ func (v *Validator) judge(kind input.Kind, it *input.Item, event string, r *resu
 	switch {
 	case kind == input.Document:
 		r.Line = 0
-		r.Findings, r.notChecked = v.checkBody(it.Body, event, false)
+		var bad syntaxAt
+		r.Findings, bad = v.checkBody(it.Body, event, false)
+		r.notChecked, r.notCheckedAt = bad.reason(), bad.at
 	case kind == input.Array:
 		r.Line = 0
 		if it.Problem != "" {
 			r.Findings = v.single(ruleSyntax, it.Problem)
 			if r.Findings == nil {
-				r.notChecked = "the element is not JSON (" + it.Problem + ") and " + ruleSyntax + " is ignored"
+				r.notChecked = notJSON("the element", it.Problem)
+				r.notCheckedAt = place{it.Line, it.Column}
 			}
 		} else {
-			r.Findings, r.notChecked, _ = v.check(it.Body, event)
+			r.Findings, r.notChecked, r.notCheckedAt, _ = v.check(it.Body, event)
+			if r.notCheckedAt.line > 0 {
+				r.notCheckedAt = r.notCheckedAt.shift(it.Line, it.Column)
+			}
 		}
 		for i := range r.Findings {
 			shift(&r.Findings[i], it.Line, it.Column)
@@ -223,7 +233,7 @@ func (v *Validator) judge(kind input.Kind, it *input.Item, event string, r *resu
 		r.Findings = v.single(ruleTorn, input.TornLine(false)+"; skipped")
 	default:
 		var torn bool
-		if r.Findings, r.notChecked, torn = v.check(it.Body, event); torn {
+		if r.Findings, r.notChecked, r.notCheckedAt, torn = v.check(it.Body, event); torn {
 			// A restarted listen ended the torn line and wrote on.
 			r.skipped = true
 			r.Findings = v.single(ruleTorn, input.TornLine(true)+"; skipped")
@@ -261,13 +271,62 @@ func capturedEvent(line []byte) (string, bool) {
 
 // check judges one payload or capture record; torn says it is a capture
 // record cut short, notChecked why no rule could look at it (see
-// checkCapture).
-func (v *Validator) check(body []byte, event string) (fs []Finding, notChecked string, torn bool) {
+// checkCapture), and at where in body that is when it is one place (line
+// 0: the payload as a whole, or a capture record's body, whose places
+// are not the line's).
+func (v *Validator) check(body []byte, event string) (fs []Finding, notChecked string, at place, torn bool) {
 	if isCapture(body) {
-		return v.checkCapture(body)
+		fs, notChecked, torn = v.checkCapture(body)
+		return fs, notChecked, place{}, torn
 	}
-	fs, notChecked = v.checkBody(body, event, false)
-	return fs, notChecked, false
+	fs, bad := v.checkBody(body, event, false)
+	return fs, bad.reason(), bad.at, false
+}
+
+// place is a line and column (0: not known) in a body or an input, as
+// editors count them.
+type place struct{ line, column int }
+
+// shift is p, a place in an element of an array, as a place in the whole
+// input: the element started at line, col.
+func (p place) shift(line, col int) place {
+	if p.line == 1 {
+		p.column += col - 1
+	}
+	p.line += line - 1
+	return p
+}
+
+// syntaxAt is where a body stops being JSON and what is wrong there (at
+// line 0: nothing, it was read).
+type syntaxAt struct {
+	at  place
+	msg string
+}
+
+// notJSON is why what is not checked when it is not JSON (msg says
+// how) and json-syntax, which would say so, is ignored.
+func notJSON(what, msg string) string {
+	return what + " is not JSON (" + msg + ") and " + ruleSyntax + " is ignored"
+}
+
+// reason is the not-checked reason of a body that is not JSON, "" for
+// one that is: without its place, which the line placing the payload
+// says (Case.NotCheckedAt).
+func (s syntaxAt) reason() string {
+	if s.at.line == 0 {
+		return ""
+	}
+	return notJSON("the body", s.msg)
+}
+
+// inBody is reason for a capture record's body, whose lines are not the
+// input's: its place in the body is said in it.
+func (s syntaxAt) inBody() string {
+	if s.at.line == 0 {
+		return ""
+	}
+	return notJSON("the body", fmt.Sprintf("at its line %d, column %d: %s", s.at.line, s.at.column, s.msg))
 }
 
 // tooLarge is the finding of an item too large to check, and why it was

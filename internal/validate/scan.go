@@ -27,9 +27,9 @@ type checker struct {
 	lx   jsonlex.Lexer
 	body []byte // a capture record's body, unescaped (checkCapture)
 	raw  []rawFinding
-	// notChecked is why the body was not checked ("" it was): see
-	// Validator.checkBody.
-	notChecked string
+	// notJSON is where the body stops being JSON, and why, when it is
+	// not checked for it (json-syntax ignored): see Validator.checkBody.
+	notJSON syntaxAt
 	// member is the data member whose value the scan is in, -1 outside
 	// them; emit tags findings with it.
 	member int8
@@ -58,7 +58,7 @@ type checker struct {
 func (c *checker) reset(b []byte) {
 	c.lx.Reset(b)
 	c.raw, c.path, c.keys = c.raw[:0], c.path[:0], c.keys[:0]
-	c.notChecked = ""
+	c.notJSON = syntaxAt{}
 	c.member = -1
 	clear(c.dups) // a syntax error leaves them
 	c.numberState, c.number, c.numberOff, c.dataOff, c.quotedNumber = 0, 0, 0, -1, 0
@@ -89,7 +89,7 @@ func (c *checker) run(event string) {
 			// other rule can read it.
 			lc := jsonlex.LineCounter{B: c.lx.Bytes()}
 			line, col := lc.At(err.Offset)
-			c.notChecked = fmt.Sprintf("the body is not JSON (line %d, column %d: %s) and %s is ignored", line, col, err.Msg, ruleSyntax)
+			c.notJSON = syntaxAt{place{line, col}, err.Msg}
 			return
 		}
 		c.raw = append(c.raw, rawFinding{rule: rSyntax, off: err.Offset, msg: err.Msg, member: -1})

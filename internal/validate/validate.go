@@ -156,20 +156,20 @@ func (v *Validator) CheckUTF8(body []byte, event string) []Finding {
 }
 
 // checkBody is Check; utf8OK says body is known to be valid UTF-8, which the
-// lexer then does not check again (the findings are the same). notChecked,
-// when not "", is why no rule could look at the body: it is not JSON and
-// json-syntax, the one rule that judges it then, is ignored.
-func (v *Validator) checkBody(body []byte, event string, utf8OK bool) (fs []Finding, notChecked string) {
+// lexer then does not check again (the findings are the same). notJSON,
+// when its line is not 0, is why no rule could look at the body: it is not
+// JSON there and json-syntax, the one rule that judges it then, is ignored.
+func (v *Validator) checkBody(body []byte, event string, utf8OK bool) (fs []Finding, notJSON syntaxAt) {
 	c := v.pool.Get().(*checker)
 	c.reset(body)
 	if utf8OK {
 		c.lx.ResetUTF8(body)
 	}
 	c.run(event)
-	out, why := c.finish(), c.notChecked
+	out, bad := c.finish(), c.notJSON
 	c.lx.Reset(nil)
 	v.pool.Put(c)
-	return out, why
+	return out, bad
 }
 
 // Failed reports whether findings fail a payload: any error, or any

@@ -116,8 +116,12 @@ func runInspect(ctx context.Context, a *cmdutil.App, opts *inspectOptions) error
 		// At its place, name:line: (name:line:column: of a line that
 		// is not JSON), as replay, validate and anonymize say it.
 		what := "skipped"
-		if _, big := errors.AsType[*input.TooLargeError](s.Err); big && s.Listed {
+		_, big := errors.AsType[*input.TooLargeError](s.Err)
+		switch {
+		case big && s.Listed:
 			what = "listed as too large to show"
+		case s.Listed:
+			what = "listed, its body shown as stored"
 		}
 		fmt.Fprintf(a.Streams.Err, "%s %s; %s\n", pal.Warn.Sprint("warning:"), termsafe.Text(capture.LineAt(name, s.Line, s.Err)), what)
 	}

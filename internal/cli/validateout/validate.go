@@ -28,38 +28,13 @@ func (r Payload) Verdict() term.Verdict {
 	return term.Pass
 }
 
-// where is the payload's place as lines name it: file, [element], :line
-// (line, when the payload has none of its own, is the finding's, 0 none).
-func (r Payload) where(line int) string {
-	loc := r.File
-	if r.Element >= 0 {
-		loc += "[" + strconv.Itoa(r.Element) + "]"
-	}
-	switch {
-	case r.Line > 0:
-		loc += ":" + strconv.Itoa(r.Line)
-	case line > 0:
-		loc += ":" + strconv.Itoa(line)
-	}
-	return loc
-}
-
-// placed is where finding f is as compilers and go vet say it, and every
-// command that reads a file back: file[element]:line:column, :line
-// without a column (validate.Case.Place).
-func (r Payload) placed(f validate.Finding) string {
-	line, col := validate.Case(r).Place(f)
-	loc := r.where(line)
-	if col > 0 && (r.Line > 0 || line > 0) {
-		loc += ":" + strconv.Itoa(col)
-	}
-	return loc
-}
-
-// at is f's place for tools (--output json's "at"): file:line:column, as
-// placed, without the element (its own member).
-func (r Payload) at(f validate.Finding) string {
-	line, col := validate.Case(r).Place(f)
+// placed is a place in the payload's file as compilers and go vet say it,
+// and every command that reads a file back: file:line:column, file:line
+// without a column, file alone without a line. Editors, problem matchers
+// and annotations read a line's place so, and nothing between file and
+// line: an array's element is said after the message (elementNote).
+// --output json's "at" is the same.
+func (r Payload) placed(line, col int) string {
 	switch {
 	case line > 0 && col > 0:
 		return r.File + ":" + strconv.Itoa(line) + ":" + strconv.Itoa(col)
@@ -67,6 +42,15 @@ func (r Payload) at(f validate.Finding) string {
 		return r.File + ":" + strconv.Itoa(line)
 	}
 	return r.File
+}
+
+// elementNote is what a text line says after its message of an array's
+// element: which one, "" for a payload that is none.
+func (r Payload) elementNote() string {
+	if r.Element < 0 {
+		return ""
+	}
+	return " (element " + strconv.Itoa(r.Element) + ")"
 }
 
 // message is f's message as a text line says it after its place: a
@@ -96,12 +80,12 @@ func (r Payload) silentlyUnchecked() bool {
 // saying so and why.
 func (r Payload) AppendText(b []byte, st *term.Style) []byte {
 	if r.silentlyUnchecked() {
-		b = append(b, termsafe.Text(r.where(0))+": "...)
+		b = append(b, termsafe.Text(r.placed(validate.Case(r).NotCheckedAt()))+": "...)
 		b = st.Warn.Append(b, "not checked")
-		return append(b, ": "+termsafe.Text(validate.Case(r).NotChecked())+"\n"...)
+		return append(b, ": "+termsafe.Text(validate.Case(r).NotChecked()+r.elementNote())+"\n"...)
 	}
 	for _, f := range r.Findings {
-		loc := r.placed(f)
+		loc := r.placed(validate.Case(r).Place(f))
 		sev := st.Warn
 		if f.Severity == validate.Error {
 			sev = st.Fail
@@ -115,7 +99,7 @@ func (r Payload) AppendText(b []byte, st *term.Style) []byte {
 		b = st.Dim.Append(b, f.Rule)
 		b = append(b, ' ')
 		b = st.Key.Append(b, termsafe.Text(path))
-		b = append(b, ": "+termsafe.Text(r.message(f))+"\n"...)
+		b = append(b, ": "+termsafe.Text(r.message(f)+r.elementNote())+"\n"...)
 	}
 	return b
 }
@@ -146,6 +130,8 @@ type notCheckedJSON struct {
 	Record  int    `json:"record,omitempty"`
 	Element *int   `json:"element,omitempty"`
 	Reason  string `json:"reason"`
+	// At is where the reason is in the file, as a finding's at.
+	At string `json:"at"`
 }
 
 func (r Payload) AppendJSON(b []byte, _ *term.Style) []byte {
@@ -154,7 +140,7 @@ func (r Payload) AppendJSON(b []byte, _ *term.Style) []byte {
 		elem = &r.Element
 	}
 	if r.silentlyUnchecked() {
-		j, _ := json.Marshal(notCheckedJSON{"notChecked", r.File, r.Line, elem, validate.Case(r).NotChecked()})
+		j, _ := json.Marshal(notCheckedJSON{"notChecked", r.File, r.Line, elem, validate.Case(r).NotChecked(), r.placed(validate.Case(r).NotCheckedAt())})
 		return append(append(b, j...), '\n')
 	}
 	if len(r.Findings) == 0 {
@@ -164,7 +150,7 @@ func (r Payload) AppendJSON(b []byte, _ *term.Style) []byte {
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	for _, f := range r.Findings {
-		_ = enc.Encode(findingJSON{"finding", r.File, r.Line, elem, f.Rule, string(f.Severity), f.Path, f.Message, f.Line, f.Column, r.at(f)})
+		_ = enc.Encode(findingJSON{"finding", r.File, r.Line, elem, f.Rule, string(f.Severity), f.Path, f.Message, f.Line, f.Column, r.placed(validate.Case(r).Place(f))})
 	}
 	return buf.Bytes()
 }
@@ -196,6 +182,11 @@ func (r Payload) JUnit() term.TestCase {
 		// Skipped even when the finding that says why is ignored: a
 		// case with nothing checked is no pass.
 		tc.Skipped = "not checked: " + why
+		if line, col := validate.Case(r).NotCheckedAt(); col > 0 {
+			// The reason leaves its place to the line that leads with it:
+			// said here, where the case's name holds no column.
+			tc.Skipped += " (at " + r.placed(line, col) + ")"
+		}
 	}
 	if r.Failed {
 		first := r.Findings[0]

@@ -2,6 +2,9 @@ package validateout
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -133,8 +136,8 @@ func TestPayloadNotCheckedIgnored(t *testing.T) {
 		text, js, skipped string
 	}{
 		{"not JSON", notJSON, "json-syntax",
-			`in.ndjson:1: not checked: the body is not JSON (line 1, column 1: `,
-			`{"type":"notChecked","file":"in.ndjson","record":1,"reason":"the body is not JSON (line 1, column 1: `,
+			`in.ndjson:1: not checked: the body is not JSON (at its line 1, column 1: `,
+			`{"type":"notChecked","file":"in.ndjson","record":1,"reason":"the body is not JSON (at its line 1, column 1: `,
 			"not checked: the body is not JSON"},
 		{"closed at stop", closed, "http-closed-at-stop",
 			`in.ndjson:1: not checked: listen never read it: listen was stopping`,
@@ -258,5 +261,89 @@ func TestFindingsPlacedAsCompilersPlaceThem(t *testing.T) {
 		if !strings.Contains(string(js), `"at":"`+tc.at+`"`) {
 			t.Errorf("%s: JSON %s, want \"at\":%q", tc.name, js, tc.at)
 		}
+	}
+}
+
+// Every text line starts with its place as compilers say it,
+// file:line:column: (editors, problem matchers and annotations read no
+// other), said once: an array's element follows the message, and a
+// body that is not JSON under --ignore json-syntax is placed there, not
+// in a "(line 1, column 1: ...)" of its own. A capture record's body
+// keeps its own position, which is not the file's (found by hk45).
+func TestPayloadTextPlace(t *testing.T) {
+	t.Parallel()
+	const record = `{"capture":1,"query":"businessType=CREATE_RECEIVABLE_DOC","headers":{"Content-Type":["application/json"]},"body":"hello","bodyEncoding":"utf8"}` + "\n"
+	for _, tc := range []struct {
+		name, file, in, ignore string
+		text, js               []string
+		skipped                string // the JUnit case's, of the last payload
+	}{
+		{"NDJSON line not JSON", "nc.ndjson", "{\"a\":1}\nhello\n", "json-syntax",
+			[]string{
+				`nc.ndjson:1:2: warning unknown-field a: a is not a field of the envelope`,
+				`nc.ndjson:2:1: not checked: the body is not JSON (not a JSON value: the bare word "hello" (only null, true and false go without quotes; a string needs double quotes)) and json-syntax is ignored`,
+			},
+			[]string{`{"type":"notChecked","file":"nc.ndjson","record":2,"reason":"the body is not JSON (not a JSON value: the bare word \"hello\" (only null, true and false go without quotes; a string needs double quotes)) and json-syntax is ignored","at":"nc.ndjson:2:1"}`},
+			`not checked: the body is not JSON (not a JSON value: the bare word "hello" (only null, true and false go without quotes; a string needs double quotes)) and json-syntax is ignored (at nc.ndjson:2:1)`},
+		{"document not JSON", "doc.json", "{\n  \"a\": 1,\n  \"b\" 2\n}\n", "json-syntax",
+			[]string{`doc.json:3:7: not checked: the body is not JSON (want ':' after a key: unexpected character '2') and json-syntax is ignored`},
+			[]string{`{"type":"notChecked","file":"doc.json","reason":"the body is not JSON (want ':' after a key: unexpected character '2') and json-syntax is ignored","at":"doc.json:3:7"}`},
+			"not checked: the body is not JSON (want ':' after a key: unexpected character '2') and json-syntax is ignored (at doc.json:3:7)"},
+		{"array element", "el.json", "[\n  {\"a\":1},\n  {\"requestId\": 5,\n   \"b\": 2}\n]\n", "",
+			[]string{
+				`el.json:2:4: warning unknown-field a: a is not a field of the envelope (element 0)`,
+				`el.json:3:17: error envelope-request-id requestId: want a string (UUID), got number (element 1)`,
+				`el.json:4:4: warning unknown-field b: b is not a field of the envelope (element 1)`,
+			}, nil, ""},
+		{"capture body not JSON", "cap.ndjson", record, "json-syntax",
+			[]string{`cap.ndjson:1: not checked: the body is not JSON (at its line 1, column 1: not a JSON value: the bare word "hello" (only null, true and false go without quotes; a string needs double quotes)) and json-syntax is ignored`},
+			[]string{`{"type":"notChecked","file":"cap.ndjson","record":1,"reason":"the body is not JSON (at its line 1, column 1: not a JSON value: the bare word \"hello\" (only null, true and false go without quotes; a string needs double quotes)) and json-syntax is ignored","at":"cap.ndjson:1"}`},
+			`not checked: the body is not JSON (at its line 1, column 1: not a JSON value: the bare word "hello" (only null, true and false go without quotes; a string needs double quotes)) and json-syntax is ignored`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var ignore []string
+			if tc.ignore != "" {
+				ignore = []string{tc.ignore}
+			}
+			v, err := validate.New(validate.Options{Ignore: ignore})
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), tc.file)
+			if err := os.WriteFile(path, []byte(tc.in), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			fs, err := validate.OpenFiles(context.Background(), []string{path}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer fs.Close()
+			var text, js []byte
+			var last term.TestCase
+			_, err = v.CheckFiles(context.Background(), fs, "", nil, func(c validate.Case) error {
+				c.File = tc.file
+				text = Payload(c).AppendText(text, &term.Style{})
+				js = Payload(c).AppendJSON(js, &term.Style{})
+				last = Payload(c).JUnit()
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range tc.text {
+				if !slices.Contains(strings.Split(string(text), "\n"), want) {
+					t.Errorf("text\n%s\nhas no line\n%s", text, want)
+				}
+			}
+			for _, want := range tc.js {
+				if !slices.Contains(strings.Split(string(js), "\n"), want) {
+					t.Errorf("JSON\n%s\nhas no line\n%s", js, want)
+				}
+			}
+			if tc.skipped != "" && last.Skipped != tc.skipped {
+				t.Errorf("JUnit skipped %q, want %q", last.Skipped, tc.skipped)
+			}
+		})
 	}
 }
