@@ -2,7 +2,6 @@ package check
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -77,12 +76,66 @@ type knownNames map[string]map[string]bool
 
 // Names that depend on how the run was made: the load's calls and
 // concurrency, the documents effects probed under load, and copies sent
-// at once (Config.Concurrent, 2 to MaxCopies).
-var (
-	loadNamePattern      = regexp.MustCompile(`^[1-9][0-9]{0,8}-calls-at-[1-9][0-9]{0,8}$`)
-	underLoadNamePattern = regexp.MustCompile(`^under-load/[0-9]{1,9}-of-[0-9]{1,9}-documents$`)
-	atOncePattern        = regexp.MustCompile(`concurrent-x([0-9]{1,3})$`)
+// at once (Config.Concurrent, 2 to MaxCopies). Read by hand, not by
+// regexps: a package-level regexp is compiled before main in every
+// process (TestNoPackageLevelCompiles), and these are read only here.
+const (
+	loadNameSep      = "-calls-at-"  // 300-calls-at-16
+	underLoadPrefix  = "under-load/" // under-load/3-of-5-documents
+	underLoadSep     = "-of-"
+	underLoadSuffix  = "-documents"
+	atOnceNameMarker = "concurrent-x" // CREATE_RECEIVABLE_DOC/concurrent-x8
 )
+
+// isLoadName says whether name is the load's, N-calls-at-C, each a whole
+// number from 1 with at most nine digits.
+func isLoadName(name string) bool {
+	calls, conc, ok := strings.Cut(name, loadNameSep)
+	return ok && isDigits(calls, 9, true) && isDigits(conc, 9, true)
+}
+
+// isUnderLoadName says whether name is effects' under load,
+// under-load/D-of-N-documents, each of one to nine digits.
+func isUnderLoadName(name string) bool {
+	rest, ok := strings.CutPrefix(name, underLoadPrefix)
+	if !ok {
+		return false
+	}
+	if rest, ok = strings.CutSuffix(rest, underLoadSuffix); !ok {
+		return false
+	}
+	d, n, ok := strings.Cut(rest, underLoadSep)
+	return ok && isDigits(d, 9, false) && isDigits(n, 9, false)
+}
+
+// atOnceCopies splits a name ending in concurrent-xN (N of one to three
+// digits) into what comes before N and N; ok is false for another name.
+func atOnceCopies(name string) (prefix string, n int, ok bool) {
+	i := strings.LastIndex(name, atOnceNameMarker)
+	if i < 0 {
+		return "", 0, false
+	}
+	end := i + len(atOnceNameMarker)
+	if !isDigits(name[end:], 3, false) {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(name[end:])
+	return name[:end], n, err == nil
+}
+
+// isDigits says whether s is one to max ASCII digits, the first not 0
+// when nonZeroFirst.
+func isDigits(s string, max int, nonZeroFirst bool) bool {
+	if s == "" || len(s) > max || (nonZeroFirst && s[0] == '0') {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 func (k knownNames) has(check, name string) bool {
 	names, ok := k[check]
@@ -92,19 +145,15 @@ func (k knownNames) has(check, name string) bool {
 	case names[name]:
 		return true
 	case check == Load:
-		return loadNamePattern.MatchString(name)
-	case check == Effects && underLoadNamePattern.MatchString(name):
+		return isLoadName(name)
+	case check == Effects && isUnderLoadName(name):
 		return true
 	}
-	m := atOncePattern.FindStringSubmatchIndex(name)
-	if m == nil {
+	prefix, n, ok := atOnceCopies(name)
+	if !ok || n < 2 || n > MaxCopies {
 		return false
 	}
-	n, err := strconv.Atoi(name[m[2]:m[3]])
-	if err != nil || n < 2 || n > MaxCopies {
-		return false
-	}
-	return names[name[:m[2]]+strconv.Itoa(DefaultConcurrent)]
+	return names[prefix+strconv.Itoa(DefaultConcurrent)]
 }
 
 // caseNames are the names of the cases of every check, as a run with the
