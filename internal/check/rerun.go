@@ -300,7 +300,9 @@ func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 			// it named no bound and no reason (/dev/zero on stdin).
 			return nil, ReportEnd{}, &ReportLineError{Line: n + 1, Err: fmt.Errorf("longer than %d MiB without a line break, more than any line check writes", maxReportLine>>20)}
 		}
-		return nil, ReportEnd{}, fmt.Errorf("line %d: %w", n+1, err)
+		// At its line, as every other bad line is (the command places it
+		// file:line:, as it places those).
+		return nil, ReportEnd{}, &ReportLineError{Line: n + 1, Err: err}
 	}
 	if cases == 0 {
 		return nil, ReportEnd{}, errNotReport
