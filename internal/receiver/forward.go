@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/malformedhead"
 )
 
 // newClient returns the client that forwards calls: a pool sized to the
@@ -882,9 +883,21 @@ func (e malformedAnswer) Error() string {
 // an answer is named.
 const malformedLead = "malformed answer:"
 
+// malformedHead is the forward's error when the receiver answered with
+// bytes whose head is no HTTP/1.1 answer's (net/http's refusal of it,
+// malformedhead.Refused, or a status under 100): its answer, malformed,
+// which the summary counts as such, not as no answer.
+type malformedHead struct{ err error }
+
+func (e malformedHead) Error() string {
+	return fmt.Sprintf("%s the receiver answered with a head that is no HTTP/1.1 answer's (%s)", malformedLead, e.err.Error())
+}
+
+func (e malformedHead) Unwrap() error { return e.err }
+
 // MalformedKinds names each kind of framing the check finds malformed
 // (judgeHead, pastEnd), for a summary that counts such answers.
-const MalformedKinds = "a Content-Length short of its body, a 204 or 304 with a body, an answer to HEAD with a body, both Content-Length and Transfer-Encoding"
+const MalformedKinds = "a head that is no HTTP/1.1 answer's, a Content-Length short of its body, a 204 or 304 with a body, an answer to HEAD with a body, both Content-Length and Transfer-Encoding"
 
 // IsMalformedAnswer says a forward whose error was forwardErr, as
 // recorded (a call's forward, a fault's delivery), failed on an answer
@@ -1360,7 +1373,7 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		// connection closed with no answer, and no line for the call).
 		// The receiver took the call and gave no answer a sender reads.
 		resp.Body.Close()
-		err = forwardError(fmt.Sprintf("the receiver answered status code %03d, which is no HTTP status (100 to 999)", resp.StatusCode))
+		err = malformedHead{err: forwardError(fmt.Sprintf("the receiver answered status code %03d, which is no HTTP status (100 to 999)", resp.StatusCode))}
 		resp = nil
 	}
 	if err == nil {
@@ -1431,6 +1444,11 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		// bytes for a bad HTTP/2 preface, and read no call.
 		err = http2Only{err: err}
 		sent = false
+	}
+	if resp == nil && sent && ctx.Err() == nil && malformedhead.Refused(err) && !errors.As(err, new(strayBeforeAnswer)) {
+		// The receiver answered, with a head net/http would not read:
+		// its answer, malformed, not a forward that got none.
+		err = malformedHead{err: err}
 	}
 	if resp == nil && sent && ctx.Err() == nil && once.closedUnread(ctx) {
 		// Its bytes went out, and the receiver never read them: no call

@@ -430,3 +430,40 @@ func FuzzParseHeads(f *testing.F) {
 		}
 	})
 }
+
+// An answer whose head net/http refuses (a status that is no number, a
+// status line that is none, garbage, a status under 100) is the
+// receiver's answer, malformed: its forward says so in the words
+// IsMalformedAnswer knows, as a framing fault's does, so that the
+// summary counts it malformed, not as a forward that got no answer. It
+// said net/http's words alone ("malformed HTTP status code") and "it may
+// hold it", and the summary said "0 answered" of a receiver that had
+// answered every call (found by fw46).
+func TestForwardMalformedHead(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ name, answer, quote string }{
+		{"status not a number", "HTTP/1.1 2x0 OK\r\nContent-Length: 0\r\n\r\n", `malformed HTTP status code "2x0"`},
+		{"garbage", "garbage\r\n\r\n", `malformed HTTP response "garbage"`},
+		{"no version", "HTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", `malformed HTTP version "HTP/1.1"`},
+		{"a header line that is none", "HTTP/1.1 200 OK\r\nno colon here\r\nContent-Length: 0\r\n\r\n", `malformed MIME header`},
+		{"status under 100", "HTTP/1.1 042 Odd\r\nContent-Length: 0\r\n\r\n", "status code 042, which is no HTTP status"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			u := rawAnswerBackend(t, tt.answer)
+			srv, _, mem := start(t, Config{ForwardTo: u})
+			resp := post(t, srv, ev, `{"a":1}`)
+			srv.Close()
+			if resp.StatusCode != http.StatusBadGateway {
+				t.Errorf("the sender got %d, want 502", resp.StatusCode)
+			}
+			if len(mem.recs) != 1 || mem.recs[0].Forward == nil {
+				t.Fatalf("%d records, want 1 with its forward", len(mem.recs))
+			}
+			f := mem.recs[0].Forward
+			if !IsMalformedAnswer(f.Error) || !strings.Contains(f.Error, tt.quote) || !strings.Contains(f.Error, "it may hold it") {
+				t.Errorf("forward error %q: want a malformed answer's words (%q), net/http's %q, and that the receiver may hold the call", f.Error, malformedLead, tt.quote)
+			}
+		})
+	}
+}
