@@ -38,7 +38,7 @@ func newClient(conns int, timeout time.Duration, tlsConf *tls.Config) *http.Clie
 		if err != nil {
 			return nil, err
 		}
-		return &countedConn{Conn: c, kick: make(chan struct{}, 1), judged: make(chan struct{}), judgeWithin: timeout}, nil
+		return &countedConn{Conn: c, kick: make(chan struct{}, 1), judged: make(chan struct{})}, nil
 	}
 	tr := &http.Transport{
 		Proxy:       nil, // a local receiver, never through a proxy
@@ -236,10 +236,8 @@ type countedConn struct {
 	given     atomic.Int64
 	idleAfter atomic.Int64
 	// judging, when set (by tests), runs each time judgeUnread's look
-	// found no reset and no sign that none will come.
+	// found no reset and no sign that none will come, and would wait.
 	judging func()
-	// judgeWithin bounds judgeUnread's wait: the client's time limit.
-	judgeWithin time.Duration
 }
 
 // idleClosed notes a read of the connection that failed with err (n
@@ -374,31 +372,34 @@ func (c *countedConn) Close() error {
 // them unread (a socket that closes with bytes unread resets the
 // connection, and one closed resets those that come after). Either way
 // its application never read the call. One that read the call whole and
-// then closed sent its FIN, no reset: it may hold the call. It waits for
-// the one or the other (readUnread), however late it comes: a time limit
-// on it (200ms, once) said "it may hold it" of calls a receiver held
-// between its close_notify and its close reset unread (found by fw45).
-// A receiver that sends neither is given the forward's time limit
-// (judgeWithin), then may hold the call.
+// then closed sent its FIN, no reset: it may hold the call. It waits
+// for the one or the other (readUnread) as events, for closeNotifyGrace
+// at most: after the receiver's close_notify the connection carries
+// nothing more, and is closed. Waited for up to the forward's time limit
+// (fw45's), a receiver that sent its close_notify and then neither closed
+// nor reset held the call, its connection's close and with it listen's
+// stop, 30 s (found by fw46). Looked at once, with no wait, a receiver
+// that closes right after its close_notify (Go's tls.Conn.Close) was
+// seen before its reset one forward in three, and its call said held.
+// A receiver whose reset comes later may hold the call, as far as listen
+// can tell, and is said so (not sent again).
 func (c *countedConn) judgeUnread() {
 	if c.judged == nil {
 		return
 	}
 	c.judge.Do(func() {
 		if c.closeNotified.Load() {
-			within := c.judgeWithin
-			if within <= 0 {
-				within = defaultJudgeWithin
-			}
-			c.neverRead.Store(readUnread(c.Conn, time.Now().Add(within), c.judging))
+			c.neverRead.Store(readUnread(c.Conn, time.Now().Add(closeNotifyGrace), c.judging))
 		}
 		close(c.judged)
 	})
 }
 
-// defaultJudgeWithin is judgeUnread's bound on a connection that was
-// given none: a forward's own default time limit.
-const defaultJudgeWithin = 30 * time.Second
+// closeNotifyGrace bounds judgeUnread's wait for the reset or FIN of a
+// receiver after its close_notify: its close follows at once (the same
+// call of its TLS stack) unless its process is held, and a receiver that
+// holds the connection longer holds no call listen can wait for.
+const closeNotifyGrace = 500 * time.Millisecond
 
 func (c *countedConn) Read(p []byte) (int, error) {
 	if c.answers.ended.Load() {

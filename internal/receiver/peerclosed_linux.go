@@ -42,8 +42,9 @@ func peerClosed(c net.Conn) bool {
 // made again each millisecond is that after a FIN that came before the
 // bytes were acknowledged, which their acknowledgement or a reset ends
 // (on loopback at once). At deadline it gives up: not known (false, the
-// safe word). looked, when set, runs after each look that decided
-// nothing. false when it cannot look.
+// safe word); a deadline past looks once, and waits for nothing. looked,
+// when set, runs after each look that decided nothing, before its wait.
+// false when it cannot look.
 func readUnread(c net.Conn, deadline time.Time, looked func()) (never bool) {
 	onSocket(c, func(fd uintptr) {
 		for {
@@ -71,12 +72,12 @@ func readUnread(c net.Conn, deadline time.Time, looked func()) (never bool) {
 			default:
 				return // a state no call's wait is in
 			}
-			if looked != nil {
-				looked()
-			}
 			left := time.Until(deadline)
 			if left <= 0 {
 				return
+			}
+			if looked != nil {
+				looked()
 			}
 			// POLLHUP and POLLERR (the reset) are always said; the FIN
 			// (POLLRDHUP) is asked for until it came.
