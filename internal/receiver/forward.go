@@ -238,6 +238,18 @@ type countedConn struct {
 	// judging, when set (by tests), runs each time judgeUnread's look
 	// found no reset and no sign that none will come, and would wait.
 	judging func()
+	// ackedBefore is, on a plain kept-alive connection given a call,
+	// what its socket said of the receiver's acknowledgements when the
+	// look before the call's first write found it open (lookBeforeCall),
+	// nil when not known; unackedReset says a read, a write or the close
+	// that failed after it found the connection reset after a FIN with
+	// none of the call's bytes acknowledged (neverAcked). lookedOpen, when set (by tests),
+	// runs after that look, before the write; readFailed as a read of
+	// the socket fails, before the failure is judged and given.
+	ackedBefore  atomic.Pointer[ackState]
+	unackedReset atomic.Bool
+	lookedOpen   func()
+	readFailed   func()
 }
 
 // idleClosed notes a read of the connection that failed with err (n
@@ -290,6 +302,9 @@ func (c *countedConn) Write(p []byte) (int, error) {
 	if !c.underTLS || c.callWriting.Load() > 0 {
 		c.written.Add(int64(n))
 	}
+	if err != nil {
+		c.judgeUnacked()
+	}
 	return n, err
 }
 
@@ -299,19 +314,31 @@ func (c *countedConn) Write(p []byte) (int, error) {
 // call's and wait for nothing). A connection the receiver closed first
 // refuses the call's writes from then on.
 func (c *countedConn) lookBeforeCall() {
-	if c.lookFirst.Swap(false) && c.closedFirst() {
-		// An HTTP/1.1 server reads no call after its close, so the
-		// call, none of which went out, is refused here, and net/http
-		// makes it again on another connection (nothing written:
-		// onceOnly's getBody hands the body back). Written, it met the
-		// close on its way, and the forward failed as a call the
-		// receiver may hold (a forward in ten, or more, at a
-		// concurrency of 2 against a receiver over https that closes
-		// after every answer).
-		var e error = errClosedFirst
-		c.refuse.Store(&e)
-		c.kept.Load().sawClose()
+	if !c.lookFirst.Swap(false) {
+		return
 	}
+	if !c.closedFirst() {
+		if !c.underTLS {
+			c.unackedReset.Store(false)
+			before := ackStateOf(c.Conn)
+			c.ackedBefore.Store(&before)
+		}
+		if c.lookedOpen != nil {
+			c.lookedOpen()
+		}
+		return
+	}
+	// An HTTP/1.1 server reads no call after its close, so the call,
+	// none of which went out, is refused here, and net/http makes it
+	// again on another connection (nothing written: onceOnly's getBody
+	// hands the body back). Written, it met the close on its way, and the
+	// forward failed as a call the receiver may hold (a forward in ten,
+	// or more, at a concurrency of 2 against a receiver over https that
+	// closes after every answer); over http, unless its bytes were reset
+	// unacknowledged (judgeUnacked).
+	var e error = errClosedFirst
+	c.refuse.Store(&e)
+	c.kept.Load().sawClose()
 }
 
 // closedFirst says the receiver's close of the kept-alive connection
@@ -357,7 +384,23 @@ func (c *countedConn) signal() {
 	}
 }
 
+// judgeUnacked notes, on a plain kept-alive connection whose call's
+// bytes went out after a look found it open, that the connection was
+// reset after a FIN with none of them acknowledged (neverAcked): the
+// receiver's socket was closed when they came, and its application never
+// read them. Looked at as a read, a write or the close fails, while the
+// socket is there to look at.
+func (c *countedConn) judgeUnacked() {
+	if c.underTLS || c.unackedReset.Load() {
+		return
+	}
+	if before := c.ackedBefore.Load(); before != nil && neverAcked(c.Conn, *before) {
+		c.unackedReset.Store(true)
+	}
+}
+
 func (c *countedConn) Close() error {
+	c.judgeUnacked()
 	c.judgeUnread()
 	c.closed.Store(true)
 	if c.kick != nil {
@@ -416,9 +459,13 @@ func (c *countedConn) Read(p []byte) (int, error) {
 		}()
 	}
 	n, err := c.Conn.Read(p)
+	if err != nil && c.readFailed != nil {
+		c.readFailed()
+	}
 	if err != nil {
 		c.readErr.CompareAndSwap(nil, &err)
 		c.idleClosed(n, err)
+		c.judgeUnacked()
 	}
 	n, err = c.answers.seen(p, n, err, c.unread)
 	if w := c.callWrite.Load(); n > 0 && w != nil && !c.answers.refused() {
@@ -1011,6 +1058,18 @@ func (o *onceOnly) closedUnread(ctx context.Context) bool {
 	return false
 }
 
+// resetUnacked says the call's last try went out on a plain kept-alive
+// connection that the receiver had closed, found open by the look before
+// its first write (its FIN came just after), and that then reset with
+// none of the call's bytes acknowledged (countedConn.judgeUnacked): the
+// receiver's socket took none of them, and it never read the call.
+func (o *onceOnly) resetUnacked() bool {
+	o.mu.Lock()
+	c, reused, answered := o.conn, o.reused, o.answered
+	o.mu.Unlock()
+	return c != nil && reused && !answered && !c.underTLS && c.unackedReset.Load()
+}
+
 // strayBefore says, of the call's last try, given a kept-alive
 // connection, that the bytes read for its answer held an HTTP/1.x status
 // line after n bytes that were none (stray: the first 16 of them) and
@@ -1112,6 +1171,17 @@ func (e closedUnread) Error() string {
 }
 
 func (e closedUnread) Unwrap() error { return e.err }
+
+// resetUnacked is the forward's error when the receiver closed the plain
+// kept-alive connection before the call reached it, and reset it on the
+// call's bytes, none of them acknowledged (onceOnly.resetUnacked).
+type resetUnacked struct{ err error }
+
+func (e resetUnacked) Error() string {
+	return e.err.Error() + ": the receiver closed the kept-alive connection before the call reached it, then reset it on the call's bytes, none of which it acknowledged: it never got the call (not sent again)"
+}
+
+func (e resetUnacked) Unwrap() error { return e.err }
 
 // notSentAgain is the forward's error when its connection failed after
 // (some of) the call went out and before an answer: net/http would have
@@ -1361,7 +1431,7 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 			fresh = false
 			continue
 		}
-		if once.wentOut() && once.closedUnread(ctx) {
+		if once.wentOut() && (once.resetUnacked() || once.closedUnread(ctx)) {
 			r.kept.sawClose()
 			fresh = true
 			continue
@@ -1451,9 +1521,12 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		// its answer, malformed, not a forward that got none.
 		err = malformedHead{err: err}
 	}
-	if resp == nil && sent && ctx.Err() == nil && once.closedUnread(ctx) {
+	if resp == nil && sent && ctx.Err() == nil && once.resetUnacked() {
 		// Its bytes went out, and the receiver never read them: no call
 		// it got. (The last of the tries: earlier ones are made again.)
+		err = resetUnacked{err: err}
+		sent = false
+	} else if resp == nil && sent && ctx.Err() == nil && once.closedUnread(ctx) {
 		err = closedUnread{err: err}
 		sent = false
 	}
