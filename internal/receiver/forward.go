@@ -1444,7 +1444,7 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		// connection closed with no answer, and no line for the call).
 		// The receiver took the call and gave no answer a sender reads.
 		resp.Body.Close()
-		err = malformedHead{err: forwardError(fmt.Sprintf("the receiver answered status code %03d, which is no HTTP status (100 to 999)", resp.StatusCode))}
+		err = malformedHead{err: forwardError(fmt.Sprintf("status code %03d, which is no HTTP status (100 to 999)", resp.StatusCode))}
 		resp = nil
 	}
 	if err == nil {

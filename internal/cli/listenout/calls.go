@@ -558,8 +558,8 @@ func (p *CallPrinter) receiverSummary(w io.Writer) {
 		fmt.Fprintf(w, "  flagged:    %s (calls whose answers break check's rules; see the FLAG lines)\n", strings.Join(fs, ", "))
 	}
 	if n := p.malformed; n > 0 {
-		fmt.Fprintf(w, "  malformed:  %d %s that were no HTTP/1.1 answer (%s; see %s)\n",
-			n, term.Plural(n, "answer of the receiver's", "answers of the receiver's"), receiver.MalformedKinds, term.Plural(n, "its line", "their lines"))
+		fmt.Fprintf(w, "  malformed:  %d %s no HTTP/1.1 answer (%s; see %s)\n",
+			n, term.Plural(n, "answer of the receiver's that was", "answers of the receiver's that were"), receiver.MalformedKinds, term.Plural(n, "its line", "their lines"))
 	}
 	if ss := statusCounts(p.unrecorded); len(ss) > 0 {
 		n := 0
