@@ -45,7 +45,7 @@ func TestForwardKeepsNoConnectionToAReceiverThatClosesThem(t *testing.T) {
 			defer client.CloseIdleConnections()
 			mem := &memRecorder{}
 			var told atomic.Int32
-			rcv := New(Config{ForwardTo: srv.url, Capture: mem, Client: client, ClosesKept: func() { told.Add(1) }})
+			rcv := New(Config{ForwardTo: srv.url, Capture: mem, Client: client, ClosesKept: func(bool) { told.Add(1) }})
 			var reused []bool
 			threeCtx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
 				GotConn: func(i httptrace.GotConnInfo) { reused = append(reused, i.Reused) },

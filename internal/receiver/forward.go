@@ -557,6 +557,7 @@ type answerWatch struct {
 	// when that is not known (chunked, until the close) or was judged.
 	end   int64
 	fault string // how the answer was malformed, "" for not
+	past  bool   // it was: bytes came after its framed end (pastEnd)
 	// refusing says the status line says 4xx or 5xx (refusal): looked
 	// at on each read of a plain connection, without the lock.
 	refusing atomic.Bool
@@ -606,7 +607,7 @@ func (w *answerWatch) saw(b []byte, unread func() int) (keep int, malformed bool
 	if w.read == end && unread() == 0 {
 		return len(b), false
 	}
-	w.fault = pastEnd(w.f, w.method)
+	w.fault, w.past = pastEnd(w.f, w.method), true
 	return int(end - before), true
 }
 
@@ -780,16 +781,17 @@ func (o *onceOnly) wentOut() bool {
 // not be told (a head over maxHeadKept; bytes past the answer's end that
 // came after the read that reached it). Asked once the answer was read
 // whole: its framing was judged by then, in the reads that took it.
-func (o *onceOnly) framingFault() string {
+// past says the fault was bytes after the answer's framed end.
+func (o *onceOnly) framingFault() (how string, past bool) {
 	o.mu.Lock()
 	w := o.answer
 	o.mu.Unlock()
 	if w == nil {
-		return ""
+		return "", false
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.fault
+	return w.fault, w.past
 }
 
 // framing is what an answer's head (after any 1xx heads) says of its
@@ -1477,8 +1479,13 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		case err != nil:
 			err = answerCutShort{status: resp.StatusCode, got: n, length: resp.ContentLength, err: err}
 		default:
-			if how := once.framingFault(); how != "" {
+			if how, past := once.framingFault(); how != "" {
 				err = malformedAnswer{status: resp.StatusCode, how: how}
+				if past {
+					// Bytes after its end: more may come later, whole,
+					// and be read as the next call's answer.
+					r.kept.sawStray()
+				}
 			}
 		}
 		if err == nil {

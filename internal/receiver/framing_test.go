@@ -467,3 +467,35 @@ func TestForwardMalformedHead(t *testing.T) {
 		})
 	}
 }
+
+// A receiver that writes bytes after an answer's framed end (a second
+// answer, a body past its Content-Length) on a kept-alive connection has
+// them taken for the start of the next call's answer on it: a second
+// answer that came whole and alone was passed on as the next call's, to
+// a call the receiver had not answered yet, or never read. Once such an
+// answer is seen, listen keeps no connection to it alive, and says why:
+// stray bytes, not a close. It kept them the whole run, 967 forwards in
+// 2000 at send -c 16 judged malformed with an earlier call's status, and
+// one run in two a call the receiver never read was answered the 201 of
+// another (found by fw46).
+func TestForwardBytesPastTheEndKeepNoConnection(t *testing.T) {
+	t.Parallel()
+	u, client := keptAliveRawBackend(t, "http", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok")
+	var told []bool
+	srv, _, mem := start(t, Config{ForwardTo: u, Client: client, ClosesKept: func(stray bool) { told = append(told, stray) }})
+	for range 3 {
+		post(t, srv, ev, `{"a":1}`)
+	}
+	srv.Close()
+	if len(mem.recs) != 3 {
+		t.Fatalf("%d records", len(mem.recs))
+	}
+	for i, rec := range mem.recs {
+		if f := rec.Forward; f == nil || !IsMalformedAnswer(f.Error) || !strings.Contains(f.Error, "answered 200") {
+			t.Errorf("call %d: forward %+v, want its own 200 judged malformed", i+1, f)
+		}
+	}
+	if len(told) != 1 || !told[0] {
+		t.Errorf("ClosesKept told %v, want once, of stray bytes", told)
+	}
+}
