@@ -679,3 +679,41 @@ func TestInspectorSaysAForwardedAnswerWasCut(t *testing.T) {
 		t.Errorf("the call whose answer was cut reads %q, want the receiver's 200 and %q", detail, cut)
 	}
 }
+
+// A re-delivery refused before its accepted original was answered is
+// flagged under the original's line, "of call #N": the page shows that
+// FLAG under the original too, naming and linking the call it judges, as
+// listen's line does. The page dropped it, and showed it nowhere (found
+// by fw46).
+func TestInspectorShowsAFlagOfAnotherCall(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	at := time.Date(2026, 11, 23, 1, 0, 0, 0, time.UTC)
+	body := bytes.TrimSpace(generate(t, "--event", "CREATE_RECEIVABLE_DOC", "--seed", "1", "--output", "ndjson"))
+	forwarded := func(came time.Time, status int) *capture.Record {
+		rec := &capture.Record{Time: came, Remote: "127.0.0.1:9", Method: "POST", Path: "/hook",
+			Query: "businessType=CREATE_RECEIVABLE_DOC", Headers: http.Header{"Content-Type": {"application/json"}},
+			Response: &capture.Response{Status: status, Body: `{}`, BodyEncoding: capture.UTF8},
+			Forward:  &capture.Forward{URL: "http://127.0.0.1:3000/erp", Status: status}}
+		rec.SetBody(body)
+		return rec
+	}
+	var file []byte
+	file, _ = capture.Append(file, forwarded(at.Add(time.Second), 409)) // #1: the re-delivery, answered first
+	file, _ = capture.Append(file, forwarded(at, 200))                  // #2: the original, came first
+	path := filepath.Join(t.TempDir(), "calls.ndjson")
+	if err := os.WriteFile(path, file, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var flags, link string
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(startInspect(t, path)+"#/calls/2"),
+		chromedp.WaitVisible(`.detail[data-id="2"] ul.flags`, chromedp.ByQuery),
+		chromedp.Text(`.detail[data-id="2"] ul.flags`, &flags, chromedp.ByQuery),
+		chromedp.Evaluate(`(document.querySelector('.detail[data-id="2"] ul.flags a') || {getAttribute: () => ""}).getAttribute("href")`, &link),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(flags, "FLAG duplicates, of call #1 (printed before this one): requestId ") || !strings.Contains(flags, "was accepted (2xx) in call #2, which came before its re-delivery #1") || link != "#/calls/1" {
+		t.Errorf("call 2's flags %q, link %q; want the duplicates flag of call #1, linked", flags, link)
+	}
+}

@@ -28,6 +28,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/whsim/whsim/internal/malformedhead"
 	"github.com/whsim/whsim/internal/sign"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -403,7 +404,7 @@ func (e malformedError) Error() string { return string(e) }
 // malformed says err is a refusal of an answer's head as no HTTP/1.x
 // answer: whsim's own (malformedError), textproto's (a header line), or
 // one of net/http's, which are plain strings (fmt.Errorf), known by the
-// words the last error of the chain starts with: net/http's own, before
+// words the last error of the chain starts with (malformedhead.Said): net/http's own, before
 // any byte of the receiver's it quotes.
 func malformed(err error) bool {
 	for ; err != nil; err = errors.Unwrap(err) {
@@ -412,33 +413,12 @@ func malformed(err error) bool {
 			return true
 		}
 		if errors.Unwrap(err) == nil {
-			msg := unwrapped(err.Error())
-			for _, w := range netHTTPMalformed {
-				if strings.HasPrefix(msg, w) {
-					return true
-				}
+			if malformedhead.Said(unwrapped(err.Error())) {
+				return true
 			}
 		}
 	}
 	return false
-}
-
-// netHTTPMalformed are the words net/http's reader (http.ReadResponse and
-// its transfer rules, Go 1.26 and 1.27) starts a refusal of an answer's
-// head with, its "http: " dropped (unwrapped).
-var netHTTPMalformed = []string{
-	"malformed HTTP response ",
-	"malformed HTTP status code ",
-	"malformed HTTP version ",
-	"message cannot contain multiple Content-Length headers",
-	"bad Content-Length ",
-	"invalid empty Content-Length ",
-	"too many transfer encodings: ",
-	"unsupported transfer encoding: ",
-	"bad trailer key ",
-	"message too large", // textproto's, of a head's first line starting with a space
-	// the transport's, of a head past its 1 MiB (MaxResponseHeaderBytes)
-	"server response headers exceeded ",
 }
 
 // maxKeptBody bounds the response body kept for -v and JSON reports.

@@ -77,7 +77,7 @@ const maxHead = 1 << 20
 const bodyCap = 2 * MaxBodyRead
 
 // errHeadOver is an answer whose head ran past maxHead: a malformed
-// answer, as net/http's words for it are (netHTTPMalformed).
+// answer, as net/http's words for it are (malformedhead.Said).
 var errHeadOver = malformedError("server response headers exceeded " + strconv.Itoa(maxHead) + " bytes; aborted")
 
 // connIO reads a worker's connection and sends requests on it.

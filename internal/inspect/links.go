@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	"net/http"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/whsim/whsim/internal/jsonlex"
@@ -115,12 +116,20 @@ type linker struct {
 	reqs  *recent.Map[uint64, uint64] // a requestId's hash -> the newest call with it
 	docs  *recent.Map[uint64, uint64] // a document's hash -> the newest call about it
 	judge *receiver.Forwarded
+	// others holds, by call, the flags listen printed under it that
+	// judge another call (receiver.Flag.Of: a re-delivery refused
+	// before its accepted original was answered), which a call's flag
+	// bits cannot say: a call read back from the file takes them here.
+	// Written under the store's lock (link), read by back readers.
+	othersMu sync.Mutex
+	others   *recent.Map[uint64, []receiver.Flag]
 }
 
 func newLinker() *linker {
 	return &linker{
 		seed: maphash.MakeSeed(), paths: docPaths(), judge: receiver.NewForwarded(),
 		reqs: recent.New[uint64, uint64](maxLinked), docs: recent.New[uint64, uint64](maxLinked),
+		others: recent.New[uint64, []receiver.Flag](maxLinked),
 	}
 }
 
@@ -151,11 +160,25 @@ func (l *linker) link(c *call) {
 	}
 	if f := c.Record.Forward; f != nil && f.Error == "" {
 		// A flag of another call (a refused re-delivery the file holds
-		// before the call accepted that came first) is not this call's:
-		// the page keeps each call's own, as its flag bits can say them.
-		c.Flags = slices.DeleteFunc(l.judge.Judge(c.RequestID, c.Verdict == "invalid", f.Status, c.Record.Time, c.ID),
-			func(fl receiver.Flag) bool { return fl.Of != 0 })
+		// before the call accepted that came first) is kept with the
+		// call listen printed it under, "of call #N", as listen did: the
+		// page dropped it, and showed it nowhere (found by fw46).
+		c.Flags = l.judge.Judge(c.RequestID, c.Verdict == "invalid", f.Status, c.Record.Time, c.ID)
+		if i := slices.IndexFunc(c.Flags, func(fl receiver.Flag) bool { return fl.Of != 0 }); i >= 0 {
+			l.othersMu.Lock()
+			l.others.Put(c.ID, slices.Clone(c.Flags[i:]))
+			l.othersMu.Unlock()
+		}
 	}
+}
+
+// othersOf is the flags of other calls listen printed under call id
+// (link), nil for none or when too long ago to be kept.
+func (l *linker) othersOf(id uint64) []receiver.Flag {
+	l.othersMu.Lock()
+	defer l.othersMu.Unlock()
+	fs, _ := l.others.Get(id)
+	return fs
 }
 
 // newest is the newest call with the key's hash (0: none).
@@ -170,9 +193,14 @@ const (
 	flagDuplicate
 )
 
+// flagBits are the bits of a call's own flags (those of other calls it
+// was printed with are kept apart: linker.others).
 func flagBits(fs []receiver.Flag) uint8 {
 	var b uint8
 	for _, f := range fs {
+		if f.Of != 0 {
+			continue
+		}
 		switch f.Check {
 		case receiver.RejectsMalformed:
 			b |= flagMalformed

@@ -923,7 +923,7 @@ func (s *Store) reader() *backReader {
 
 type backReader struct {
 	x     *fileIndex
-	links *linker // its seed and paths only, which never change
+	links *linker // its seed and paths, which never change, and othersOf
 	f     *os.File
 	r     *capture.Reader
 	base  int64 // the file offset r started at
@@ -990,7 +990,7 @@ func fileSize(fi os.FileInfo) int64 {
 func (b *backReader) call(id uint64, e entry, rec *capture.Record) *call {
 	c := newCall(id, rec, nil, b.x.check(rec))
 	c.RepeatOf, c.PrevDoc = e.prevReq(id), e.prevDoc(id)
-	c.Flags = flagsOf(e.flags(), c)
+	c.Flags = append(flagsOf(e.flags(), c), b.links.othersOf(id)...)
 	c.doc = b.links.docHash(c.Event, c.content)
 	return c
 }

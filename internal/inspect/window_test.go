@@ -351,3 +351,45 @@ func TestDetailFlagsIsTheList(t *testing.T) {
 		t.Errorf("detail JSON %s", b)
 	}
 }
+
+// A re-delivery refused whose accepted original came before it and was
+// answered after it (listen printed the refusal's line first) is flagged
+// on the original's line, "of call #N": the page shows that flag there,
+// with the call it judges, as listen printed it, for a call in the
+// window and one read back from the file alike. The page kept each
+// call's own flags only, and the flag was on no page (found by fw46).
+func TestFlagOfAnotherCallShown(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "calls.ndjson")
+	refused := forwardedCall(2, "CREATE_RECEIVABLE_DOC", "a", "SKD1", 409) // came second, answered first
+	original := forwardedCall(1, "CREATE_RECEIVABLE_DOC", "a", "SKD1", 200)
+	other := forwardedCall(3, "CREATE_RECEIVABLE_DOC", "b", "SKD2", 200)
+	var file []byte
+	for _, r := range []*capture.Record{refused, original, other} {
+		file, _ = capture.Append(file, r)
+	}
+	writeFile(t, path, file)
+	for _, window := range []int{10, 1} { // in memory; read back from the file
+		t.Run(fmt.Sprint("window=", window), func(t *testing.T) {
+			s := loadFile(t, path, window, func(*capture.Record) []validate.Finding { return nil })
+			srv := newTestServer(t, s, nil)
+			var d1, d2 detail
+			get(t, srv.URL+"/api/calls/1", &d1)
+			get(t, srv.URL+"/api/calls/2", &d2)
+			if len(d1.FlagList) != 0 {
+				t.Errorf("call 1 (the refusal, printed first): flags %+v, want none under its line", d1.FlagList)
+			}
+			if len(d2.FlagList) != 1 || d2.FlagList[0].Check != receiver.Duplicates || d2.FlagList[0].Of != 1 || !strings.Contains(d2.FlagList[0].Reason, "re-delivery #1") {
+				t.Errorf("call 2 (the original): flags %+v, want duplicates of call 1", d2.FlagList)
+			}
+			var list []summary
+			get(t, srv.URL+"/api/calls", &list)
+			marks := ""
+			for _, c := range list {
+				marks += fmt.Sprintf("%d:%d ", c.ID, c.Flags)
+			}
+			if marks != "3:0 2:1 1:0 " {
+				t.Errorf("list marks (id:flags) %s, want call 2's flag counted", marks)
+			}
+		})
+	}
+}

@@ -427,6 +427,76 @@ func TestForwardClosedUnreadResetLate(t *testing.T) {
 	}
 }
 
+// A receiver over https that sends its close_notify after its answer,
+// with the next call unread in its socket, and then neither closes nor
+// resets (until listen closes the connection): listen treats the
+// connection as closed after closeNotifyGrace, the call one the receiver
+// may hold (502, not sent again). It waited for a reset or a FIN up to
+// the forward's time limit (30 s), which held the call and listen's stop
+// (found by fw46). The forward's limit here is 10 minutes and the
+// sender waits until the test's own deadline: the call is answered
+// while both are far away, and says it was not answered in time by
+// neither (the receiver still held the connection when listen closed it).
+func TestForwardCloseNotifyHeldNotWaitedFor(t *testing.T) {
+	t.Parallel()
+	serving, roots := testTLS()
+	var reads atomic.Int32 // of "two"
+	ln := testnet.Serve(t, func(sock net.Conn) {
+		c := tls.Server(sock, serving)
+		br := bufio.NewReader(c)
+		req, err := http.ReadRequest(br)
+		if err != nil {
+			return
+		}
+		if b, _ := io.ReadAll(req.Body); string(b) == "two" {
+			reads.Add(1)
+		}
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+		rc, err := sock.(*net.TCPConn).SyscallConn()
+		if err != nil {
+			return
+		}
+		// Until the next call is in the socket, unread.
+		rc.Read(func(uintptr) bool { return bufferedBytes(sock) > 0 || peerClosed(sock) })
+		c.CloseWrite() // the close_notify; the socket stays open
+		<-listenClosed(sock)
+		sock.Close()
+	})
+	u, _ := url.Parse("https://" + ln.Addr().String() + "/hook")
+	client := newClient(16, 10*time.Minute, roots)
+	defer client.CloseIdleConnections()
+	mem := &memRecorder{}
+	rcv := New(Config{ForwardTo: u, Capture: mem, Client: client})
+	ctx := context.Background()
+	if deadline, ok := t.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-5*time.Second))
+		defer cancel()
+	}
+	codes := make([]int, 2)
+	for i, body := range []string{"one", "two"} {
+		w := httptest.NewRecorder()
+		rcv.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/webhook", strings.NewReader(body)).WithContext(ctx))
+		codes[i] = w.Code
+	}
+	if ctx.Err() != nil {
+		t.Fatal("the second call was held until the test's own deadline: listen waited for the receiver's reset or FIN after its close_notify")
+	}
+	rcv.Close()
+	if len(mem.recs) != 2 {
+		t.Fatalf("%d records", len(mem.recs))
+	}
+	// Its bytes went out before the close_notify was read, and no reset
+	// came: the receiver may hold it, as far as listen can tell.
+	f := mem.recs[1].Forward
+	if codes[1] != http.StatusBadGateway || f == nil || !strings.Contains(f.Error, mayHold) || strings.Contains(f.Error, "did not answer within") {
+		t.Errorf("the second call's sender got %d, want 502 saying %q; its forward: %+v", codes[1], mayHold, f)
+	}
+	if n := reads.Load(); n != 0 {
+		t.Errorf("the receiver read the second call %d times, want never (not sent again)", n)
+	}
+}
+
 // listenClosed is closed once the client closed its end of sock (its FIN
 // or reset came), which is not read.
 func listenClosed(sock net.Conn) <-chan struct{} {

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/capture"
+	"github.com/whsim/whsim/internal/malformedhead"
 )
 
 // newClient returns the client that forwards calls: a pool sized to the
@@ -37,7 +38,7 @@ func newClient(conns int, timeout time.Duration, tlsConf *tls.Config) *http.Clie
 		if err != nil {
 			return nil, err
 		}
-		return &countedConn{Conn: c, kick: make(chan struct{}, 1), judged: make(chan struct{}), judgeWithin: timeout}, nil
+		return &countedConn{Conn: c, kick: make(chan struct{}, 1), judged: make(chan struct{})}, nil
 	}
 	tr := &http.Transport{
 		Proxy:       nil, // a local receiver, never through a proxy
@@ -235,10 +236,20 @@ type countedConn struct {
 	given     atomic.Int64
 	idleAfter atomic.Int64
 	// judging, when set (by tests), runs each time judgeUnread's look
-	// found no reset and no sign that none will come.
+	// found no reset and no sign that none will come, and would wait.
 	judging func()
-	// judgeWithin bounds judgeUnread's wait: the client's time limit.
-	judgeWithin time.Duration
+	// ackedBefore is, on a plain kept-alive connection given a call,
+	// what its socket said of the receiver's acknowledgements when the
+	// look before the call's first write found it open (lookBeforeCall),
+	// nil when not known; unackedReset says a read, a write or the close
+	// that failed after it found the connection reset after a FIN with
+	// none of the call's bytes acknowledged (neverAcked). lookedOpen, when set (by tests),
+	// runs after that look, before the write; readFailed as a read of
+	// the socket fails, before the failure is judged and given.
+	ackedBefore  atomic.Pointer[ackState]
+	unackedReset atomic.Bool
+	lookedOpen   func()
+	readFailed   func()
 }
 
 // idleClosed notes a read of the connection that failed with err (n
@@ -291,6 +302,9 @@ func (c *countedConn) Write(p []byte) (int, error) {
 	if !c.underTLS || c.callWriting.Load() > 0 {
 		c.written.Add(int64(n))
 	}
+	if err != nil {
+		c.judgeUnacked()
+	}
 	return n, err
 }
 
@@ -300,19 +314,31 @@ func (c *countedConn) Write(p []byte) (int, error) {
 // call's and wait for nothing). A connection the receiver closed first
 // refuses the call's writes from then on.
 func (c *countedConn) lookBeforeCall() {
-	if c.lookFirst.Swap(false) && c.closedFirst() {
-		// An HTTP/1.1 server reads no call after its close, so the
-		// call, none of which went out, is refused here, and net/http
-		// makes it again on another connection (nothing written:
-		// onceOnly's getBody hands the body back). Written, it met the
-		// close on its way, and the forward failed as a call the
-		// receiver may hold (a forward in ten, or more, at a
-		// concurrency of 2 against a receiver over https that closes
-		// after every answer).
-		var e error = errClosedFirst
-		c.refuse.Store(&e)
-		c.kept.Load().sawClose()
+	if !c.lookFirst.Swap(false) {
+		return
 	}
+	if !c.closedFirst() {
+		if !c.underTLS {
+			c.unackedReset.Store(false)
+			before := ackStateOf(c.Conn)
+			c.ackedBefore.Store(&before)
+		}
+		if c.lookedOpen != nil {
+			c.lookedOpen()
+		}
+		return
+	}
+	// An HTTP/1.1 server reads no call after its close, so the call,
+	// none of which went out, is refused here, and net/http makes it
+	// again on another connection (nothing written: onceOnly's getBody
+	// hands the body back). Written, it met the close on its way, and the
+	// forward failed as a call the receiver may hold (a forward in ten,
+	// or more, at a concurrency of 2 against a receiver over https that
+	// closes after every answer); over http, unless its bytes were reset
+	// unacknowledged (judgeUnacked).
+	var e error = errClosedFirst
+	c.refuse.Store(&e)
+	c.kept.Load().sawClose()
 }
 
 // closedFirst says the receiver's close of the kept-alive connection
@@ -358,7 +384,23 @@ func (c *countedConn) signal() {
 	}
 }
 
+// judgeUnacked notes, on a plain kept-alive connection whose call's
+// bytes went out after a look found it open, that the connection was
+// reset after a FIN with none of them acknowledged (neverAcked): the
+// receiver's socket was closed when they came, and its application never
+// read them. Looked at as a read, a write or the close fails, while the
+// socket is there to look at.
+func (c *countedConn) judgeUnacked() {
+	if c.underTLS || c.unackedReset.Load() {
+		return
+	}
+	if before := c.ackedBefore.Load(); before != nil && neverAcked(c.Conn, *before) {
+		c.unackedReset.Store(true)
+	}
+}
+
 func (c *countedConn) Close() error {
+	c.judgeUnacked()
 	c.judgeUnread()
 	c.closed.Store(true)
 	if c.kick != nil {
@@ -373,31 +415,34 @@ func (c *countedConn) Close() error {
 // them unread (a socket that closes with bytes unread resets the
 // connection, and one closed resets those that come after). Either way
 // its application never read the call. One that read the call whole and
-// then closed sent its FIN, no reset: it may hold the call. It waits for
-// the one or the other (readUnread), however late it comes: a time limit
-// on it (200ms, once) said "it may hold it" of calls a receiver held
-// between its close_notify and its close reset unread (found by fw45).
-// A receiver that sends neither is given the forward's time limit
-// (judgeWithin), then may hold the call.
+// then closed sent its FIN, no reset: it may hold the call. It waits
+// for the one or the other (readUnread) as events, for closeNotifyGrace
+// at most: after the receiver's close_notify the connection carries
+// nothing more, and is closed. Waited for up to the forward's time limit
+// (fw45's), a receiver that sent its close_notify and then neither closed
+// nor reset held the call, its connection's close and with it listen's
+// stop, 30 s (found by fw46). Looked at once, with no wait, a receiver
+// that closes right after its close_notify (Go's tls.Conn.Close) was
+// seen before its reset one forward in three, and its call said held.
+// A receiver whose reset comes later may hold the call, as far as listen
+// can tell, and is said so (not sent again).
 func (c *countedConn) judgeUnread() {
 	if c.judged == nil {
 		return
 	}
 	c.judge.Do(func() {
 		if c.closeNotified.Load() {
-			within := c.judgeWithin
-			if within <= 0 {
-				within = defaultJudgeWithin
-			}
-			c.neverRead.Store(readUnread(c.Conn, time.Now().Add(within), c.judging))
+			c.neverRead.Store(readUnread(c.Conn, time.Now().Add(closeNotifyGrace), c.judging))
 		}
 		close(c.judged)
 	})
 }
 
-// defaultJudgeWithin is judgeUnread's bound on a connection that was
-// given none: a forward's own default time limit.
-const defaultJudgeWithin = 30 * time.Second
+// closeNotifyGrace bounds judgeUnread's wait for the reset or FIN of a
+// receiver after its close_notify: its close follows at once (the same
+// call of its TLS stack) unless its process is held, and a receiver that
+// holds the connection longer holds no call listen can wait for.
+const closeNotifyGrace = 500 * time.Millisecond
 
 func (c *countedConn) Read(p []byte) (int, error) {
 	if c.answers.ended.Load() {
@@ -414,9 +459,13 @@ func (c *countedConn) Read(p []byte) (int, error) {
 		}()
 	}
 	n, err := c.Conn.Read(p)
+	if err != nil && c.readFailed != nil {
+		c.readFailed()
+	}
 	if err != nil {
 		c.readErr.CompareAndSwap(nil, &err)
 		c.idleClosed(n, err)
+		c.judgeUnacked()
 	}
 	n, err = c.answers.seen(p, n, err, c.unread)
 	if w := c.callWrite.Load(); n > 0 && w != nil && !c.answers.refused() {
@@ -508,6 +557,7 @@ type answerWatch struct {
 	// when that is not known (chunked, until the close) or was judged.
 	end   int64
 	fault string // how the answer was malformed, "" for not
+	past  bool   // it was: bytes came after its framed end (pastEnd)
 	// refusing says the status line says 4xx or 5xx (refusal): looked
 	// at on each read of a plain connection, without the lock.
 	refusing atomic.Bool
@@ -557,7 +607,7 @@ func (w *answerWatch) saw(b []byte, unread func() int) (keep int, malformed bool
 	if w.read == end && unread() == 0 {
 		return len(b), false
 	}
-	w.fault = pastEnd(w.f, w.method)
+	w.fault, w.past = pastEnd(w.f, w.method), true
 	return int(end - before), true
 }
 
@@ -731,16 +781,17 @@ func (o *onceOnly) wentOut() bool {
 // not be told (a head over maxHeadKept; bytes past the answer's end that
 // came after the read that reached it). Asked once the answer was read
 // whole: its framing was judged by then, in the reads that took it.
-func (o *onceOnly) framingFault() string {
+// past says the fault was bytes after the answer's framed end.
+func (o *onceOnly) framingFault() (how string, past bool) {
 	o.mu.Lock()
 	w := o.answer
 	o.mu.Unlock()
 	if w == nil {
-		return ""
+		return "", false
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.fault
+	return w.fault, w.past
 }
 
 // framing is what an answer's head (after any 1xx heads) says of its
@@ -882,9 +933,21 @@ func (e malformedAnswer) Error() string {
 // an answer is named.
 const malformedLead = "malformed answer:"
 
+// malformedHead is the forward's error when the receiver answered with
+// bytes whose head is no HTTP/1.1 answer's (net/http's refusal of it,
+// malformedhead.Refused, or a status under 100): its answer, malformed,
+// which the summary counts as such, not as no answer.
+type malformedHead struct{ err error }
+
+func (e malformedHead) Error() string {
+	return fmt.Sprintf("%s the receiver answered with a head that is no HTTP/1.1 answer's (%s)", malformedLead, e.err.Error())
+}
+
+func (e malformedHead) Unwrap() error { return e.err }
+
 // MalformedKinds names each kind of framing the check finds malformed
 // (judgeHead, pastEnd), for a summary that counts such answers.
-const MalformedKinds = "a Content-Length short of its body, a 204 or 304 with a body, an answer to HEAD with a body, both Content-Length and Transfer-Encoding"
+const MalformedKinds = "a head that is no HTTP/1.1 answer's, a Content-Length short of its body, a 204 or 304 with a body, an answer to HEAD with a body, both Content-Length and Transfer-Encoding"
 
 // IsMalformedAnswer says a forward whose error was forwardErr, as
 // recorded (a call's forward, a fault's delivery), failed on an answer
@@ -997,6 +1060,18 @@ func (o *onceOnly) closedUnread(ctx context.Context) bool {
 	return false
 }
 
+// resetUnacked says the call's last try went out on a plain kept-alive
+// connection that the receiver had closed, found open by the look before
+// its first write (its FIN came just after), and that then reset with
+// none of the call's bytes acknowledged (countedConn.judgeUnacked): the
+// receiver's socket took none of them, and it never read the call.
+func (o *onceOnly) resetUnacked() bool {
+	o.mu.Lock()
+	c, reused, answered := o.conn, o.reused, o.answered
+	o.mu.Unlock()
+	return c != nil && reused && !answered && !c.underTLS && c.unackedReset.Load()
+}
+
 // strayBefore says, of the call's last try, given a kept-alive
 // connection, that the bytes read for its answer held an HTTP/1.x status
 // line after n bytes that were none (stray: the first 16 of them) and
@@ -1098,6 +1173,17 @@ func (e closedUnread) Error() string {
 }
 
 func (e closedUnread) Unwrap() error { return e.err }
+
+// resetUnacked is the forward's error when the receiver closed the plain
+// kept-alive connection before the call reached it, and reset it on the
+// call's bytes, none of them acknowledged (onceOnly.resetUnacked).
+type resetUnacked struct{ err error }
+
+func (e resetUnacked) Error() string {
+	return e.err.Error() + ": the receiver closed the kept-alive connection before the call reached it, then reset it on the call's bytes, none of which it acknowledged: it never got the call (not sent again)"
+}
+
+func (e resetUnacked) Unwrap() error { return e.err }
 
 // notSentAgain is the forward's error when its connection failed after
 // (some of) the call went out and before an answer: net/http would have
@@ -1347,7 +1433,7 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 			fresh = false
 			continue
 		}
-		if once.wentOut() && once.closedUnread(ctx) {
+		if once.wentOut() && (once.resetUnacked() || once.closedUnread(ctx)) {
 			r.kept.sawClose()
 			fresh = true
 			continue
@@ -1360,7 +1446,7 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		// connection closed with no answer, and no line for the call).
 		// The receiver took the call and gave no answer a sender reads.
 		resp.Body.Close()
-		err = forwardError(fmt.Sprintf("the receiver answered status code %03d, which is no HTTP status (100 to 999)", resp.StatusCode))
+		err = malformedHead{err: forwardError(fmt.Sprintf("status code %03d, which is no HTTP status (100 to 999)", resp.StatusCode))}
 		resp = nil
 	}
 	if err == nil {
@@ -1393,8 +1479,13 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		case err != nil:
 			err = answerCutShort{status: resp.StatusCode, got: n, length: resp.ContentLength, err: err}
 		default:
-			if how := once.framingFault(); how != "" {
+			if how, past := once.framingFault(); how != "" {
 				err = malformedAnswer{status: resp.StatusCode, how: how}
+				if past {
+					// Bytes after its end: more may come later, whole,
+					// and be read as the next call's answer.
+					r.kept.sawStray()
+				}
 			}
 		}
 		if err == nil {
@@ -1432,9 +1523,17 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		err = http2Only{err: err}
 		sent = false
 	}
-	if resp == nil && sent && ctx.Err() == nil && once.closedUnread(ctx) {
+	if resp == nil && sent && ctx.Err() == nil && malformedhead.Refused(err) && !errors.As(err, new(strayBeforeAnswer)) {
+		// The receiver answered, with a head net/http would not read:
+		// its answer, malformed, not a forward that got none.
+		err = malformedHead{err: err}
+	}
+	if resp == nil && sent && ctx.Err() == nil && once.resetUnacked() {
 		// Its bytes went out, and the receiver never read them: no call
 		// it got. (The last of the tries: earlier ones are made again.)
+		err = resetUnacked{err: err}
+		sent = false
+	} else if resp == nil && sent && ctx.Err() == nil && once.closedUnread(ctx) {
 		err = closedUnread{err: err}
 		sent = false
 	}

@@ -482,7 +482,7 @@ func TestForwardStatusUnder100(t *testing.T) {
 			if len(mem.recs) != 1 || mem.recs[0].Forward == nil {
 				t.Fatalf("%d records, want 1 with its forward", len(mem.recs))
 			}
-			want := "the receiver answered status code " + code + ", which is no HTTP status (100 to 999)"
+			want := "malformed answer: the receiver answered with a head that is no HTTP/1.1 answer's (status code " + code + ", which is no HTTP status (100 to 999))"
 			if f := mem.recs[0].Forward; !strings.Contains(f.Error, want) || f.Status != 0 {
 				t.Errorf("forward status %d, error %q; want 0 and %q", f.Status, f.Error, want)
 			}

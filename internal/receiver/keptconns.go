@@ -23,26 +23,32 @@ import (
 type keptConns struct {
 	closes atomic.Bool
 	// first, when set, is called once, by the forward that saw the first
-	// close (Config.ClosesKept): listen says so, as the receiver sees
-	// Connection: close on every call after it.
-	first func()
+	// close or stray bytes (Config.ClosesKept; stray says which): listen
+	// says so, as the receiver sees Connection: close on every call after
+	// it.
+	first func(stray bool)
 }
 
 // sawClose notes that the receiver closed (or reset) a connection listen
 // kept alive, which its answer had not said it would.
-func (k *keptConns) sawClose() {
+func (k *keptConns) sawClose() { k.end(false) }
+
+func (k *keptConns) end(stray bool) {
 	if k != nil && k.closes.CompareAndSwap(false, true) && k.first != nil {
-		k.first()
+		k.first(stray)
 	}
 }
 
 // sawStray notes that the receiver wrote bytes no call asked for on a
-// kept connection after an answer, late enough that the next call given
+// kept connection after an answer: late enough that the next call given
 // the connection read them as its answer's start and failed
 // (strayBeforeAnswer), a call in two at a concurrency of 2 against such a
-// receiver (found by fw45): a connection that carries one call only
-// fails none so. Kept connections to it end as for one that closes them.
-func (k *keptConns) sawStray() { k.sawClose() }
+// receiver (found by fw45), or with the answer (bytes past its framed
+// end), which a later answer may come whole after, alone, and be taken
+// for the next call's (found by fw46): a connection that carries one call
+// only fails none so. Kept connections to it end as for one that closes
+// them, and listen says which it saw.
+func (k *keptConns) sawStray() { k.end(true) }
 
 // closing says the receiver was seen to close kept connections (or to
 // write stray bytes on them): no connection to it is kept from then on.

@@ -42,8 +42,9 @@ func peerClosed(c net.Conn) bool {
 // made again each millisecond is that after a FIN that came before the
 // bytes were acknowledged, which their acknowledgement or a reset ends
 // (on loopback at once). At deadline it gives up: not known (false, the
-// safe word). looked, when set, runs after each look that decided
-// nothing. false when it cannot look.
+// safe word); a deadline past looks once, and waits for nothing. looked,
+// when set, runs after each look that decided nothing, before its wait.
+// false when it cannot look.
 func readUnread(c net.Conn, deadline time.Time, looked func()) (never bool) {
 	onSocket(c, func(fd uintptr) {
 		for {
@@ -71,12 +72,12 @@ func readUnread(c net.Conn, deadline time.Time, looked func()) (never bool) {
 			default:
 				return // a state no call's wait is in
 			}
-			if looked != nil {
-				looked()
-			}
 			left := time.Until(deadline)
 			if left <= 0 {
 				return
+			}
+			if looked != nil {
+				looked()
 			}
 			// POLLHUP and POLLERR (the reset) are always said; the FIN
 			// (POLLRDHUP) is asked for until it came.
@@ -106,4 +107,57 @@ func onSocket(c net.Conn, f func(fd uintptr)) {
 		return
 	}
 	_ = rc.Control(f)
+}
+
+// ackState is what c's socket says (TCP_INFO, Linux 4.6 on) of the
+// receiver's acknowledgements, before a call's bytes go out: the bytes it
+// acknowledged, and the segments it sent that carried no data (an
+// acknowledgement alone, a FIN, a reset). ok false when it cannot look.
+type ackState struct {
+	acked, bare uint64
+	ok          bool
+}
+
+func ackStateOf(c net.Conn) (s ackState) {
+	onSocket(c, func(fd uintptr) {
+		info, err := unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO)
+		if err != nil || info.Segs_in < info.Data_segs_in {
+			return
+		}
+		s = ackState{acked: info.Bytes_acked, bare: uint64(info.Segs_in - info.Data_segs_in), ok: true}
+	})
+	return s
+}
+
+// neverAcked says c's socket, before (ackStateOf) when a call's bytes were
+// about to go out, was then reset (TCP_CLOSE) after a FIN, with none of
+// those bytes acknowledged: the receiver had closed its socket, which
+// took none of them (an open socket acknowledges what it takes, and a FIN
+// after them acknowledges them too), and reset them; its application
+// read none. Two segments without data since, none acknowledging a byte,
+// are the FIN and the reset: a reset alone (a receiver that read the
+// call and aborted the connection, its acknowledgement not yet sent,
+// and a reset acknowledges nothing Linux reads) may have read it.
+func neverAcked(c net.Conn, before ackState) (never bool) {
+	if !before.ok {
+		return false
+	}
+	onSocket(c, func(fd uintptr) {
+		info, err := unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO)
+		if err != nil || info.State != tcpClose || info.Bytes_acked != before.acked || info.Segs_in < info.Data_segs_in {
+			return
+		}
+		never = uint64(info.Segs_in-info.Data_segs_in) >= before.bare+2
+	})
+	return never
+}
+
+// stateOf is c's socket's TCP state (TCP_INFO's), 0 when it cannot look.
+func stateOf(c net.Conn) (state uint8) {
+	onSocket(c, func(fd uintptr) {
+		if info, err := unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO); err == nil {
+			state = info.State
+		}
+	})
+	return state
 }

@@ -98,10 +98,10 @@ type Config struct {
 	CaptureLost func(error)
 	// ClosesKept, when set, is told once that the receiver behind
 	// ForwardTo was first seen to close a kept-alive connection it had not
-	// said it would close (or to write stray bytes on one): from then on
-	// each call goes to it on a connection of its own, saying
-	// Connection: close (keptConns), which the receiver sees.
-	ClosesKept func()
+	// said it would close, or (stray) to write bytes no call asked for on
+	// one: from then on each call goes to it on a connection of its own,
+	// saying Connection: close (keptConns), which the receiver sees.
+	ClosesKept func(stray bool)
 	// Checker validates each call off the acknowledgement path; nil skips it.
 	Checker checker
 	// Observe is called for every call, in arrival order of the queue, on

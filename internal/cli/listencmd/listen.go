@@ -403,6 +403,8 @@ type listenSession struct {
 	// order with stderr's other writers; the observer's do.
 	closesKept     atomic.Bool
 	closesKeptSaid bool
+	// closesKeptStray says it saw stray bytes on one, not a close.
+	closesKeptStray atomic.Bool
 }
 
 // sayClosesKept says once, when the receiver was seen to close a kept-alive
@@ -415,6 +417,12 @@ func (r *listenSession) sayClosesKept() {
 		return
 	}
 	r.closesKeptSaid = true
+	if r.closesKeptStray.Load() {
+		// Said as what was seen: the receiver closed nothing.
+		fmt.Fprintf(r.a.Streams.Err, "%s the receiver wrote bytes no call asked for after an answer on a kept-alive connection (a second answer, or a body past its Content-Length), which the next call on it would read as its answer; from now on each call goes to it on a connection of its own, with Connection: close\n",
+			r.a.ErrColor.Key.Sprint("forward:"))
+		return
+	}
 	fmt.Fprintf(r.a.Streams.Err, "%s the receiver closed a kept-alive connection its answer had not said it would close; from now on each call goes to it on a connection of its own, with Connection: close (a call on a kept one can cross its close and come back 502)\n",
 		r.a.ErrColor.Key.Sprint("forward:"))
 }
@@ -454,7 +462,10 @@ func (o *listenOptions) build(ctx context.Context, a *cmdutil.App, cfg receiver.
 	r.observe()
 	r.cfg.Idle = func() { r.out.Flush() }
 	if r.cfg.ForwardTo != nil {
-		r.cfg.ClosesKept = func() { r.closesKept.Store(true) } // said by sayClosesKept
+		r.cfg.ClosesKept = func(stray bool) { // said by sayClosesKept
+			r.closesKeptStray.Store(stray)
+			r.closesKept.Store(true)
+		}
 	}
 	r.rcv = receiver.New(r.cfg)
 	return r, nil

@@ -508,3 +508,62 @@ func TestAwaitedSaysWhatTheStopWaitsFor(t *testing.T) {
 		}
 	}
 }
+
+// A receiver that writes a second answer after each on a kept-alive
+// connection, and closes none: listen says once that it keeps no
+// connection to it alive, for the stray bytes it saw. It said "the
+// receiver closed a kept-alive connection", which this one never did
+// (found by fw46).
+func TestListenSaysStrayBytesNotAClose(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var conns []net.Conn
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			wg.Go(func() {
+				br := bufio.NewReader(c)
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					io.Copy(io.Discard, req.Body)
+					io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok")
+				}
+			})
+		}
+	})
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	})
+	opts := &listenOptions{Receiver: receiver.Options{ForwardTo: "http://" + ln.Addr().String() + "/hook"}}
+	_, errs, err := listenRun(t, opts, func(u string) {
+		for range 2 {
+			postTo(t, u+"?businessType=AUDIT_PURCHASE_ORDER_INVOICE", "application/json", nil, []byte(`{}`))
+		}
+	})
+	if err != nil {
+		t.Fatal(err, errs)
+	}
+	if n := strings.Count(errs, "forward: the receiver wrote bytes no call asked for after an answer on a kept-alive connection"); n != 1 || strings.Contains(errs, "the receiver closed a kept-alive connection") {
+		t.Errorf("stderr says the stray bytes %d times (want once), or a close:\n%s", n, errs)
+	}
+}

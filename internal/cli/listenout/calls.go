@@ -53,18 +53,22 @@ type CallPrinter struct {
 	// alone counts, by fault, the reorder calls whose window held only
 	// them.
 	alone map[string]int
-	// forwarded and answered count the calls listen sent the receiver,
-	// and those it answered.
-	forwarded, answered int
+	// forwarded counts the calls listen sent the receiver (a fault's
+	// deliveries each), and splits them, each in one: answered (its
+	// answer came whole and was passed on), malformed (it answered with
+	// no HTTP/1.1 answer) and noWhole (no whole answer: none came, none
+	// in time, one cut short, its sender gone first). "0 answered"
+	// beside "malformed 200" read as a receiver that never answered.
+	forwarded, answered, noWhole int
 	// failed counts, by the status listen answered the sender itself,
 	// the calls whose forward failed (not reached, cut short, too slow)
 	// and whose sender was there for that answer.
 	failed map[int]int
 	// malformed counts the forwards (a fault's deliveries too) whose
-	// answer came framed as no HTTP/1.1 answer may be
-	// (receiver.IsMalformedAnswer): failed ones,
-	// each answered listen's 502, said apart so that the summary says
-	// the receiver answered, wrongly, where "failed" alone reads as none.
+	// answer was no HTTP/1.1 answer, its head or its framing
+	// (receiver.IsMalformedAnswer): each answered listen's 502, said
+	// apart so that the summary says the receiver answered, wrongly,
+	// where "failed" alone reads as none.
 	malformed int
 	// flagged counts the flags judged of forwarded answers, by check:
 	// each call flagged once, on its line or, judged after its line went
@@ -526,7 +530,16 @@ func (p *CallPrinter) Summary(w io.Writer, st term.Style, title, capturePath str
 // receiverSummary writes the summary's lines of what listen sent the
 // receiver (--forward-to, --fault).
 func (p *CallPrinter) receiverSummary(w io.Writer) {
-	fmt.Fprintf(w, "  receiver:   sent %d %s for the sender's %d (%d answered)\n", p.forwarded, term.Plural(p.forwarded, "call", "calls"), p.calls, p.answered)
+	// Each call sent in one part: answered, malformed, no whole answer
+	// (the last two said when there are some).
+	parts := fmt.Sprintf("%d answered", p.answered)
+	if p.malformed > 0 {
+		parts += fmt.Sprintf(", %d malformed", p.malformed)
+	}
+	if p.noWhole > 0 {
+		parts += fmt.Sprintf(", %d with no whole answer", p.noWhole)
+	}
+	fmt.Fprintf(w, "  receiver:   sent %d %s for the sender's %d (%s)\n", p.forwarded, term.Plural(p.forwarded, "call", "calls"), p.calls, parts)
 	if ss := statusCounts(p.failed); len(ss) > 0 {
 		n := 0
 		for _, k := range p.failed {
@@ -545,8 +558,8 @@ func (p *CallPrinter) receiverSummary(w io.Writer) {
 		fmt.Fprintf(w, "  flagged:    %s (calls whose answers break check's rules; see the FLAG lines)\n", strings.Join(fs, ", "))
 	}
 	if n := p.malformed; n > 0 {
-		fmt.Fprintf(w, "  malformed:  %d %s framed as no HTTP/1.1 answer may be (%s; see %s)\n",
-			n, term.Plural(n, "answer of the receiver's", "answers of the receiver's"), receiver.MalformedKinds, term.Plural(n, "its line", "their lines"))
+		fmt.Fprintf(w, "  malformed:  %d %s no HTTP/1.1 answer (%s; see %s)\n",
+			n, term.Plural(n, "answer of the receiver's that was", "answers of the receiver's that were"), receiver.MalformedKinds, term.Plural(n, "its line", "their lines"))
 	}
 	if ss := statusCounts(p.unrecorded); len(ss) > 0 {
 		n := 0
@@ -601,24 +614,26 @@ func (p *CallPrinter) tallyForward(c *receiver.Call) {
 			p.alone[faultLabel(f)]++
 		}
 		for _, d := range f.Deliveries {
-			p.forwarded++
-			if d.Error == "" {
-				p.answered++
-			}
-			if receiver.IsMalformedAnswer(d.Error) {
-				p.malformed++
-			}
+			p.tallySent(d.Error)
 		}
 		return
 	}
 	if f := r.Forward; f != nil && !c.Unsent {
-		p.forwarded++
-		if f.Error == "" {
-			p.answered++
-		}
-		if receiver.IsMalformedAnswer(f.Error) {
-			p.malformed++
-		}
+		p.tallySent(f.Error)
+	}
+}
+
+// tallySent counts a call sent to the receiver, whose forward failed
+// with forwardErr ("" for none), in one part of the sent.
+func (p *CallPrinter) tallySent(forwardErr string) {
+	p.forwarded++
+	switch {
+	case forwardErr == "":
+		p.answered++
+	case receiver.IsMalformedAnswer(forwardErr):
+		p.malformed++
+	default:
+		p.noWhole++
 	}
 }
 

@@ -115,7 +115,7 @@ func TestFaultShown(t *testing.T) {
 	}
 	for _, want := range []string{
 		"  faults:     duplicate 1, drop 1, delay:300ms 0\n",
-		"  receiver:   sent 3 calls for the sender's 4 (2 answered)\n",
+		"  receiver:   sent 3 calls for the sender's 4 (2 answered, 1 with no whole answer)\n",
 	} {
 		if !strings.Contains(sum.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, sum.String())
@@ -369,7 +369,7 @@ func TestForwardSummary(t *testing.T) {
 	p.Summary(&sum, term.Style{}, "listen stopped:", "")
 	for _, want := range []string{
 		"  by status:  200 1, 502 3, 504 1\n",
-		"  receiver:   sent 5 calls for the sender's 6 (2 answered)\n",
+		"  receiver:   sent 5 calls for the sender's 6 (2 answered, 3 with no whole answer)\n",
 		"  failed:     3 forwards (their senders got listen's own status, not the receiver's answer: 502 2, 504 1; see their lines)\n",
 	} {
 		if !strings.Contains(sum.String(), want) {
@@ -408,7 +408,7 @@ func TestForwardSummaryMalformed(t *testing.T) {
 		p.Observe(c, nil)
 	}
 	p.Summary(&sum, term.Style{}, "listen stopped:", "")
-	want := "  malformed:  4 answers of the receiver's framed as no HTTP/1.1 answer may be (a Content-Length short of its body, a 204 or 304 with a body, an answer to HEAD with a body, both Content-Length and Transfer-Encoding; see their lines)\n"
+	want := "  malformed:  4 answers of the receiver's that were no HTTP/1.1 answer (a head that is no HTTP/1.1 answer's, a Content-Length short of its body, a 204 or 304 with a body, an answer to HEAD with a body, both Content-Length and Transfer-Encoding; see their lines)\n"
 	if !strings.Contains(sum.String(), want) {
 		t.Errorf("summary lacks %q:\n%s", want, sum.String())
 	}
@@ -435,8 +435,8 @@ func TestFaultDeliveriesMalformedCounted(t *testing.T) {
 	p.Observe(c, nil)
 	p.Summary(&sum, term.Style{}, "listen stopped:", "")
 	for _, want := range []string{
-		"  receiver:   sent 3 calls for the sender's 1 (1 answered)\n",
-		"  malformed:  2 answers of the receiver's framed as no HTTP/1.1 answer may be (",
+		"  receiver:   sent 3 calls for the sender's 1 (1 answered, 2 malformed)\n",
+		"  malformed:  2 answers of the receiver's that were no HTTP/1.1 answer (",
 	} {
 		if !strings.Contains(sum.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, sum.String())
@@ -746,5 +746,92 @@ func TestFlagOfAnotherCall(t *testing.T) {
 	}
 	if f := s.Summary.Receiver.Flagged; f[receiver.Duplicates] != 1 || f[receiver.RejectsMalformed] != 1 {
 		t.Errorf("the JSON summary's flagged %v, want duplicates 1, rejects-malformed 1", f)
+	}
+}
+
+// The calls sent to the receiver are a partition: each one answered (its
+// answer passed on), malformed (it answered with no HTTP/1.1 answer) or
+// with no whole answer (none came, none in time, one cut short, its
+// sender gone), counted once, in the text summary and in JSON alike. A
+// receiver that answered every call malformed read "0 answered" beside
+// "malformed 200", and a head net/http refused ("2x0") was in no count
+// but sent (found by fw46).
+func TestForwardSummaryPartition(t *testing.T) {
+	t.Parallel()
+	type forward struct {
+		err    string
+		unsent bool
+		gone   bool
+	}
+	for _, tt := range []struct {
+		name                               string
+		forwards                           []forward
+		text                               string
+		answered, malformed, noWhole, sent int
+	}{
+		{"every answer malformed", []forward{
+			{err: "malformed answer: the receiver answered 200 with Content-Length 2 and sent bytes after that body"},
+			{err: "malformed answer: the receiver answered with a head that is no HTTP/1.1 answer's (malformed HTTP status code \"2x0\")"},
+		}, "sent 2 calls for the sender's 2 (0 answered, 2 malformed)", 0, 2, 0, 2},
+		{"one of each, one unsent, one sender gone", []forward{
+			{},
+			{err: "malformed answer: the receiver answered 204 and sent bytes after its head"},
+			{err: "the receiver did not answer within 30s"},
+			{err: "connection refused", unsent: true},
+			{err: "the sender gave up before the receiver answered", gone: true},
+		}, "sent 4 calls for the sender's 5 (1 answered, 1 malformed, 2 with no whole answer)", 1, 1, 2, 4},
+		{"all answered", []forward{{}, {}}, "sent 2 calls for the sender's 2 (2 answered)\n", 2, 0, 0, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var sum, js bytes.Buffer
+			p := NewCallPrinter(&bytes.Buffer{}, false, term.Style{})
+			p.Forwarding = true
+			jp := NewCallPrinter(&bytes.Buffer{}, true, term.Style{})
+			jp.Forwarding = true
+			for i, f := range tt.forwards {
+				c := call(`{"requestId":"r-`+strconv.Itoa(i)+`"}`, nil)
+				if f.err != "" {
+					c.Record.Response.Status = 502
+				}
+				c.Record.Forward = &capture.Forward{Status: 200, Error: f.err}
+				if f.err != "" {
+					c.Record.Forward.Status = 0
+				}
+				c.Unsent, c.Unanswered = f.unsent, f.gone
+				p.Observe(c, nil)
+				jp.Observe(c, nil)
+			}
+			p.Summary(&sum, term.Style{}, "listen stopped:", "")
+			if !strings.Contains(sum.String(), "  receiver:   "+tt.text) {
+				t.Errorf("summary lacks %q:\n%s", tt.text, sum.String())
+			}
+			if err := jp.SummaryJSON(&js, ""); err != nil {
+				t.Fatal(err)
+			}
+			var o struct {
+				Summary struct {
+					Receiver map[string]any `json:"receiver"`
+				} `json:"summary"`
+			}
+			if err := json.Unmarshal(js.Bytes(), &o); err != nil {
+				t.Fatal(err)
+			}
+			r := o.Summary.Receiver
+			num := func(k string) int {
+				v, ok := r[k].(float64)
+				if !ok {
+					t.Errorf("JSON receiver lacks %q: %s", k, js.String())
+				}
+				return int(v)
+			}
+			sent, answered, malformed, noWhole := num("sent"), num("answered"), num("malformed"), num("noWholeAnswer")
+			if sent != tt.sent || answered != tt.answered || malformed != tt.malformed || noWhole != tt.noWhole {
+				t.Errorf("JSON receiver %v, want sent %d, answered %d, malformed %d, noWholeAnswer %d", r, tt.sent, tt.answered, tt.malformed, tt.noWhole)
+			}
+			if answered+malformed+noWhole != sent {
+				t.Errorf("answered %d + malformed %d + noWholeAnswer %d != sent %d: a call counted twice or not at all", answered, malformed, noWhole, sent)
+			}
+		})
 	}
 }

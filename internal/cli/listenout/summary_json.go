@@ -38,15 +38,20 @@ type summaryJSON struct {
 }
 
 // receiverJSON is what listen sent the receiver (--forward-to, --fault):
-// the calls, those it answered, and the forwards that failed, by the
-// status listen answered their senders itself.
+// the calls, each in one of answered, malformed and noWholeAnswer (the
+// three sum to sent), and the forwards that failed, by the status listen
+// answered their senders itself.
 type receiverJSON struct {
-	Sent           int            `json:"sent"`
-	Answered       int            `json:"answered"`
+	Sent     int `json:"sent"`
+	Answered int `json:"answered"`
+	// Malformed counts the answers of the receiver's that were no
+	// HTTP/1.1 answer, their head or their framing (their forwards
+	// failed: in FailedByStatus); NoWholeAnswer the other calls sent,
+	// which got no whole answer (none, none in time, one cut short, the
+	// sender gone first).
+	Malformed      int            `json:"malformed"`
+	NoWholeAnswer  int            `json:"noWholeAnswer"`
 	FailedByStatus map[string]int `json:"failedByStatus"`
-	// Malformed counts the answers of the receiver's framed as no
-	// HTTP/1.1 answer may be (their forwards failed: in FailedByStatus).
-	Malformed int `json:"malformed,omitempty"`
 	// Flagged counts the flags judged of the receiver's answers, by
 	// check (a flag given with another call's line counted too).
 	Flagged map[string]int `json:"flagged,omitempty"`
@@ -85,7 +90,7 @@ func (p *CallPrinter) SummaryJSON(w io.Writer, capturePath string) error {
 		}
 	}
 	if p.Faults != nil || p.Forwarding {
-		s.Receiver = &receiverJSON{Sent: p.forwarded, Answered: p.answered, FailedByStatus: byStatusJSON(p.failed), Malformed: p.malformed, Flagged: maps.Clone(p.flagged)}
+		s.Receiver = &receiverJSON{Sent: p.forwarded, Answered: p.answered, Malformed: p.malformed, NoWholeAnswer: p.noWhole, FailedByStatus: byStatusJSON(p.failed), Flagged: maps.Clone(p.flagged)}
 		for _, n := range p.unrecorded {
 			s.Receiver.Unrecorded += n
 		}

@@ -614,10 +614,15 @@ function faultNote(d) {
     " (attempt " + f.attempt + "): the sender got " + f.sender + "; the receiver got " + f.receiver + ".");
 }
 
+// flagsList is the FLAG lines listen printed under the call; one that
+// judges another call (of: a re-delivery refused before this, its
+// accepted original, was answered) links to it, as listen's line names it.
 function flagsList(d) {
   if (!d.flags.length) return "";
   return el("ul", { class: "flags" }, d.flags.map((f) =>
-    el("li", {}, el("span", { class: "sev" }, "FLAG"), " ", el("span", { class: "rule" }, f.check), ": ", el("span", { class: "msg" }, f.reason))));
+    el("li", {}, el("span", { class: "sev" }, "FLAG"), " ", el("span", { class: "rule" }, f.check),
+      f.of ? el("span", { class: "of" }, ", of call ", el("a", { href: "#/calls/" + f.of, "data-id": String(f.of) }, "#" + f.of), " (printed before this one)") : null,
+      ": ", el("span", { class: "msg" }, f.reason))));
 }
 
 // links lists related calls, each a link to it; this one is not a link.

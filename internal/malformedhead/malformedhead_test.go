@@ -1,0 +1,52 @@
+package malformedhead
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// Each head net/http's reader refuses is known refused, by the error
+// net/http itself gives for it, wrapped as its transport wraps it; an
+// answer it reads, and errors that are no refusal of a head (a reset, an
+// answer cut short), are not.
+func TestRefused(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, head string
+		refused    bool
+	}{
+		{"status not a number", "HTTP/1.1 2x0 OK\r\n\r\n", true},
+		{"garbage", "garbage\r\n\r\n", true},
+		{"no version", "HTP/1.1 200 OK\r\n\r\n", true},
+		{"a header line with no colon", "HTTP/1.1 200 OK\r\nno colon\r\n\r\n", true},
+		{"two Content-Lengths that differ", "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nok", true},
+		{"a bad Content-Length", "HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n", true},
+		{"a clean answer", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", false},
+		{"cut short after its status line", "HTTP/1.1 200 OK\r\n", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			resp, err := http.ReadResponse(bufio.NewReader(strings.NewReader(tt.head)), nil)
+			if err == nil {
+				resp.Body.Close()
+			}
+			if tt.refused && err == nil {
+				t.Fatalf("net/http read %q: the test tests nothing", tt.head)
+			}
+			wrapped := fmt.Errorf("Post %q: %w", "http://127.0.0.1/hook", fmt.Errorf("net/http: HTTP/1.x transport connection broken: %w", err))
+			if got := err != nil && Refused(wrapped); got != tt.refused {
+				t.Errorf("Refused(%v) = %v, want %v", wrapped, got, tt.refused)
+			}
+		})
+	}
+	for _, err := range []error{io.EOF, io.ErrUnexpectedEOF, errors.New("read tcp: connection reset by peer"), nil} {
+		if Refused(err) {
+			t.Errorf("Refused(%v) = true, want false", err)
+		}
+	}
+}
