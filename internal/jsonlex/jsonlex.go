@@ -280,15 +280,40 @@ func (l *Lexer) End() {
 	}
 }
 
+// ws reads the whitespace at Pos. It is called after every token, and in
+// a compact body finds none: one comparison says so (every byte JSON
+// counts as whitespace is at most ' '), and the loop is a call away.
 func (l *Lexer) ws() {
+	if l.i >= len(l.b) || l.b[l.i] <= ' ' {
+		l.skipWS()
+	}
+}
+
+// wsBits has bit c set for each whitespace byte c of JSON.
+const wsBits = 1<<' ' | 1<<'\t' | 1<<'\n' | 1<<'\r'
+
+// skipWS reads the whitespace at Pos. An indented body's runs are a
+// newline and its indentation, whose spaces it counts a word at a time.
+// Kept out of line so that ws, on every token's path, stays inlined.
+//
+//go:noinline
+func (l *Lexer) skipWS() {
 	b, i := l.b, l.i
 	for i < len(b) {
-		switch b[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			l.i = i
-			return
+		c := b[i]
+		if c > ' ' || wsBits>>c&1 == 0 {
+			break
+		}
+		i++
+		if c == '\n' {
+			// The indentation: the spaces that open a word counted at once.
+			for i+8 <= len(b) {
+				n := bits.TrailingZeros64(binary.LittleEndian.Uint64(b[i:])^ones*' ') >> 3
+				i += n
+				if n < 8 {
+					break
+				}
+			}
 		}
 	}
 	l.i = i

@@ -795,3 +795,34 @@ func firstLoneSurrogate(b []byte) int {
 	}
 	return first
 }
+
+// TestWhitespaceRuns: every run of JSON's four whitespace bytes is read
+// whole wherever it stands (an indentation of any length after a newline,
+// CRLF, tabs, shorter and longer than a word), and the bytes JSON does not
+// count as whitespace (\v, \f, NBSP, NUL) are refused where one stands.
+func TestWhitespaceRuns(t *testing.T) {
+	t.Parallel()
+	var runs []string
+	for n := 0; n <= 19; n++ {
+		sp := strings.Repeat(" ", n)
+		runs = append(runs, sp, "\n"+sp, "\r\n"+sp, "\n"+sp+"\t", "\n"+sp+"\n"+sp, "\t"+sp+"\r")
+	}
+	for _, ws := range runs {
+		doc := "{" + ws + `"a"` + ws + ":" + ws + "[" + ws + "12" + ws + "," + ws + `"x"` + ws + "]" + ws + "}" + ws
+		var spans []string
+		if err := Walk([]byte(doc), func(p []Seg, v Value) { spans = append(spans, doc[v.Start:v.End]) }); err != nil {
+			t.Fatalf("%q: %v", doc, err)
+		}
+		if len(spans) != 4 || spans[0] != "12" || spans[1] != `"x"` || spans[3] != strings.TrimRight(doc, " \t\r\n") {
+			t.Fatalf("%q: spans %q", doc, spans)
+		}
+		for _, bad := range []string{"\v", "\f", "\u00a0", "\x00"} {
+			for _, at := range []int{0, len(ws) / 2, len(ws)} {
+				doc := "[" + ws[:at] + bad + ws[at:] + "1]"
+				if err := Walk([]byte(doc), func([]Seg, Value) {}); err == nil {
+					t.Fatalf("%q: no error", doc)
+				}
+			}
+		}
+	}
+}
