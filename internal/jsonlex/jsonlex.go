@@ -956,19 +956,50 @@ func (l *Lexer) Key(first bool) Key {
 // same Key, and the comparison replaces reading the string. A validator
 // that expects the members in the model's order reads its keys so.
 func (l *Lexer) KeyIs(name string) (Key, bool) {
-	b, s := l.b, l.i+1
+	b, q := l.b, l.i
+	s := q + 1
 	e := s + len(name)
-	if e >= len(b) || b[l.i] != '"' || b[e] != '"' || string(b[s:e]) != name {
+	if e >= len(b) || b[q] != '"' || b[e] != '"' {
 		return Key{}, false
 	}
-	l.i = e + 1
-	l.ws()
-	if l.i >= len(l.b) || l.b[l.i] != ':' {
-		l.failf(l.i, "want ':' after a key: %s", l.describe(l.i))
+	if n := len(name); n >= 8 && n <= 16 {
+		// A key of 8 to 16 bytes (three to five Chinese characters) is
+		// two loads a side, overlapping, where a string comparison is a
+		// call into the runtime's memequal.
+		if binary.LittleEndian.Uint64(b[s:]) != str64(name, 0) || binary.LittleEndian.Uint64(b[e-8:]) != str64(name, n-8) {
+			return Key{}, false
+		}
+	} else if n >= 4 && n < 8 {
+		if binary.LittleEndian.Uint32(b[s:]) != str32(name, 0) || binary.LittleEndian.Uint32(b[e-4:]) != str32(name, n-4) {
+			return Key{}, false
+		}
+	} else if string(b[s:e]) != name {
+		return Key{}, false
 	}
-	l.i++
+	i := e + 1
+	if i >= len(b) || b[i] != ':' { // whitespace before the colon, or none
+		l.i = i
+		l.ws()
+		if i = l.i; i >= len(b) || b[i] != ':' {
+			l.failf(i, "want ':' after a key: %s", l.describe(i))
+		}
+	}
+	l.i = i + 1
 	l.ws()
 	return Key{s: int32(s), e: int32(e)}, true
+}
+
+// str64 and str32 are the eight and four bytes of s from i, the first in
+// the low byte (one load each: the compiler joins the bytes).
+func str64(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+func str32(s string, i int) uint32 {
+	s = s[i : i+4]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 }
 
 // PlainKey says whether name may be given to KeyIs: valid UTF-8 with no

@@ -587,6 +587,22 @@ func TestKeyIs(t *testing.T) {
 			t.Errorf("KeyIs(%q) in %q = %+v, Key %+v", tc.name, tc.b, got, want)
 		}
 	}
+	// Every length the comparison takes a word or two at (4 to 16 bytes)
+	// and either side of them, differing in one byte anywhere: the first,
+	// the last, one only the overlapping words share, and one in between.
+	const text = "abcdefghijklmnopqrstu"
+	for n := 0; n <= len(text); n++ {
+		name := text[:n]
+		if _, matched := readKey([]byte(`"`+name+`" : 1`), name, true); !matched {
+			t.Errorf("KeyIs(%q) did not match itself", name)
+		}
+		for j := 0; j < n; j++ {
+			other := name[:j] + "_" + name[j+1:]
+			if got, matched := readKey([]byte(`"`+other+`":1`), name, true); matched || got.pos != 0 {
+				t.Errorf("KeyIs(%q) matched %q", name, other)
+			}
+		}
+	}
 	for name, plain := range map[string]bool{"收款单": true, "code": true, "a\"b": false, "a\\b": false, "a\nb": false, "\xff": false} {
 		if PlainKey(name) != plain {
 			t.Errorf("PlainKey(%q) = %v", name, !plain)
