@@ -412,6 +412,16 @@ var strSafeUTF8 = func() (t [256]bool) {
 	return t
 }()
 
+// lead3 marks the bytes E1-EC and EE-EF: each leads a three-byte UTF-8
+// sequence that is valid whenever its two continuation bytes are (E0 and
+// ED also bound the second byte's range).
+var lead3 = func() (t [256]bool) {
+	for c := 0xE1; c <= 0xEF; c++ {
+		t[c] = c != 0xED
+	}
+	return t
+}()
+
 // Str reads a string; s and e span it with its quotes, esc says it holds
 // escapes (see Content).
 func (l *Lexer) Str() (s, e int, esc bool) {
@@ -435,8 +445,18 @@ func (l *Lexer) Str() (s, e int, esc bool) {
 			}
 			i += 8
 		}
-		for i < len(b) && safe[b[i]] {
-			i++
+		for {
+			for i < len(b) && safe[b[i]] {
+				i++
+			}
+			// A three-byte sequence led by E1-EC or EE-EF (the CJK of
+			// Chinese documents among them) is valid whenever both
+			// continuation bytes are: one mask, here rather than after
+			// the switch below.
+			if i+4 > len(b) || !lead3[b[i]] || binary.LittleEndian.Uint32(b[i:])&0xc0c000 != 0x808000 {
+				break
+			}
+			i += 3
 		}
 		if i >= len(b) {
 			l.fail(i, "unexpected end of input inside a string (truncated?)")

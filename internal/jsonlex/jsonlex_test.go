@@ -842,3 +842,26 @@ func TestWhitespaceRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestStrThreeByteSequences: a string is accepted exactly when its bytes
+// are valid UTF-8, for every three-byte lead (E0-EF) with continuation
+// bytes either side of their ranges' edges, the sequence anywhere in the
+// string (first, between ASCII, last before the quote, at the input's end).
+func TestStrThreeByteSequences(t *testing.T) {
+	t.Parallel()
+	edges := []byte{0x7f, 0x80, 0x9f, 0xa0, 0xbf, 0xc0}
+	for lead := 0xe0; lead <= 0xef; lead++ {
+		for _, c1 := range edges {
+			for _, c2 := range edges {
+				seq := string([]byte{byte(lead), c1, c2})
+				for _, doc := range []string{`"` + seq + `"`, `"a` + seq + `b"`, `"` + seq + seq + `"`, `["` + seq + `"]`, `"` + seq} {
+					err := Walk([]byte(doc), func([]Seg, Value) {})
+					want := utf8.ValidString(seq) && strings.Count(doc, `"`) == 2
+					if (err == nil) != want {
+						t.Errorf("%q: error %v, want valid %v", doc, err, want)
+					}
+				}
+			}
+		}
+	}
+}
