@@ -1004,8 +1004,16 @@ func (l *Lexer) KeyIs(name string) (Key, bool) {
 			l.failf(i, "want ':' after a key: %s", l.describe(i))
 		}
 	}
-	l.i = i + 1
-	l.ws()
+	i++
+	switch {
+	case i < len(b) && b[i] > ' ': // compact
+		l.i = i
+	case i+1 < len(b) && b[i] == ' ' && b[i+1] > ' ':
+		l.i = i + 1 // the one space of "key": value, as indented JSON writes it
+	default:
+		l.i = i
+		l.skipWS()
+	}
 	return Key{s: int32(s), e: int32(e)}, true
 }
 

@@ -563,6 +563,15 @@ func TestKeyIs(t *testing.T) {
 	}{
 		{`"收款单" : {`, "收款单", true},
 		{`"收款单":1`, "收款单", true},
+		// What follows the colon, read to the value as Key reads it.
+		{`"code": "x"`, "code", true},
+		{`"code":  1`, "code", true},
+		{"\"code\": \n  1", "code", true},
+		{"\"code\":\t 1", "code", true},
+		{`"code": `, "code", true},
+		{`"code":`, "code", true},
+		{`"code" :1`, "code", true},
+		{"\"code\"\n: 1", "code", true},
 		{`"收款单x":1`, "收款单", false},
 		{`"收款":1`, "收款单", false},
 		{`"\u6536款单":1`, "收款单", false}, // escaped: Key reads it
