@@ -986,11 +986,11 @@ func (l *Lexer) KeyIs(name string) (Key, bool) {
 		// A key of 8 to 16 bytes (three to five Chinese characters) is
 		// two loads a side, overlapping, where a string comparison is a
 		// call into the runtime's memequal.
-		if binary.LittleEndian.Uint64(b[s:]) != str64(name, 0) || binary.LittleEndian.Uint64(b[e-8:]) != str64(name, n-8) {
+		if binary.LittleEndian.Uint64(b[s:s+8]) != str64(name, 0) || binary.LittleEndian.Uint64(b[e-8:e]) != str64(name, n-8) {
 			return Key{}, false
 		}
 	} else if n >= 4 && n < 8 {
-		if binary.LittleEndian.Uint32(b[s:]) != str32(name, 0) || binary.LittleEndian.Uint32(b[e-4:]) != str32(name, n-4) {
+		if binary.LittleEndian.Uint32(b[s:s+4]) != str32(name, 0) || binary.LittleEndian.Uint32(b[e-4:e]) != str32(name, n-4) {
 			return Key{}, false
 		}
 	} else if string(b[s:e]) != name {
