@@ -308,7 +308,7 @@ func (l *Lexer) skipWS() {
 		if c == '\n' {
 			// The indentation: the spaces that open a word counted at once.
 			for i+8 <= len(b) {
-				n := bits.TrailingZeros64(binary.LittleEndian.Uint64(b[i:])^ones*' ') >> 3
+				n := bits.TrailingZeros64(binary.LittleEndian.Uint64(b[i:i+8])^ones*' ') >> 3
 				i += n
 				if n < 8 {
 					break
@@ -439,7 +439,7 @@ func (l *Lexer) Str() (s, e int, esc bool) {
 		// each CJK character stops a word for its UTF-8 check, and
 		// words cost more than the table did: receipts 1.4x.)
 		for words && i+8 <= len(b) {
-			if m := stops(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			if m := stops(binary.LittleEndian.Uint64(b[i : i+8])); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
 				break
 			}
@@ -453,7 +453,7 @@ func (l *Lexer) Str() (s, e int, esc bool) {
 			// Chinese documents among them) is valid whenever both
 			// continuation bytes are: one mask, here rather than after
 			// the switch below.
-			if i+4 > len(b) || !lead3[b[i]] || binary.LittleEndian.Uint32(b[i:])&0xc0c000 != 0x808000 {
+			if i+4 > len(b) || !lead3[b[i]] || binary.LittleEndian.Uint32(b[i:i+4])&0xc0c000 != 0x808000 {
 				break
 			}
 			i += 3
