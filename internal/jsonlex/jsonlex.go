@@ -777,6 +777,15 @@ func (l *Lexer) Num() (s, e int, integral, neg bool) {
 // number in JSON; together they are text written without its quotes.
 func runsOn(c byte) bool { return c == '.' || c == '-' || isWordByte(c) }
 
+// numberRunsOn is runsOn as a table, for PlainNum's one look after each
+// number.
+var numberRunsOn = func() (t [256]bool) {
+	for c := range t {
+		t[c] = runsOn(byte(c))
+	}
+	return t
+}()
+
 // runOnNumber fails on the number from s that goes on at e (0038,
 // 29.01.27.01, 2026-10-08, 0x1F): text written without its quotes, which
 // "want ',' or '}'" at the byte after the number's first part would not
@@ -824,10 +833,17 @@ func (l *Lexer) PlainNum() (s, e int, f float64, frac, neg, ok bool) {
 		i++
 		digits = 1
 	case ch >= '1' && ch <= '9':
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			m = m*10 + uint64(b[i]-'0')
-			i++
-			digits++
+		// (Each digit read once, its count from the offsets.)
+		for ; i < len(b); i++ {
+			d := b[i] - '0'
+			if d > 9 {
+				break
+			}
+			m = m*10 + uint64(d)
+		}
+		digits = i - s
+		if neg {
+			digits--
 		}
 	default:
 		return
@@ -835,18 +851,21 @@ func (l *Lexer) PlainNum() (s, e int, f float64, frac, neg, ok bool) {
 	nf := 0
 	if i < len(b) && b[i] == '.' {
 		i++
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			m = m*10 + uint64(b[i]-'0')
-			i++
-			nf++
+		start := i
+		for ; i < len(b); i++ {
+			d := b[i] - '0'
+			if d > 9 {
+				break
+			}
+			m = m*10 + uint64(d)
 		}
-		if nf == 0 {
+		if nf = i - start; nf == 0 {
 			return
 		}
 		frac = true
 	}
 	// (m wraps past 19 digits; such a number is refused here anyway.)
-	if digits+nf > 15 || i < len(b) && runsOn(b[i]) {
+	if digits+nf > 15 || i < len(b) && numberRunsOn[b[i]] {
 		return // an exponent, or a number that runs on (Num says so)
 	}
 	l.i = i
