@@ -319,24 +319,23 @@ func (l *Lexer) skipWS() {
 	l.i = i
 }
 
+// startsKind is, for each byte, 1 + the kind of the value it starts, or 0
+// when it starts none: Peek's one look-up where a chain of comparisons was.
+var startsKind = func() (t [256]Kind) {
+	t['{'], t['['], t['"'], t['t'], t['f'], t['n'], t['-'] = Object+1, Array+1, String+1, Bool+1, Bool+1, Null+1, Number+1
+	for c := '0'; c <= '9'; c++ {
+		t[c] = Number + 1
+	}
+	return t
+}()
+
 // Peek returns the kind of the value that starts at Pos.
 func (l *Lexer) Peek() Kind {
 	if l.i >= len(l.b) {
 		l.fail(l.i, l.describe(l.i))
 	}
-	switch ch := l.b[l.i]; {
-	case ch == '{':
-		return Object
-	case ch == '[':
-		return Array
-	case ch == '"':
-		return String
-	case ch == 't' || ch == 'f':
-		return Bool
-	case ch == 'n':
-		return Null
-	case ch == '-' || ch >= '0' && ch <= '9':
-		return Number
+	if k := startsKind[l.b[l.i]]; k != 0 {
+		return k - 1
 	}
 	if isWordByte(l.b[l.i]) && !bytes.HasPrefix(l.b[l.i:], []byte("NaN")) && !bytes.HasPrefix(l.b[l.i:], []byte("Infinity")) {
 		// A word no value starts with, as Python's True and None or

@@ -874,3 +874,35 @@ func TestStrThreeByteSequences(t *testing.T) {
 		}
 	}
 }
+
+// TestPeekEveryByte: Peek names the kind each byte starts, and fails on
+// every byte that starts no value.
+func TestPeekEveryByte(t *testing.T) {
+	t.Parallel()
+	for c := 0; c < 256; c++ {
+		want, starts := Kind(0), true
+		switch {
+		case c == '{':
+			want = Object
+		case c == '[':
+			want = Array
+		case c == '"':
+			want = String
+		case c == 't' || c == 'f':
+			want = Bool
+		case c == 'n':
+			want = Null
+		case c == '-' || c >= '0' && c <= '9':
+			want = Number
+		default:
+			starts = false
+		}
+		var l Lexer
+		l.Reset([]byte{byte(c), ' '})
+		var got Kind
+		err := l.Run(func() { got = l.Peek() })
+		if starts && (err != nil || got != want) || !starts && err == nil {
+			t.Errorf("Peek at %q = %v (%v), want %v (starts a value: %v)", byte(c), got, err, want, starts)
+		}
+	}
+}
