@@ -170,7 +170,7 @@ func (c *checker) quickObject(n *node, idx int) bool {
 						return false
 					}
 				}
-				bit := uint64(1) << i
+				bit := uint64(1) << (i & 63) // (i < 64: compile refuses more members; the mask spares the shift its check)
 				k := c.lx.Peek()
 				if seen&bit != 0 || k == jsonlex.Null || m.hidden && c.v.shape == spec.Described {
 					return false
