@@ -868,7 +868,7 @@ func (l *Lexer) PlainNum() (s, e int, f float64, frac, neg, ok bool) {
 		return // an exponent, or a number that runs on (Num says so)
 	}
 	l.i = i
-	f = float64(m)
+	f = float64(int64(m)) // (m < 10^15: a signed conversion is one instruction, an unsigned one a branch)
 	if nf > 0 {
 		f /= pow10[nf]
 	}
