@@ -168,9 +168,11 @@ func (c *checker) quickObject(n *node, idx int) bool {
 				var i int
 				var m *member
 				if !c.v.keysByRead {
-					if next < len(n.members) && n.members[next].plain {
-						if _, ok := c.lx.KeyIs(n.members[next].name); ok {
-							i, m = next, n.members[next]
+					if next < len(n.members) {
+						if want := n.members[next]; want.plain {
+							if _, ok := c.lx.KeyIs(want.name); ok {
+								i, m = next, want
+							}
 						}
 					}
 					if m == nil {
