@@ -280,38 +280,62 @@ func (l *Lexer) End() {
 	}
 }
 
+// ws reads the whitespace at Pos. It is called after every token, and in
+// a compact body finds none: one comparison says so (every byte JSON
+// counts as whitespace is at most ' '), and the loop is a call away.
 func (l *Lexer) ws() {
+	if l.i >= len(l.b) || l.b[l.i] <= ' ' {
+		l.skipWS()
+	}
+}
+
+// wsBits has bit c set for each whitespace byte c of JSON.
+const wsBits = 1<<' ' | 1<<'\t' | 1<<'\n' | 1<<'\r'
+
+// skipWS reads the whitespace at Pos. An indented body's runs are a
+// newline and its indentation, whose spaces it counts a word at a time.
+// Kept out of line so that ws, on every token's path, stays inlined.
+//
+//go:noinline
+func (l *Lexer) skipWS() {
 	b, i := l.b, l.i
 	for i < len(b) {
-		switch b[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			l.i = i
-			return
+		c := b[i]
+		if c > ' ' || wsBits>>c&1 == 0 {
+			break
+		}
+		i++
+		if c == '\n' {
+			// The indentation: the spaces that open a word counted at once.
+			for i+8 <= len(b) {
+				n := bits.TrailingZeros64(binary.LittleEndian.Uint64(b[i:i+8])^ones*' ') >> 3
+				i += n
+				if n < 8 {
+					break
+				}
+			}
 		}
 	}
 	l.i = i
 }
+
+// startsKind is, for each byte, 1 + the kind of the value it starts, or 0
+// when it starts none: Peek's one look-up where a chain of comparisons was.
+var startsKind = func() (t [256]Kind) {
+	t['{'], t['['], t['"'], t['t'], t['f'], t['n'], t['-'] = Object+1, Array+1, String+1, Bool+1, Bool+1, Null+1, Number+1
+	for c := '0'; c <= '9'; c++ {
+		t[c] = Number + 1
+	}
+	return t
+}()
 
 // Peek returns the kind of the value that starts at Pos.
 func (l *Lexer) Peek() Kind {
 	if l.i >= len(l.b) {
 		l.fail(l.i, l.describe(l.i))
 	}
-	switch ch := l.b[l.i]; {
-	case ch == '{':
-		return Object
-	case ch == '[':
-		return Array
-	case ch == '"':
-		return String
-	case ch == 't' || ch == 'f':
-		return Bool
-	case ch == 'n':
-		return Null
-	case ch == '-' || ch >= '0' && ch <= '9':
-		return Number
+	if k := startsKind[l.b[l.i]]; k != 0 {
+		return k - 1
 	}
 	if isWordByte(l.b[l.i]) && !bytes.HasPrefix(l.b[l.i:], []byte("NaN")) && !bytes.HasPrefix(l.b[l.i:], []byte("Infinity")) {
 		// A word no value starts with, as Python's True and None or
@@ -387,6 +411,16 @@ var strSafeUTF8 = func() (t [256]bool) {
 	return t
 }()
 
+// lead3 marks the bytes E1-EC and EE-EF: each leads a three-byte UTF-8
+// sequence that is valid whenever its two continuation bytes are (E0 and
+// ED also bound the second byte's range).
+var lead3 = func() (t [256]bool) {
+	for c := 0xE1; c <= 0xEF; c++ {
+		t[c] = c != 0xED
+	}
+	return t
+}()
+
 // Str reads a string; s and e span it with its quotes, esc says it holds
 // escapes (see Content).
 func (l *Lexer) Str() (s, e int, esc bool) {
@@ -404,14 +438,24 @@ func (l *Lexer) Str() (s, e int, esc bool) {
 		// each CJK character stops a word for its UTF-8 check, and
 		// words cost more than the table did: receipts 1.4x.)
 		for words && i+8 <= len(b) {
-			if m := stops(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			if m := stops(binary.LittleEndian.Uint64(b[i : i+8])); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
 				break
 			}
 			i += 8
 		}
-		for i < len(b) && safe[b[i]] {
-			i++
+		for {
+			for i < len(b) && safe[b[i]] {
+				i++
+			}
+			// A three-byte sequence led by E1-EC or EE-EF (the CJK of
+			// Chinese documents among them) is valid whenever both
+			// continuation bytes are: one mask, here rather than after
+			// the switch below.
+			if i+4 > len(b) || !lead3[b[i]] || binary.LittleEndian.Uint32(b[i:i+4])&0xc0c000 != 0x808000 {
+				break
+			}
+			i += 3
 		}
 		if i >= len(b) {
 			l.fail(i, "unexpected end of input inside a string (truncated?)")
@@ -732,6 +776,15 @@ func (l *Lexer) Num() (s, e int, integral, neg bool) {
 // number in JSON; together they are text written without its quotes.
 func runsOn(c byte) bool { return c == '.' || c == '-' || isWordByte(c) }
 
+// numberRunsOn is runsOn as a table, for PlainNum's one look after each
+// number.
+var numberRunsOn = func() (t [256]bool) {
+	for c := range t {
+		t[c] = runsOn(byte(c))
+	}
+	return t
+}()
+
 // runOnNumber fails on the number from s that goes on at e (0038,
 // 29.01.27.01, 2026-10-08, 0x1F): text written without its quotes, which
 // "want ',' or '}'" at the byte after the number's first part would not
@@ -779,10 +832,17 @@ func (l *Lexer) PlainNum() (s, e int, f float64, frac, neg, ok bool) {
 		i++
 		digits = 1
 	case ch >= '1' && ch <= '9':
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			m = m*10 + uint64(b[i]-'0')
-			i++
-			digits++
+		// (Each digit read once, its count from the offsets.)
+		for ; i < len(b); i++ {
+			d := b[i] - '0'
+			if d > 9 {
+				break
+			}
+			m = m*10 + uint64(d)
+		}
+		digits = i - s
+		if neg {
+			digits--
 		}
 	default:
 		return
@@ -790,22 +850,25 @@ func (l *Lexer) PlainNum() (s, e int, f float64, frac, neg, ok bool) {
 	nf := 0
 	if i < len(b) && b[i] == '.' {
 		i++
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			m = m*10 + uint64(b[i]-'0')
-			i++
-			nf++
+		start := i
+		for ; i < len(b); i++ {
+			d := b[i] - '0'
+			if d > 9 {
+				break
+			}
+			m = m*10 + uint64(d)
 		}
-		if nf == 0 {
+		if nf = i - start; nf == 0 {
 			return
 		}
 		frac = true
 	}
 	// (m wraps past 19 digits; such a number is refused here anyway.)
-	if digits+nf > 15 || i < len(b) && runsOn(b[i]) {
+	if digits+nf > 15 || i < len(b) && numberRunsOn[b[i]] {
 		return // an exponent, or a number that runs on (Num says so)
 	}
 	l.i = i
-	f = float64(m)
+	f = float64(int64(m)) // (m < 10^15: a signed conversion is one instruction, an unsigned one a branch)
 	if nf > 0 {
 		f /= pow10[nf]
 	}
@@ -931,19 +994,58 @@ func (l *Lexer) Key(first bool) Key {
 // same Key, and the comparison replaces reading the string. A validator
 // that expects the members in the model's order reads its keys so.
 func (l *Lexer) KeyIs(name string) (Key, bool) {
-	b, s := l.b, l.i+1
+	b, q := l.b, l.i
+	s := q + 1
 	e := s + len(name)
-	if e >= len(b) || b[l.i] != '"' || b[e] != '"' || string(b[s:e]) != name {
+	if e >= len(b) || b[q] != '"' || b[e] != '"' {
 		return Key{}, false
 	}
-	l.i = e + 1
-	l.ws()
-	if l.i >= len(l.b) || l.b[l.i] != ':' {
-		l.failf(l.i, "want ':' after a key: %s", l.describe(l.i))
+	if n := len(name); n >= 8 && n <= 16 {
+		// A key of 8 to 16 bytes (three to five Chinese characters) is
+		// two loads a side, overlapping, where a string comparison is a
+		// call into the runtime's memequal.
+		if binary.LittleEndian.Uint64(b[s:s+8]) != str64(name, 0) || binary.LittleEndian.Uint64(b[e-8:e]) != str64(name, n-8) {
+			return Key{}, false
+		}
+	} else if n >= 4 && n < 8 {
+		if binary.LittleEndian.Uint32(b[s:s+4]) != str32(name, 0) || binary.LittleEndian.Uint32(b[e-4:e]) != str32(name, n-4) {
+			return Key{}, false
+		}
+	} else if string(b[s:e]) != name {
+		return Key{}, false
 	}
-	l.i++
-	l.ws()
+	i := e + 1
+	if i >= len(b) || b[i] != ':' { // whitespace before the colon, or none
+		l.i = i
+		l.ws()
+		if i = l.i; i >= len(b) || b[i] != ':' {
+			l.failf(i, "want ':' after a key: %s", l.describe(i))
+		}
+	}
+	i++
+	switch {
+	case i < len(b) && b[i] > ' ': // compact
+		l.i = i
+	case i+1 < len(b) && b[i] == ' ' && b[i+1] > ' ':
+		l.i = i + 1 // the one space of "key": value, as indented JSON writes it
+	default:
+		l.i = i
+		l.skipWS()
+	}
 	return Key{s: int32(s), e: int32(e)}, true
+}
+
+// str64 and str32 are the eight and four bytes of s from i, the first in
+// the low byte (one load each: the compiler joins the bytes).
+func str64(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+func str32(s string, i int) uint32 {
+	s = s[i : i+4]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 }
 
 // PlainKey says whether name may be given to KeyIs: valid UTF-8 with no

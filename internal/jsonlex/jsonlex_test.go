@@ -563,6 +563,15 @@ func TestKeyIs(t *testing.T) {
 	}{
 		{`"收款单" : {`, "收款单", true},
 		{`"收款单":1`, "收款单", true},
+		// What follows the colon, read to the value as Key reads it.
+		{`"code": "x"`, "code", true},
+		{`"code":  1`, "code", true},
+		{"\"code\": \n  1", "code", true},
+		{"\"code\":\t 1", "code", true},
+		{`"code": `, "code", true},
+		{`"code":`, "code", true},
+		{`"code" :1`, "code", true},
+		{"\"code\"\n: 1", "code", true},
 		{`"收款单x":1`, "收款单", false},
 		{`"收款":1`, "收款单", false},
 		{`"\u6536款单":1`, "收款单", false}, // escaped: Key reads it
@@ -585,6 +594,22 @@ func TestKeyIs(t *testing.T) {
 		}
 		if want, _ := readKey([]byte(tc.b), "", false); got != want {
 			t.Errorf("KeyIs(%q) in %q = %+v, Key %+v", tc.name, tc.b, got, want)
+		}
+	}
+	// Every length the comparison takes a word or two at (4 to 16 bytes)
+	// and either side of them, differing in one byte anywhere: the first,
+	// the last, one only the overlapping words share, and one in between.
+	const text = "abcdefghijklmnopqrstu"
+	for n := 0; n <= len(text); n++ {
+		name := text[:n]
+		if _, matched := readKey([]byte(`"`+name+`" : 1`), name, true); !matched {
+			t.Errorf("KeyIs(%q) did not match itself", name)
+		}
+		for j := 0; j < n; j++ {
+			other := name[:j] + "_" + name[j+1:]
+			if got, matched := readKey([]byte(`"`+other+`":1`), name, true); matched || got.pos != 0 {
+				t.Errorf("KeyIs(%q) matched %q", name, other)
+			}
 		}
 	}
 	for name, plain := range map[string]bool{"收款单": true, "code": true, "a\"b": false, "a\\b": false, "a\nb": false, "\xff": false} {
@@ -794,4 +819,90 @@ func firstLoneSurrogate(b []byte) int {
 		}
 	}
 	return first
+}
+
+// TestWhitespaceRuns: every run of JSON's four whitespace bytes is read
+// whole wherever it stands (an indentation of any length after a newline,
+// CRLF, tabs, shorter and longer than a word), and the bytes JSON does not
+// count as whitespace (\v, \f, NBSP, NUL) are refused where one stands.
+func TestWhitespaceRuns(t *testing.T) {
+	t.Parallel()
+	var runs []string
+	for n := 0; n <= 19; n++ {
+		sp := strings.Repeat(" ", n)
+		runs = append(runs, sp, "\n"+sp, "\r\n"+sp, "\n"+sp+"\t", "\n"+sp+"\n"+sp, "\t"+sp+"\r")
+	}
+	for _, ws := range runs {
+		doc := "{" + ws + `"a"` + ws + ":" + ws + "[" + ws + "12" + ws + "," + ws + `"x"` + ws + "]" + ws + "}" + ws
+		var spans []string
+		if err := Walk([]byte(doc), func(p []Seg, v Value) { spans = append(spans, doc[v.Start:v.End]) }); err != nil {
+			t.Fatalf("%q: %v", doc, err)
+		}
+		if len(spans) != 4 || spans[0] != "12" || spans[1] != `"x"` || spans[3] != strings.TrimRight(doc, " \t\r\n") {
+			t.Fatalf("%q: spans %q", doc, spans)
+		}
+		for _, bad := range []string{"\v", "\f", "\u00a0", "\x00"} {
+			for _, at := range []int{0, len(ws) / 2, len(ws)} {
+				doc := "[" + ws[:at] + bad + ws[at:] + "1]"
+				if err := Walk([]byte(doc), func([]Seg, Value) {}); err == nil {
+					t.Fatalf("%q: no error", doc)
+				}
+			}
+		}
+	}
+}
+
+// TestStrThreeByteSequences: a string is accepted exactly when its bytes
+// are valid UTF-8, for every three-byte lead (E0-EF) with continuation
+// bytes either side of their ranges' edges, the sequence anywhere in the
+// string (first, between ASCII, last before the quote, at the input's end).
+func TestStrThreeByteSequences(t *testing.T) {
+	t.Parallel()
+	edges := []byte{0x7f, 0x80, 0x9f, 0xa0, 0xbf, 0xc0}
+	for lead := 0xe0; lead <= 0xef; lead++ {
+		for _, c1 := range edges {
+			for _, c2 := range edges {
+				seq := string([]byte{byte(lead), c1, c2})
+				for _, doc := range []string{`"` + seq + `"`, `"a` + seq + `b"`, `"` + seq + seq + `"`, `["` + seq + `"]`, `"` + seq} {
+					err := Walk([]byte(doc), func([]Seg, Value) {})
+					want := utf8.ValidString(seq) && strings.Count(doc, `"`) == 2
+					if (err == nil) != want {
+						t.Errorf("%q: error %v, want valid %v", doc, err, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestPeekEveryByte: Peek names the kind each byte starts, and fails on
+// every byte that starts no value.
+func TestPeekEveryByte(t *testing.T) {
+	t.Parallel()
+	for c := 0; c < 256; c++ {
+		want, starts := Kind(0), true
+		switch {
+		case c == '{':
+			want = Object
+		case c == '[':
+			want = Array
+		case c == '"':
+			want = String
+		case c == 't' || c == 'f':
+			want = Bool
+		case c == 'n':
+			want = Null
+		case c == '-' || c >= '0' && c <= '9':
+			want = Number
+		default:
+			starts = false
+		}
+		var l Lexer
+		l.Reset([]byte{byte(c), ' '})
+		var got Kind
+		err := l.Run(func() { got = l.Peek() })
+		if starts && (err != nil || got != want) || !starts && err == nil {
+			t.Errorf("Peek at %q = %v (%v), want %v (starts a value: %v)", byte(c), got, err, want, starts)
+		}
+	}
 }

@@ -156,5 +156,10 @@ func load64(s string, i int) uint64 {
 // them), so only the lowest flag is to be read.
 func attention(x uint64) uint64 {
 	zero := func(v uint64) uint64 { return (v - ones) &^ v & highs }
-	return ((x-0x20*ones)&^x&highs | zero(x^'"'*ones) | zero(x^'\\'*ones) | zero(x^0xe2*ones))
+	// A control byte or '"' (0x22) is, its bit 1 flipped, a byte below
+	// 0x21 (the controls are permuted among themselves, '"' becomes
+	// 0x20, and no byte from 0x20 up but '"' drops below 0x21): one test
+	// for both.
+	y := x ^ 0x02*ones
+	return (y-0x21*ones)&^y&highs | zero(x^'\\'*ones) | zero(x^0xe2*ones)
 }

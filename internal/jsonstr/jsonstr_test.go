@@ -2,7 +2,9 @@ package jsonstr
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -113,5 +115,42 @@ func BenchmarkAppendBody(b *testing.B) {
 				buf = bm.append(buf[:0], s)
 			}
 		})
+	}
+}
+
+// TestAttentionEveryByte: attention's lowest flag is on the first byte of
+// a word that AppendUTF8 must look at (a control, '"', '\\', 0xe2),
+// whatever byte stands there, at any place in the word, and whatever
+// follows it; a word with none is 0.
+func TestAttentionEveryByte(t *testing.T) {
+	t.Parallel()
+	needs := func(c byte) bool { return c < 0x20 || c == '"' || c == '\\' || c == 0xe2 }
+	for c := 0; c < 256; c++ {
+		for p := 0; p < 8; p++ {
+			for _, after := range []byte{'a', 0x00, '"', 0xff, 0x80} {
+				var w [8]byte
+				for i := range w {
+					w[i] = 'a'
+					if i > p {
+						w[i] = after
+					}
+				}
+				w[p] = byte(c)
+				m := attention(binary.LittleEndian.Uint64(w[:]))
+				first := -1
+				for i := range w {
+					if needs(w[i]) {
+						first = i
+						break
+					}
+				}
+				switch {
+				case first < 0 && m != 0:
+					t.Fatalf("attention(% x) = %#x, want 0", w, m)
+				case first >= 0 && (m == 0 || bits.TrailingZeros64(m)>>3 != first):
+					t.Fatalf("attention(% x) = %#x, want the lowest flag on byte %d", w, m, first)
+				}
+			}
+		}
 	}
 }

@@ -343,6 +343,12 @@ func (c *checker) keyInPlace(n *node, next int) (ref jsonlex.Key, i int, m *memb
 			return r, next, n.members[next]
 		}
 	}
+	return c.keySampleNext(n, next)
+}
+
+// keySampleNext is keyInPlace's second guess, in a sample invoice's data:
+// the member after the last one found in the sample shape's model.
+func (c *checker) keySampleNext(n *node, next int) (ref jsonlex.Key, i int, m *member) {
 	if n.data && next > 0 {
 		if j := int(n.members[next-1].sampleNext); j >= 0 && j != next && n.members[j].plain {
 			if r, ok := c.lx.KeyIs(n.members[j].name); ok {
