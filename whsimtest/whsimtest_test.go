@@ -832,6 +832,33 @@ func TestHandlerPanics(t *testing.T) {
 	}
 }
 
+// A handler that panics after a Flush has sent its answer's head: the
+// sender has the status, its body cut short, as over TCP (net/http's
+// server flushes its connection as it closes it), so the void's case
+// passes on its 200 as whsim check passes it. The test still fails on the
+// panic, saying the sender got the head, not that it got no answer. It
+// was "connection closed, want 2xx" in memory only.
+func TestHandlerPanicsAfterItsHead(t *testing.T) {
+	t.Parallel()
+	s := newShop(t, careful, "")
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("businessType") == "ABANDON_RECEIVABLE_DOC" {
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			panic("audit log closed")
+		}
+		s.ServeHTTP(w, r)
+	})
+	r := record("TestShop", func(t tb) { checkHandler(t, h, []Option{WithChecks("accepts-valid")}) })
+	if len(r.errs) != 1 || !strings.Contains(r.errs[0], "the handler panicked on 2 call(s), 2 of them after it had written the answer's head") ||
+		!strings.Contains(r.errs[0], "audit log closed") {
+		t.Errorf("top said %q", r.errs)
+	}
+	if c := r.find("accepts-valid/ABANDON_RECEIVABLE_DOC/described"); c == nil || c.failed {
+		t.Errorf("the void's case, answered 200 before the panic, said %+v", c)
+	}
+}
+
 // A handler whose answers have a status HTTP defines no meaning for
 // (600-999, which WriteHeader takes) answered every call: each case fails
 // on that status, which a sender takes as a 5xx (RFC 9110, 15), as whsim
