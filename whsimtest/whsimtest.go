@@ -544,17 +544,17 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 // or ended its goroutine, afterHead of them once it had written the
 // answer's head: as behind net/http's server, a connection closed,
 // without an answer, or after that head, which the sender then has, with
-// its body cut short (its status judged, as whsim check judges it).
+// the body sent so far (its status judged, as whsim check judges it).
 func closedHow(n, afterHead int) string {
 	switch afterHead {
 	case 0:
 		return "each a connection closed without an answer to the sender"
 	case n:
 		return fmt.Sprintf("%d of them after it had written the answer's head (a Flush, or a body past 2 KB), each a connection closed "+
-			"with that answer's status sent and its body cut short", n)
+			"after that head, which the sender got with the body sent so far", n)
 	}
 	return fmt.Sprintf("each a connection closed, without an answer to the sender or, on %d of them after it had written the answer's head "+
-		"(a Flush, or a body past 2 KB), with that answer's status sent and its body cut short", afterHead)
+		"(a Flush, or a body past 2 KB), after that head, which the sender got with the body sent so far", afterHead)
 }
 
 // cutWait says the calls of r (of who, named as whose calls) still
