@@ -36,11 +36,21 @@ func result(c *Case, a attempt.Attempt, v Verdict, reason string) Result {
 	case a.BodyKind != "":
 		res.Verdict, res.Reason = Fail, answer(a)+" but "+bodyUnfinished(a)+": a sender counts the call failed and retries it"
 	case v == Pass && a.Truncated:
-		res.Verdict, res.Reason = Warn, answer(a)+" but the answer was cut short before its declared length (unexpected EOF): a sender may count the call failed and retry it"
+		res.Verdict, res.Reason = Warn, answer(a)+" but "+cutShort(a.Header.Get("Content-Length") != "")+": a sender may count the call failed and retry it"
 	case v == Pass && a.Oversized:
 		res.Verdict, res.Reason = Warn, answer(a)+" but "+bodyOver+": a sender reads a short answer and may give up on this one"
 	}
 	return res
+}
+
+// cutShort says an answer was cut short (an unexpected EOF): before the
+// length its head declared, or, with none declared (chunked, as net/http's
+// server sends an answer flushed before its end), before its last chunk.
+func cutShort(declared bool) string {
+	if declared {
+		return "the answer was cut short before its declared length (unexpected EOF)"
+	}
+	return "the answer was cut short before its last chunk (unexpected EOF)"
 }
 
 // unjudged is the warning of a case that could not be judged, for reason.
@@ -908,7 +918,8 @@ func (r *runner) load() error {
 		answered int
 		timedOut int
 		over     int             // answers with a body past attempt.MaxBodyRead
-		cut      int             // 2xx answers cut short before their declared length
+		cut      int             // 2xx answers cut short (unexpected EOF)
+		cutChunk int             // of them, with no declared length: chunked
 		first    attempt.Attempt // the first refused call's answer
 		seen     bool
 		failed   *attempt.Request // the first call that failed, refused or not answered
@@ -955,6 +966,9 @@ func (r *runner) load() error {
 				// As result warns on one: the sender cannot tell it from a
 				// failure, and may send the call again.
 				bad.cut++
+				if a.Header.Get("Content-Length") == "" {
+					bad.cutChunk++
+				}
 			}
 			bad.answered++
 			bad.hist.Record(a.Latency)
@@ -1073,7 +1087,11 @@ func (r *runner) load() error {
 	if len(parts) == 0 && (bad.over > 0 || bad.cut > 0) {
 		var warns []string
 		if bad.cut > 0 {
-			warns = append(warns, fmt.Sprintf("%d of %d calls got 2xx but the answer was cut short before its declared length (unexpected EOF): a sender may count the call failed and retry it", bad.cut, st.Sent))
+			words := cutShort(bad.cutChunk == 0)
+			if bad.cutChunk > 0 && bad.cutChunk < bad.cut {
+				words = "the answer was cut short before its declared length or last chunk (unexpected EOF)"
+			}
+			warns = append(warns, fmt.Sprintf("%d of %d calls got 2xx but %s: a sender may count the call failed and retry it", bad.cut, st.Sent, words))
 		}
 		if bad.over > 0 {
 			warns = append(warns, fmt.Sprintf("%d of %d calls got 2xx but %s", bad.over, st.Sent, bodyOver))
