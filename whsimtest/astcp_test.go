@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -112,6 +113,55 @@ func TestInMemoryAsOverTCP(t *testing.T) {
 			_, _ = w.Write(over(1))
 			<-r.Context().Done()
 			return ""
+		}},
+		// A handler that panics, or ends its goroutine, once the head was
+		// written (a Flush, or a body past 2 KB) has sent it: net/http's
+		// server flushes its connection's buffer as it closes it, so the
+		// sender reads the status, and the body up to what the server
+		// held, cut short (or whole, when its declared length was
+		// written). Before that, the connection closes with no answer.
+		{"a flush, then a panic, is an answer cut short", 0, func(w http.ResponseWriter, r *http.Request) string {
+			_, _ = w.Write([]byte("partial"))
+			w.(http.Flusher).Flush()
+			panic("boom")
+		}},
+		{"a flush, then http.ErrAbortHandler, is an answer cut short", 0, func(w http.ResponseWriter, r *http.Request) string {
+			w.WriteHeader(http.StatusAccepted)
+			_, _ = w.Write([]byte("partial"))
+			w.(http.Flusher).Flush()
+			panic(http.ErrAbortHandler)
+		}},
+		{"a flush, more written, then a panic: what the server held is lost", 0, func(w http.ResponseWriter, r *http.Request) string {
+			_, _ = w.Write([]byte("a"))
+			w.(http.Flusher).Flush()
+			_, _ = w.Write([]byte("bb"))
+			panic("boom")
+		}},
+		{"over 2 KB written, then a panic", 0, func(w http.ResponseWriter, r *http.Request) string {
+			_, _ = w.Write(over(100))
+			_, _ = w.Write(over(2000))
+			_, _ = w.Write(over(100))
+			panic("boom")
+		}},
+		{"over 2 KB in one write, then the goroutine ended", 0, func(w http.ResponseWriter, r *http.Request) string {
+			_, _ = w.Write(over(3000))
+			runtime.Goexit()
+			return ""
+		}},
+		{"its declared length written and flushed, then a panic, is an answer whole", 0, func(w http.ResponseWriter, r *http.Request) string {
+			w.Header().Set("Content-Length", "7")
+			_, _ = w.Write([]byte("partial"))
+			w.(http.Flusher).Flush()
+			panic(http.ErrAbortHandler)
+		}},
+		{"a 204 flushed, then a panic, is an answer whole", 0, func(w http.ResponseWriter, r *http.Request) string {
+			w.WriteHeader(http.StatusNoContent)
+			w.(http.Flusher).Flush()
+			panic("boom")
+		}},
+		{"under 2 KB written, then a panic, is no answer", 0, func(w http.ResponseWriter, r *http.Request) string {
+			_, _ = w.Write(over(2000))
+			panic("boom")
 		}},
 		// A handler that takes the connection over (http.Hijacker, which
 		// net/http's server's writer is and http.ResponseController

@@ -214,9 +214,14 @@ func (tr *inMemory) late(w *answerWriter, req *http.Request) (*http.Response, er
 	return nil, req.Context().Err()
 }
 
-// answer is what a call whose handler returned err got.
+// answer is what a call whose handler returned err got: err is a panic
+// or the end of its goroutine, a connection closed, with the answer's
+// head when the handler had written it.
 func (tr *inMemory) answer(w *answerWriter, req *http.Request, err error) (*http.Response, error) {
 	if err != nil {
+		if resp := w.diedAfterHead(req); resp != nil {
+			return resp, nil
+		}
 		return nil, err
 	}
 	return w.response(req), nil
@@ -230,12 +235,12 @@ func (tr *inMemory) serve(w *answerWriter, r *http.Request) (err error) {
 		p := recover()
 		if p == nil {
 			if !returned {
-				tr.panics.exit(r, debug.Stack())
+				tr.panics.exit(r, debug.Stack(), w.headOut())
 			}
 			return
 		}
 		if p != http.ErrAbortHandler {
-			tr.panics.add(r, p, debug.Stack())
+			tr.panics.add(r, p, debug.Stack(), w.headOut())
 		}
 		err = fmt.Errorf("the handler panicked (%v): %w", p, io.EOF)
 	}()
@@ -358,6 +363,10 @@ type answerWriter struct {
 	// declared, and the request's body dropped unless full duplex.
 	headWritten bool
 	flushed     bool // the head went to the sender before the handler returned
+	// held is the body in the server's 2 KB buffer (bufferBeforeChunking),
+	// not yet handed on to the connection: a handler that panics or ends
+	// its goroutine loses it, while what was handed on reaches the sender.
+	held int
 	// total is the body the handler wrote, kept or not.
 	total int64
 	// served says the handler has returned: a Hijack after it is
@@ -448,6 +457,7 @@ func (w *answerWriter) keep(b []byte) (n int, dropBody bool, err error) {
 	}
 	w.body.Write(b[:n])
 	w.total += int64(len(b))
+	w.holdLocked(len(b))
 	// As net/http's server: past its buffer the head is written, and
 	// past its connection's the sender has it.
 	if w.total > bufferBeforeChunking {
@@ -492,6 +502,21 @@ func (w *answerWriter) writeHeadLocked() (dropBody bool) {
 	return !w.duplex
 }
 
+// holdLocked takes n bytes written into the server's buffer as
+// bufio.Writer takes them: a write that does not fit fills the buffer and
+// hands it on, one larger than it into an empty buffer goes straight on,
+// and the rest stays held. w.mu is held.
+func (w *answerWriter) holdLocked(n int) {
+	for n > bufferBeforeChunking-w.held {
+		if w.held == 0 {
+			return // straight on to the connection
+		}
+		n -= bufferBeforeChunking - w.held
+		w.held = 0
+	}
+	w.held += n
+}
+
 // Flush fixes the status line and headers as net/http's server's sends
 // them: 200 unless the handler wrote one, so that a status written after
 // it is too late, and a handler that flushes early and then fails has
@@ -508,6 +533,7 @@ func (w *answerWriter) Flush() {
 	}
 	dropBody := w.writeHeadLocked()
 	w.flushed = w.flushed || !w.gone
+	w.held = 0
 	w.mu.Unlock()
 	if dropBody {
 		w.reqBody.Close()
@@ -742,6 +768,45 @@ func (w *answerWriter) unfinished(req *http.Request) *http.Response {
 	return resp
 }
 
+// headOut says whether the handler has written the answer's head (a
+// Flush, or a body past the server's buffer): a connection closed after
+// it has given the sender that answer, cut short.
+func (w *answerWriter) headOut() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.headWritten
+}
+
+// diedAfterHead is the answer of a call whose handler panicked or ended
+// its goroutine after the head was written (a Flush, or a body past the
+// server's 2 KB buffer), nil before: net/http's server closes the
+// connection then, flushing its buffer first, so the sender has the
+// status and the body handed on to the connection, cut short unless it
+// is whole (a 204, or the length declared all written). The handler's
+// status is the answer: a sender that counted the call as never answered
+// would say it failed where whsim check over TCP says it got 200.
+func (w *answerWriter) diedAfterHead(req *http.Request) *http.Response {
+	w.mu.Lock()
+	headWritten, framed, declared, sent := w.headWritten, w.framed, w.declared, w.total-int64(w.held)
+	w.mu.Unlock()
+	if !headWritten {
+		return nil
+	}
+	resp := w.response(req)
+	if resp.Body == http.NoBody {
+		return resp
+	}
+	w.mu.Lock()
+	body := bytes.Clone(w.body.Bytes()[:min(int64(w.body.Len()), sent)])
+	w.mu.Unlock()
+	if framed && sent == declared {
+		resp.Body, resp.ContentLength = io.NopCloser(bytes.NewReader(body)), declared
+		return resp
+	}
+	resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errorReader{io.ErrUnexpectedEOF}))
+	return resp
+}
+
 // errorReader is a body's end that is an error, not io.EOF.
 type errorReader struct{ err error }
 
@@ -821,6 +886,9 @@ type panics struct {
 	// exits and firstExit are the calls whose handler ended its goroutine.
 	exits     int
 	firstExit string
+	// nAfterHead and exitsAfterHead are those of n and exits whose
+	// handler had written the answer's head: the sender got it.
+	nAfterHead, exitsAfterHead int
 	// lates and firstLate are the calls whose writer was used after
 	// their handler returned.
 	lates     int
@@ -848,42 +916,54 @@ func (p *panics) usedLate() (int, string) {
 	return p.lates, p.firstLate
 }
 
-// exit notes a call whose handler ended its goroutine.
-func (p *panics) exit(r *http.Request, stack []byte) {
+// exit notes a call whose handler ended its goroutine, afterHead once
+// it had written the answer's head.
+func (p *panics) exit(r *http.Request, stack []byte, afterHead bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.exits++
+	if afterHead {
+		p.exitsAfterHead++
+	}
 	if p.firstExit == "" {
 		p.firstExit = fmt.Sprintf("%s %s\n%s", r.Method, r.URL.RequestURI(), stack)
 	}
 }
 
-// exited is how many calls' handlers ended their goroutine, and the first.
-func (p *panics) exited() (int, string) {
+// exited is how many calls' handlers ended their goroutine, of them how
+// many after the answer's head, and the first.
+func (p *panics) exited() (n, afterHead int, first string) {
 	if p == nil {
-		return 0, ""
+		return 0, 0, ""
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.exits, p.firstExit
+	return p.exits, p.exitsAfterHead, p.firstExit
 }
 
-func (p *panics) add(r *http.Request, v any, stack []byte) {
+// add notes a call whose handler panicked with v, afterHead once it had
+// written the answer's head.
+func (p *panics) add(r *http.Request, v any, stack []byte, afterHead bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.n++
+	if afterHead {
+		p.nAfterHead++
+	}
 	if p.first == "" {
 		p.first = fmt.Sprintf("%s %s: %v\n%s", r.Method, r.URL.RequestURI(), v, stack)
 	}
 }
 
-func (p *panics) said() (int, string) {
+// said is how many calls' handlers panicked, of them how many after the
+// answer's head, and the first.
+func (p *panics) said() (n, afterHead int, first string) {
 	if p == nil {
-		return 0, "" // a run over the network: the handler is not ours to watch
+		return 0, 0, "" // a run over the network: the handler is not ours to watch
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.n, p.first
+	return p.n, p.nAfterHead, p.first
 }
 
 // running counts the handler calls of a run still in the handler. A call

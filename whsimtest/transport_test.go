@@ -204,11 +204,11 @@ func TestInMemoryTransport(t *testing.T) {
 			if !tt.want(a) {
 				t.Errorf("got %+v", a)
 			}
-			n, first := pn.said()
+			n, _, first := pn.said()
 			if wantPanic := tt.name == "a panic is a connection closed"; wantPanic != (n == 1) || wantPanic && !strings.Contains(first, "boom") {
 				t.Errorf("panics %d %q", n, first)
 			}
-			n, first = pn.exited()
+			n, _, first = pn.exited()
 			if wantExit := strings.Contains(tt.name, "ends its goroutine"); wantExit != (n == 1) || wantExit && !strings.Contains(first, "runtime.Goexit") {
 				t.Errorf("goroutines ended %d %q", n, first)
 			}

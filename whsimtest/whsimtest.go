@@ -445,13 +445,13 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 	if fp != nil && !waitFor(t, ctx, fp.running, s.timeout, probeStillRunning) {
 		o.cutWait(ctx, err, fp.running, "the "+probeName, probeName, logf)
 	}
-	if n, first := pn.said(); n > 0 {
-		o.problems = append(o.problems, fmt.Sprintf("whsimtest: the handler panicked on %d call(s), each a connection closed without an answer to the sender; the first, %s", n, first))
+	if n, afterHead, first := pn.said(); n > 0 {
+		o.problems = append(o.problems, fmt.Sprintf("whsimtest: the handler panicked on %d call(s), %s; the first, %s", n, closedHow(n, afterHead), first))
 	}
-	if n, first := pn.exited(); n > 0 {
+	if n, afterHead, first := pn.exited(); n > 0 {
 		o.problems = append(o.problems, fmt.Sprintf("whsimtest: the handler ended its goroutine without returning on %d call(s) (runtime.Goexit: t.Fatal, t.FailNow, t.Skip and require calls "+
 			"end the goroutine they are called in, which testing allows only in the test's own; a handler runs in one of its own, as behind a server), "+
-			"each a connection closed without an answer to the sender: answer an error status instead; the first, %s", n, first))
+			"%s: answer an error status instead; the first, %s", n, closedHow(n, afterHead), first))
 	}
 	if n, first := pn.usedLate(); n > 0 {
 		o.problems = append(o.problems, fmt.Sprintf("whsimtest: the handler used its ResponseWriter after ServeHTTP returned, on %d call(s) (a goroutine it left wrote, "+
@@ -538,6 +538,23 @@ func (o *outcome) run(t tb, ctx context.Context, client *http.Client, target *ur
 		}
 	}
 	return nil
+}
+
+// closedHow says what the sender got of n calls whose handler panicked
+// or ended its goroutine, afterHead of them once it had written the
+// answer's head: as behind net/http's server, a connection closed,
+// without an answer, or after that head, which the sender then has, with
+// the body sent so far (its status judged, as whsim check judges it).
+func closedHow(n, afterHead int) string {
+	switch afterHead {
+	case 0:
+		return "each a connection closed without an answer to the sender"
+	case n:
+		return fmt.Sprintf("%d of them after it had written the answer's head (a Flush, or a body past 2 KB), each a connection closed "+
+			"after that head, which the sender got with the body sent so far", n)
+	}
+	return fmt.Sprintf("each a connection closed, without an answer to the sender or, on %d of them after it had written the answer's head "+
+		"(a Flush, or a body past 2 KB), after that head, which the sender got with the body sent so far", afterHead)
 }
 
 // cutWait says the calls of r (of who, named as whose calls) still

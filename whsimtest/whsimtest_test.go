@@ -832,6 +832,49 @@ func TestHandlerPanics(t *testing.T) {
 	}
 }
 
+// A handler that panics after a Flush has sent its answer's head: the
+// sender has the status, its body cut short, as over TCP (net/http's
+// server flushes its connection as it closes it), so the void's case
+// passes on its 200 as whsim check passes it. The test still fails on the
+// panic, saying the sender got the head, not that it got no answer. It
+// was "connection closed, want 2xx" in memory only.
+func TestHandlerPanicsAfterItsHead(t *testing.T) {
+	t.Parallel()
+	s := newShop(t, careful, "")
+	audits := false // the audits panic too, before their head
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Query().Get("businessType") {
+		case "ABANDON_RECEIVABLE_DOC":
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			panic("audit log closed")
+		case "AUDIT_PURCHASE_ORDER_INVOICE":
+			if audits {
+				w.WriteHeader(http.StatusOK)
+				panic("audit log closed") // the head still in the server's buffer
+			}
+		}
+		s.ServeHTTP(w, r)
+	})
+	r := record("TestShop", func(t tb) { checkHandler(t, h, []Option{WithChecks("accepts-valid")}) })
+	if len(r.errs) != 1 || !strings.Contains(r.errs[0], "the handler panicked on 2 call(s), 2 of them after it had written the answer's head") ||
+		!strings.Contains(r.errs[0], "audit log closed") {
+		t.Errorf("top said %q", r.errs)
+	}
+	if c := r.find("accepts-valid/ABANDON_RECEIVABLE_DOC/described"); c == nil || c.failed {
+		t.Errorf("the void's case, answered 200 before the panic, said %+v", c)
+	}
+	// Some before their head, some after: both said.
+	audits = true
+	r = record("TestShop", func(t tb) { checkHandler(t, h, []Option{WithChecks("accepts-valid")}) })
+	if len(r.errs) != 1 || !strings.Contains(r.errs[0], "the handler panicked on 4 call(s), each a connection closed, without an answer to the sender or, on 2 of them after it had written the answer's head") {
+		t.Errorf("top said %q", r.errs)
+	}
+	if c := r.find("accepts-valid/AUDIT_PURCHASE_ORDER_INVOICE/described"); c == nil || len(c.errs) != 1 || !strings.Contains(c.errs[0], "connection closed") {
+		t.Errorf("the audit's case, whose head was never sent, said %+v", c)
+	}
+}
+
 // A handler whose answers have a status HTTP defines no meaning for
 // (600-999, which WriteHeader takes) answered every call: each case fails
 // on that status, which a sender takes as a 5xx (RFC 9110, 15), as whsim

@@ -36,11 +36,21 @@ func result(c *Case, a attempt.Attempt, v Verdict, reason string) Result {
 	case a.BodyKind != "":
 		res.Verdict, res.Reason = Fail, answer(a)+" but "+bodyUnfinished(a)+": a sender counts the call failed and retries it"
 	case v == Pass && a.Truncated:
-		res.Verdict, res.Reason = Warn, answer(a)+" but the answer was cut short before its declared length (unexpected EOF): a sender may count the call failed and retry it"
+		res.Verdict, res.Reason = Warn, answer(a)+" but "+cutShort(a.Header.Get("Content-Length") != "")+": a sender may count the call failed and retry it"
 	case v == Pass && a.Oversized:
 		res.Verdict, res.Reason = Warn, answer(a)+" but "+bodyOver+": a sender reads a short answer and may give up on this one"
 	}
 	return res
+}
+
+// cutShort says an answer was cut short (an unexpected EOF): before the
+// length its head declared, or, with none declared (chunked, as net/http's
+// server sends an answer flushed before its end), before its last chunk.
+func cutShort(declared bool) string {
+	if declared {
+		return "the answer was cut short before its declared length (unexpected EOF)"
+	}
+	return "the answer was cut short before its last chunk (unexpected EOF)"
 }
 
 // unjudged is the warning of a case that could not be judged, for reason.
@@ -253,6 +263,10 @@ func (r *runner) eachMalformed(check string, ms []malformed, judge func(malforme
 const serialCopies = 4
 
 func (r *runner) duplicates() error {
+	// How the receiver failed valid calls before this check sent any
+	// (accepts-valid's): its own re-deliveries are calls sent alone too,
+	// and a duplicate refused would count as such a failure.
+	alone := r.aloneFailures()
 	for _, c := range r.cases.duplicates(serialCopies, r.cfg.Concurrent) {
 		if r.excluded(c) {
 			continue
@@ -264,7 +278,7 @@ func (r *runner) duplicates() error {
 			if results, together, err = r.burst(c, c.Copies); err != nil {
 				return err
 			}
-			res := judgeDuplicates(c, results)
+			res := judgeDuplicates(c, results, alone)
 			if res.Verdict == Pass && together < 2 {
 				res.Verdict, res.Reason, res.Inconclusive = Warn, "every copy got 2xx, but "+notTogether(c.Copies), true
 			}
@@ -287,9 +301,26 @@ func (r *runner) duplicates() error {
 			}
 			results = append(results, res)
 		}
-		r.report(judgeDuplicates(c, results))
+		r.report(judgeDuplicates(c, results, alone))
 	}
 	return nil
+}
+
+// aloneFailures says how the receiver has failed the valid calls sent
+// alone so far ("2 of 19 valid calls sent alone failed: 2 got 500"), ""
+// when none failed.
+func (r *runner) aloneFailures() string {
+	r.mu.Lock()
+	outside, outsideBad := r.outside, maps.Clone(r.outsideBad)
+	r.mu.Unlock()
+	if len(outsideBad) == 0 {
+		return ""
+	}
+	var saw []string
+	for _, got := range sortedKeys(outsideBad) {
+		saw = append(saw, fmt.Sprintf("%d %s", outsideBad[got], got))
+	}
+	return fmt.Sprintf("%d of %d valid calls sent alone failed: %s", sumCounts(outsideBad), outside, strings.Join(saw, ", "))
 }
 
 // burst delivers n copies of c at once: every copy waits for the others to
@@ -449,8 +480,12 @@ func notAccepted(results []*attempt.Result) string {
 }
 
 // judgeDuplicates: every copy must get 2xx. When none did, the call itself
-// was not accepted, which is accepts-valid's to judge.
-func judgeDuplicates(c *Case, results []*attempt.Result) Result {
+// was not accepted, which is accepts-valid's to judge. alone, when set,
+// says how the receiver failed valid calls sent alone before (a 5xx, no
+// answer): a copy failed that way may be that failure again, so its
+// reason names the likely cause (a duplicate key, a race, requestId as
+// the key) only as one possibility beside it.
+func judgeDuplicates(c *Case, results []*attempt.Result, alone string) Result {
 	ok := 0
 	var bad attempt.Attempt
 	badAt := 0
@@ -486,6 +521,12 @@ func judgeDuplicates(c *Case, results []*attempt.Result) Result {
 		}
 		return result(c, bad, Fail, fmt.Sprintf("%d of %d %s delivered at once %s while %d got 2xx: the receiver turned calls away as too many at once, but the copies of a call can arrive together (at-least-once delivery) and each must get 2xx: take at least %d calls at a time",
 			len(results)-ok, len(results), copies, notAccepted(results), ok, len(results)))
+	case c.NewRequestIDs && c.AtOnce && alone != "":
+		return result(c, bad, Fail, fmt.Sprintf("%d of %d copies of one document delivered at once, each under a new requestId, %s while %d got 2xx: each must get 2xx; %s",
+			len(results)-ok, len(results), notAccepted(results), ok, failsAlone(alone, "its keying the document on requestId")))
+	case c.NewRequestIDs && alone != "":
+		return result(c, bad, Fail, fmt.Sprintf("delivery %d of %d, the same document under a new requestId, %s after the first got %d: each must get 2xx; %s",
+			badAt, len(results), answer(bad), first.Status, failsAlone(alone, "its keying the document on requestId")))
 	case c.NewRequestIDs && c.AtOnce:
 		return result(c, bad, Fail, fmt.Sprintf("%d of %d copies of one document delivered at once, each under a new requestId, %s while %d got 2xx: %s, so answer 2xx and keep the one document, keyed on the document, not on requestId",
 			len(results)-ok, len(results), notAccepted(results), ok, requestIDTrap))
@@ -497,12 +538,25 @@ func judgeDuplicates(c *Case, results []*attempt.Result) Result {
 		// the same moment, the remedy is the same.
 		return result(c, bad, Fail, fmt.Sprintf("%d of %d copies delivered at once %s while %d got 2xx: the copies were refused as a duplicate key; the same call arriving together (at-least-once delivery) must be accepted, so answer 2xx for a requestId already held",
 			len(results)-ok, len(results), notAccepted(results), ok))
+	case c.AtOnce && alone != "":
+		return result(c, bad, Fail, fmt.Sprintf("%d of %d copies delivered at once %s while %d got 2xx: the same call arriving together (at-least-once delivery) must be accepted; %s",
+			len(results)-ok, len(results), notAccepted(results), ok, failsAlone(alone, "a race between the copies")))
 	case c.AtOnce:
 		return result(c, bad, Fail, fmt.Sprintf("%d of %d copies delivered at once %s while %d got 2xx: the same call arriving together (at-least-once delivery) must be accepted, as by a receiver that checks then inserts without a lock",
 			len(results)-ok, len(results), notAccepted(results), ok))
+	case alone != "":
+		return result(c, bad, Fail, fmt.Sprintf("re-delivery %d of %d %s after the first got %d: a re-delivered call (same requestId, same bytes) must be accepted again; %s",
+			badAt, len(results), answer(bad), first.Status, failsAlone(alone, "a re-delivery refused")))
 	}
 	return result(c, bad, Fail, fmt.Sprintf("re-delivery %d of %d %s after the first got %d: a re-delivered call (same requestId, same bytes) must be accepted again, not refused as a duplicate key",
 		badAt, len(results), answer(bad), first.Status))
+}
+
+// failsAlone is the reason's end for a copy that failed at a receiver
+// that failed valid calls sent alone too (alone): that failure again,
+// rather than what copies would otherwise suggest (instead).
+func failsAlone(alone, instead string) string {
+	return "the receiver fails valid calls sent alone too (" + alone + "), so this may be that failure again rather than " + instead
 }
 
 // busy says whether an answer turns a call away as one too many at once
@@ -864,7 +918,8 @@ func (r *runner) load() error {
 		answered int
 		timedOut int
 		over     int             // answers with a body past attempt.MaxBodyRead
-		cut      int             // 2xx answers cut short before their declared length
+		cut      int             // 2xx answers cut short (unexpected EOF)
+		cutChunk int             // of them, with no declared length: chunked
 		first    attempt.Attempt // the first refused call's answer
 		seen     bool
 		failed   *attempt.Request // the first call that failed, refused or not answered
@@ -911,6 +966,9 @@ func (r *runner) load() error {
 				// As result warns on one: the sender cannot tell it from a
 				// failure, and may send the call again.
 				bad.cut++
+				if a.Header.Get("Content-Length") == "" {
+					bad.cutChunk++
+				}
 			}
 			bad.answered++
 			bad.hist.Record(a.Latency)
@@ -1029,7 +1087,11 @@ func (r *runner) load() error {
 	if len(parts) == 0 && (bad.over > 0 || bad.cut > 0) {
 		var warns []string
 		if bad.cut > 0 {
-			warns = append(warns, fmt.Sprintf("%d of %d calls got 2xx but the answer was cut short before its declared length (unexpected EOF): a sender may count the call failed and retry it", bad.cut, st.Sent))
+			words := cutShort(bad.cutChunk == 0)
+			if bad.cutChunk > 0 && bad.cutChunk < bad.cut {
+				words = "the answer was cut short before its declared length or last chunk (unexpected EOF)"
+			}
+			warns = append(warns, fmt.Sprintf("%d of %d calls got 2xx but %s: a sender may count the call failed and retry it", bad.cut, st.Sent, words))
 		}
 		if bad.over > 0 {
 			warns = append(warns, fmt.Sprintf("%d of %d calls got 2xx but %s", bad.over, st.Sent, bodyOver))

@@ -1,7 +1,12 @@
 package check
 
 import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/whsim/whsim/internal/attempt"
@@ -40,7 +45,7 @@ func TestJudgeDuplicatesNoAnswerIsNoRefusal(t *testing.T) {
 				}
 				results = append(results, &attempt.Result{Attempts: []attempt.Attempt{a}})
 			}
-			res := judgeDuplicates(&c, results)
+			res := judgeDuplicates(&c, results, "")
 			if res.Verdict != Fail {
 				t.Fatalf("verdict %s (%s), want FAIL", res.Verdict, res.Reason)
 			}
@@ -72,5 +77,50 @@ func TestAnswerSays408IsATimeoutWaitingForTheCall(t *testing.T) {
 	}
 	if got := answer(attempt.Attempt{Kind: attempt.KindClosed}); strings.Contains(got, "kept-alive") {
 		t.Errorf("answer of a call closed on a new connection = %q, names a kept-alive one", got)
+	}
+}
+
+// A receiver that fails valid calls at random fails a re-delivery or a
+// copy the same way, for no reason of its own: its duplicates cases fail,
+// and say that it fails calls sent alone too, not that it refused a
+// duplicate key, raced on a check-then-insert or keyed on requestId,
+// which would send its author to a store that did nothing wrong. It was
+// "must be accepted again, not refused as a duplicate key" of a 500 every
+// seventh call got. Found by rv46.
+func TestDuplicatesOfAReceiverThatFailsAnyCall(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if n.Add(1)%7 == 3 {
+			http.Error(w, "oops", http.StatusInternalServerError)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(srv.Close)
+	cfg := testConfig(t, srv.URL)
+	cfg.Checks = []string{acceptsValid, duplicates}
+	_, results, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	judged := 0
+	for _, res := range results {
+		if res.Case.Check != duplicates || res.Verdict != Fail {
+			continue
+		}
+		judged++
+		for _, guess := range []string{"duplicate key", "checks then inserts", "not on requestId", "no business meaning"} {
+			if strings.Contains(res.Reason, guess) {
+				t.Errorf("%s: %q guesses at a cause (%q)", res.Case.Name, res.Reason, guess)
+			}
+		}
+		if !strings.Contains(res.Reason, "the receiver fails valid calls sent alone too (") {
+			t.Errorf("%s: %q does not say the receiver fails calls sent alone too", res.Case.Name, res.Reason)
+		}
+	}
+	if judged == 0 {
+		t.Fatalf("no duplicates case failed: %+v", results)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -1694,5 +1695,34 @@ func TestAnsweredBeforeTheBodyWasSentWholeFails(t *testing.T) {
 	want := attempt.BodyUnsentWords + " (its write of 9000000 bytes cut: connection reset by peer)"
 	if res.Verdict != Fail || !strings.Contains(res.Reason, want) {
 		t.Errorf("verdict %v, reason %q; want a failure saying %q", res.Verdict, res.Reason, want)
+	}
+}
+
+// An answer with no declared length (chunked: a handler that flushed,
+// then died) cut short before its last chunk warns as cut short, not
+// "before its declared length", which it never had. Found by rv46: a
+// receiver that flushed a 200 and then aborted was said to have declared
+// a length its head did not hold.
+func TestTruncatedChunkedAnswer(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		_, _ = w.Write([]byte(`{"ok":`))
+		w.(http.Flusher).Flush()
+		panic(http.ErrAbortHandler)
+	}))
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	defer srv.Close()
+	for _, checks := range [][]string{{acceptsValid}, {Load}} {
+		cfg := testConfig(t, srv.URL)
+		cfg.Signer = nil
+		cfg.Checks = checks
+		_, results, err := run(t, context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(results) == 0 || results[0].Verdict != Warn || !strings.Contains(results[0].Reason, "cut short before its last chunk (unexpected EOF)") ||
+			strings.Contains(results[0].Reason, "declared length") {
+			t.Errorf("%s: %+v, want a warning that the answer was cut short before its last chunk", checks[0], results)
+		}
 	}
 }

@@ -46,3 +46,37 @@ func TestRead(t *testing.T) {
 		}
 	}
 }
+
+// Value reads the escapes of a requestId kept as it stands in the body,
+// as Read reads the body; what is no string's inside is said as it is,
+// never a panic on an escape cut short.
+func TestValue(t *testing.T) {
+	for _, tt := range []struct{ raw, want string }{
+		{"2e4f38cc-6c67-4f22-9a09-e63767f64185", "2e4f38cc-6c67-4f22-9a09-e63767f64185"},
+		{`caf\u00e9-1`, "café-1"},
+		{`tab\tid`, "tab\tid"},
+		{`a\"b\\c\/d`, `a"b\c/d`},
+		{`\ud83d\ude00`, "😀"},
+		{`cut\`, `cut\`},
+		{`cut\u00`, `cut\u00`},
+		{`a"b`, `a"b`},
+		{`bad\x`, `bad\x`},
+		{"", ""},
+	} {
+		if got := Value(tt.raw); got != tt.want {
+			t.Errorf("Value(%q) = %q, want %q", tt.raw, got, tt.want)
+		}
+		// The raw of a body's requestId reads as Read reads the body.
+		if body := []byte(`{"requestId":"` + tt.raw + `"}`); foundWhole(body) {
+			if got, want := Value(tt.raw), Read(body); got != want {
+				t.Errorf("Value(%q) = %q, Read of its body %q", tt.raw, got, want)
+			}
+		}
+	}
+}
+
+// foundWhole says whether Find finds body's requestId whole.
+func foundWhole(body []byte) bool {
+	s, e := Find(body)
+	return s >= 0 && e == len(body)-2
+}

@@ -8,6 +8,7 @@ package reqid
 import (
 	"crypto/sha256"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/whsim/whsim/internal/jsonlex"
 	"github.com/whsim/whsim/internal/spec"
@@ -93,6 +94,26 @@ func Read(body []byte) string {
 		return jsonlex.StringAt(body, sp)
 	}
 	return string(body[sp.Start:sp.End])
+}
+
+// Value is the requestId a body's raw one stands for: raw is the bytes
+// between the quotes of its string (Find's span, which a delivery keeps
+// as its RequestID, its webhook-id and the id it splices), value its
+// escapes read ("caf\u00e9-1" is café-1), as a receiver, and listen,
+// read it. Reports say the value: a tool matching a sender's report to a
+// receiver's log would never find the escapes as written.
+func Value(raw string) string {
+	if strings.IndexByte(raw, '\\') < 0 {
+		return raw
+	}
+	// Lexed as the body's member was: raw that is no string's inside
+	// (an escape cut short, a quote) is said as it is.
+	b := []byte(`{"` + spec.FieldRequestID + `":"` + raw + `"}`)
+	sp, ok := jsonlex.Member(b, spec.FieldRequestID)
+	if !ok || sp.Kind != jsonlex.String || sp.End != len(b)-1 {
+		return raw
+	}
+	return jsonlex.StringAt(b, sp)
 }
 
 // maxKept is the longest requestId Kept returns as it is.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/load"
+	"github.com/whsim/whsim/internal/reqid"
 	"net/http"
 	"strconv"
 
@@ -34,7 +35,7 @@ func appendResultJSON(b []byte, r *attempt.Result, verbose bool) []byte {
 	b = append(b, `,"event":`...)
 	b = jsonstr.Append(b, req.Event)
 	b = append(b, `,"requestId":`...)
-	b = jsonstr.Append(b, req.RequestID)
+	b = jsonstr.Append(b, reqid.Value(req.RequestID))
 	b = append(b, `,"duplicate":`...)
 	b = strconv.AppendBool(b, req.Duplicate)
 	if req.Source != "" {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/load"
+	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/threshold"
@@ -35,7 +36,7 @@ func (c *delivery) AppendText(b []byte, st *term.Style) []byte {
 	res := (*attempt.Result)(c)
 	last := res.Last()
 	req := res.Request
-	b = fmt.Appendf(b, "%-29s %-36s ", termsafe.Text(req.Event), termsafe.Text(req.RequestID))
+	b = fmt.Appendf(b, "%-29s %-36s ", termsafe.Text(req.Event), termsafe.Text(reqid.Value(req.RequestID)))
 	if last.Status != 0 {
 		b = fmt.Appendf(b, "%d %s", last.Status, fmtLatency(res.Latency()))
 	} else {
@@ -103,7 +104,7 @@ func (c *delivery) AppendJSON(b []byte, st *term.Style) []byte {
 func (c *delivery) JUnit() term.TestCase {
 	res := (*attempt.Result)(c)
 	last := res.Last()
-	tc := term.TestCase{Suite: res.Request.Event, Name: res.Request.RequestID, Class: "whsim.delivery"}
+	tc := term.TestCase{Suite: res.Request.Event, Name: reqid.Value(res.Request.RequestID), Class: "whsim.delivery"}
 	if tc.Name == "" {
 		tc.Name = "#" + strconv.Itoa(res.Request.Seq)
 	}
