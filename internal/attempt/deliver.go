@@ -276,6 +276,11 @@ type Result struct {
 	// FromSchedule, in the open model, is the time from the delivery's
 	// scheduled start to the end of its last attempt; 0 in the closed one.
 	FromSchedule time.Duration
+	// Late, in the open model, is how much later than its scheduled start
+	// the delivery started, when it had to wait for a free worker at
+	// --max-concurrency (load.Stats.Late counts these); 0 when it started
+	// on time, and always in the closed model.
+	Late time.Duration
 }
 
 // Tries is the number of attempts that made a call.
