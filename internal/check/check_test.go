@@ -874,3 +874,18 @@ func TestAnswerSaysAMalformedAnswerIsTheReceivers(t *testing.T) {
 		t.Errorf("answer = %q, want %q", got, want)
 	}
 }
+
+// A call whose body the receiver never took (its write did not complete
+// within the time limit) says so in its case's reason, on a kept-alive
+// connection too, where "the call may have been taken" would contradict
+// it: none of it beyond what the socket's buffers held was.
+func TestAnswerSaysTheBodyWasNeverTaken(t *testing.T) {
+	const words = attempt.BodyNotTakenWords + ": the write of the call did not complete within the time limit (4252779 bytes of the call written, of a 8388771-byte body)"
+	for _, keptAlive := range []bool{false, true} {
+		a := attempt.Attempt{Kind: attempt.KindTimeout, KeptAlive: keptAlive, Err: `Post "http://h/": ` + words}
+		got := answer(a)
+		if !strings.HasPrefix(got, attempt.KindTimeout+": "+words) || strings.Contains(got, "may have been taken") {
+			t.Errorf("kept alive %v: %q, want it to say %q and not that the call may have been taken", keptAlive, got, words)
+		}
+	}
+}
