@@ -64,7 +64,11 @@ func TestBodyNeverTakenSaysSo(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			u := neverReadingServer(t)
-			c, err := NewClient(ClientOptions{Timeout: 300 * time.Millisecond, Concurrency: 1, NetHTTP: tt.netHTTP})
+			// Long enough for the call to be made and begin to go out on
+			// a loaded machine under -race (copying 64 MiB into the
+			// worker's buffer took past 300 ms): one that timed out before
+			// its connection was had is a plain timeout.
+			c, err := NewClient(ClientOptions{Timeout: 3 * time.Second, Concurrency: 1, NetHTTP: tt.netHTTP})
 			if err != nil {
 				t.Fatal(err)
 			}
