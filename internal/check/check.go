@@ -1351,13 +1351,7 @@ func (r *runner) endInRow(n int, s silence) error {
 		r.cancel()
 		return r.fatal
 	}
-	reason := fmt.Sprintf("%d calls in a row got no answer (%s)", r.row.silent, attempt.ShortError(r.row.last))
-	if held := r.row.heldCalls(); len(held) > 0 {
-		// Which calls ended and which the receiver still held: a row
-		// that passed held calls is not one of calls that all ended.
-		reason = fmt.Sprintf("%d calls in a row got no answer (%s, numbered in the order sent), and %d sent before or among them were still in flight without an answer when the run stopped (calls %s)",
-			r.row.silent, r.row.failedCalls(), len(held), callRanges(held, 6))
-	}
+	reason := r.row.reason()
 	r.stopped = &Stop{Reason: reason} // After: Run's, from the results reported
 	r.cancel()
 	return errStopped

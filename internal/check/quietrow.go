@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -247,8 +248,8 @@ func (q *quietRow) heldCalls() []int {
 
 // failedCalls says the row's calls that ended without an answer, by
 // what they got, in the order sent: "connection closed: calls 7-9, 11;
-// timeout: calls 6, 10" (ShortError's words).
-func (q *quietRow) failedCalls() string {
+// timeout: calls 6, 10" (ShortError's words), and how many things.
+func (q *quietRow) failedCalls() (string, int) {
 	var kinds []string
 	byKind := map[string][]int{}
 	for _, c := range q.calls {
@@ -265,7 +266,25 @@ func (q *quietRow) failedCalls() string {
 	for i, k := range kinds {
 		parts[i] = k + ": calls " + callRanges(byKind[k], 6)
 	}
-	return strings.Join(parts, "; ")
+	return strings.Join(parts, "; "), len(kinds)
+}
+
+// reason is what a stop says of the row (before the first case it stops
+// after): how many calls in a row got no answer, and what; with calls
+// held, or calls that got different things, which calls, by number.
+func (q *quietRow) reason() string {
+	failed, kinds := q.failedCalls()
+	held := q.heldCalls()
+	switch {
+	case len(held) > 0:
+		// A row that passed held calls is not one of calls that all
+		// ended: which ended, and which the receiver still held.
+		return fmt.Sprintf("%d calls in a row got no answer (%s, numbered in the order sent), and %d sent before or among them were still in flight without an answer when the run stopped (calls %s)",
+			q.silent, failed, len(held), callRanges(held, 6))
+	case kinds > 1:
+		return fmt.Sprintf("%d calls in a row got no answer (%s, numbered in the order sent)", q.silent, failed)
+	}
+	return fmt.Sprintf("%d calls in a row got no answer (%s)", q.silent, attempt.ShortError(q.last))
 }
 
 // callRanges says call numbers as runs: "7-9, 11, 15-27"; past max runs,

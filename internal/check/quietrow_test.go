@@ -134,13 +134,51 @@ func TestQuietRowSaysWhichCalls(t *testing.T) {
 	}{{3, closed}, {4, closed}, {6, timedOut}, {7, closed}, {9, closed}} {
 		q.end(e.n, e.s)
 	}
-	if got, want := q.failedCalls(), "connection closed: calls 3-4, 7, 9; timeout: calls 6"; got != want {
-		t.Errorf("failed %q, want %q", got, want)
+	const want = "connection closed: calls 3-4, 7, 9; timeout: calls 6"
+	if got, kinds := q.failedCalls(); got != want || kinds != 2 {
+		t.Errorf("failed %q of %d kinds, want %q of 2", got, kinds, want)
 	}
 	if got, want := callRanges(q.heldCalls(), 6), "2, 5, 8"; got != want {
 		t.Errorf("held %q, want %q", got, want)
 	}
 	if got, want := callRanges([]int{1, 3, 5, 7, 8, 9, 11, 13, 15}, 3), "1, 3, 5, and 6 more"; got != want {
 		t.Errorf("cut %q, want %q", got, want)
+	}
+}
+
+// A stop's reason says what the calls got: one kind as before; calls that
+// got different things (some closed, some timed out) each by number, as
+// with held calls, never all under the last one's kind ("35 calls in a
+// row got no answer (connection closed)" of a row with 16 timeouts).
+func TestQuietRowReason(t *testing.T) {
+	closed := silence{quiet: true, silent: true, a: attempt.Attempt{Kind: attempt.KindClosed}}
+	timedOut := silence{quiet: true, silent: true, timedOut: true, a: attempt.Attempt{Kind: attempt.KindTimeout}}
+	type ended struct {
+		n int
+		s silence
+	}
+	for _, tt := range []struct {
+		name string
+		ends []ended
+		want string
+	}{
+		{"one kind", []ended{{2, closed}, {3, closed}, {4, closed}}, "3 calls in a row got no answer (connection closed)"},
+		{"two kinds", []ended{{2, timedOut}, {3, closed}, {4, closed}},
+			"3 calls in a row got no answer (timeout: calls 2; connection closed: calls 3-4, numbered in the order sent)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var q quietRow
+			q.begin()
+			q.end(1, silence{answered: true})
+			for range 3 {
+				q.begin()
+			}
+			for _, e := range tt.ends {
+				q.end(e.n, e.s)
+			}
+			if got := q.reason(); got != tt.want {
+				t.Errorf("reason %q, want %q", got, tt.want)
+			}
+		})
 	}
 }
