@@ -20,16 +20,20 @@ import (
 // it keeps the connection alive instead, and neither reads the body nor
 // closes until it stops: the sender's write never ends. With reset in
 // place of a status it answers nothing: it resets the connection as the
-// body goes out (a handler that dies on the call's head).
+// body goes out (a handler that dies on the call's head). With silent it
+// neither answers nor reads a byte of the body, and holds the connection
+// until it stops: a call larger than the sockets' buffers is never taken
+// whole, its write never ends.
 //
-//	exec earlyrecv <readyfile> [<status> [hold] | reset] &
+//	exec earlyrecv <readyfile> [<status> [hold] | reset | silent] &
 //
 // It writes its URL to readyfile.
 func earlyRecv() int {
 	hold := len(os.Args) == 4 && os.Args[3] == "hold"
 	reset := len(os.Args) == 3 && os.Args[2] == "reset"
+	silent := len(os.Args) == 3 && os.Args[2] == "silent"
 	if len(os.Args) != 2 && len(os.Args) != 3 && !hold {
-		fmt.Fprintln(os.Stderr, "usage: earlyrecv <readyfile> [<status> [hold] | reset]")
+		fmt.Fprintln(os.Stderr, "usage: earlyrecv <readyfile> [<status> [hold] | reset | silent]")
 		return 2
 	}
 	closing := "Connection: close\r\n"
@@ -37,7 +41,7 @@ func earlyRecv() int {
 		closing = ""
 	}
 	head := "HTTP/1.1 413 Payload Too Large\r\nContent-Length: 0\r\n" + closing + "\r\n"
-	if len(os.Args) >= 3 && !reset {
+	if len(os.Args) >= 3 && !reset && !silent {
 		code, err := strconv.Atoi(os.Args[2])
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "earlyrecv: status:", err)
@@ -67,6 +71,10 @@ func earlyRecv() int {
 			return
 		}
 		defer conn.Close()
+		if silent {
+			<-stopped
+			return
+		}
 		_, _ = io.WriteString(bw, head)
 		_ = bw.Flush()
 		if hold {

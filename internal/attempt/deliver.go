@@ -179,6 +179,21 @@ func (a Attempt) Unfinished() string {
 	return ""
 }
 
+// BodyNotTakenWords start the words of a timed-out call whose write did
+// not complete: the receiver never took the body (ShortError says them).
+const BodyNotTakenWords = "the body was never taken"
+
+// notTakenWords are the error of a call whose write did not complete
+// within the time limit, sent bytes of it having gone out (the receiver
+// took at most these, its socket's buffers some of them).
+func notTakenWords(sent int, res *Result) string {
+	w := BodyNotTakenWords + ": the write of the call did not complete within the time limit (" + strconv.Itoa(sent) + " bytes of the call written"
+	if res.Request != nil {
+		w += ", of a " + strconv.Itoa(len(res.Request.Body)) + "-byte body"
+	}
+	return w + ")"
+}
+
 // BodyUnsentWords say an answer came to a call whose body was not sent
 // whole (Attempt.BodyUnsent), without the counts: a summary's kind.
 const BodyUnsentWords = "answered before the body was sent whole"
@@ -277,6 +292,11 @@ type Result struct {
 	// FromSchedule, in the open model, is the time from the delivery's
 	// scheduled start to the end of its last attempt; 0 in the closed one.
 	FromSchedule time.Duration
+	// Late, in the open model, is how much later than its scheduled start
+	// the delivery started, when it had to wait for a free worker at
+	// --max-concurrency (load.Stats.Late counts these); 0 when it started
+	// on time, and always in the closed model.
+	Late time.Duration
 }
 
 // Tries is the number of attempts that made a call.
@@ -1220,6 +1240,13 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 		if kind == KindInterrupted && ctx.Err() == nil {
 			kind = KindTimeout // the client's own deadline
 		}
+		if kind == KindTimeout && len(body) > 0 && ctx.Err() == nil {
+			// "awaiting headers" would send the user to a slow answer
+			// when the receiver never took the whole call.
+			if why := call.notTaken(res); why != "" {
+				err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: timeoutError(why)}
+			}
+		}
 		closedAsSent := reused && staleErr(err)
 		// On a new connection too: a receiver that reads the call and
 		// resets may have taken it. Whether it could have is what went
@@ -1420,7 +1447,7 @@ func ShortError(a Attempt) string {
 		// "stream reset by the receiver (PROTOCOL_ERROR)".
 		return unwrapped(a.Err)
 	}
-	if a.Kind == KindTimeout && strings.Contains(a.Err, noStreamWords) {
+	if a.Kind == KindTimeout && (strings.Contains(a.Err, noStreamWords) || strings.Contains(a.Err, BodyNotTakenWords)) {
 		// A timeout of a call that never went out: "timeout" alone would
 		// send the user to a slow receiver, which never read it.
 		return a.Kind + ": " + unwrapped(a.Err)

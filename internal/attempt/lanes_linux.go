@@ -714,7 +714,7 @@ func (lp *loop) detach(l *lane, read []byte) (rc *rawConn, ok bool) {
 // answer came, and closes its connection.
 func (lp *loop) failed(l *lane, err error) {
 	lp.drop(l)
-	lp.attempted(l, lp.d.rawFailed(lp.ctx, l.method, l.t, l.res, err, l.start, l.buf), 0)
+	lp.attempted(l, lp.d.rawFailed(lp.ctx, l.method, l.t, l.res, err, l.start, l.buf, ""), 0)
 }
 
 // drop closes a lane's connection (which leaves the loop's set with it:

@@ -100,6 +100,9 @@ type connIO interface {
 	// Wrote says whether any byte of the request went out: known once
 	// Written returned, or Send returned with no rest being written.
 	Wrote() bool
+	// Progress says how many bytes of the request went out of how many,
+	// known as Wrote is: fewer is a write that did not complete.
+	Progress() (sent, total int)
 }
 
 // errBusy is a kept-alive connection found, before a call was written on
@@ -117,17 +120,23 @@ type restWriting struct {
 	// wrote says some of the last request went out: set by Send and by
 	// the rest write, read once that has ended (Wrote).
 	wrote bool
+	// out and total are the bytes of the last request that went out and
+	// its length, set as wrote is (Progress).
+	out, total int
 }
 
 // begin starts a request's write, waiting for the rest write of the one
 // before (the connection's close ended it).
 func (w *restWriting) begin() {
 	w.Written()
-	w.unwritten, w.wrote = nil, false
+	w.unwritten, w.wrote, w.out, w.total = nil, false, 0, 0
 }
 
 // Wrote says whether any byte of the request went out.
 func (w *restWriting) Wrote() bool { return w.wrote }
+
+// Progress says how many bytes of the request went out, of how many.
+func (w *restWriting) Progress() (sent, total int) { return w.out, w.total }
 
 // apart says the rest of the request is written apart: write runs in a
 // goroutine of its own and says how it ended.
@@ -183,14 +192,15 @@ func (c *netIO) Send(p []byte, check bool) error {
 	if check && !peekIdle(c.Conn) {
 		return errBusy
 	}
+	c.total = len(p)
 	if len(p) <= netWriteApart {
 		n, err := c.Write(p)
-		c.wrote = n > 0
+		c.wrote, c.out = n > 0, n
 		return err
 	}
 	c.apart(func() error {
 		n, err := c.Write(p)
-		c.wrote = n > 0
+		c.wrote, c.out = n > 0, n
 		return err
 	})
 	return nil
@@ -297,11 +307,15 @@ func (d *Deliverer) rawAttempt(ctx context.Context, tr *http.Transport, method s
 func (d *Deliverer) rawAnswer(ctx context.Context, method string, t *target, buf *bodyBuf, resp *http.Response, err error, start time.Time, res *Result) (Attempt, time.Duration) {
 	lean, err := unfinished(err) // a lean answer's body over MaxBodyRead, or cut off
 	if err != nil {
-		if buf.raw != nil {
-			buf.raw.close()
+		notTaken := ""
+		if rc := buf.raw; rc != nil {
+			rc.close() // and waits for the end of a rest write
 			buf.raw = nil
+			if sent, total := rc.io.Progress(); sent < total {
+				notTaken = notTakenWords(sent, res)
+			}
 		}
-		return d.rawFailed(ctx, method, t, res, err, start, buf), 0
+		return d.rawFailed(ctx, method, t, res, err, start, buf, notTaken), 0
 	}
 	rc := buf.raw
 	var kept []byte
@@ -354,7 +368,11 @@ func (d *Deliverer) rawAnswer(ctx context.Context, method string, t *target, buf
 // rawFailed is the attempt, started at start, that met err before its
 // answer came (its connection closed already): the error Client.Do would
 // give. buf says how the call's connection was had (dialed, keptAlive).
-func (d *Deliverer) rawFailed(ctx context.Context, method string, t *target, res *Result, err error, start time.Time, buf *bodyBuf) Attempt {
+//
+// notTaken, when the time limit ended it, says the call's write did not
+// complete (notTakenWords): said in the error in place of net/http's
+// "awaiting headers", which would send the user to a slow answer.
+func (d *Deliverer) rawFailed(ctx context.Context, method string, t *target, res *Result, err error, start time.Time, buf *bodyBuf, notTaken string) Attempt {
 	kind, asSent, afterSent := Classify(err), false, false
 	if ctx.Err() != nil {
 		// Ctrl-C cut the connection by its deadline: the error says
@@ -364,7 +382,10 @@ func (d *Deliverer) rawFailed(ctx context.Context, method string, t *target, res
 		asSent = errors.As(err, new(closedAsSent))
 		afterSent = asSent || errors.As(err, new(endedAfterSent))
 	}
-	if kind == KindTimeout {
+	switch {
+	case kind == KindTimeout && notTaken != "":
+		err = timeoutError(notTaken)
+	case kind == KindTimeout:
 		// What net/http says of the same.
 		err = timeoutError(context.DeadlineExceeded.Error() + " (Client.Timeout exceeded while awaiting headers)")
 	}

@@ -187,7 +187,7 @@ func (s *sockIO) Send(p []byte, check bool) error {
 		// waits in the socket: the reader takes it.
 		err = nil
 	}
-	s.wrote = len(s.p) < len(p)
+	s.wrote, s.out, s.total = len(s.p) < len(p), len(p)-len(s.p), len(p)
 	if err == nil && s.busy {
 		s.p = nil
 		return errBusy
@@ -205,7 +205,7 @@ func (s *sockIO) Send(p []byte, check bool) error {
 				rest, errno, done = writeOut(fd, rest)
 				return done
 			})
-			s.wrote = s.wrote || len(rest) < len(p)
+			s.wrote, s.out = s.wrote || len(rest) < len(p), len(p)-len(rest)
 			if err == nil && errno != 0 {
 				err = os.NewSyscallError("write", errno)
 			}

@@ -966,6 +966,32 @@ func (s *callConn) writeCut(actx context.Context, n int) string {
 	return ""
 }
 
+// notTaken says, of a call the time limit ended before an answer came,
+// that its write did not complete (notTakenWords), "" when it did or the
+// call's connection is none of those watched (HTTP/2's carry other
+// calls' bytes). net/http closes the connection as the round trip gives
+// up, which ends the write; the wait for that is bounded all the same.
+func (s *callConn) notTaken(res *Result) string {
+	c, e := s.conn, s.end.Load()
+	if c == nil || e == nil {
+		return ""
+	}
+	t := time.NewTimer(writeEndWait)
+	defer t.Stop()
+	select {
+	case <-e.done:
+		if e.err == nil {
+			return ""
+		}
+	case <-t.C:
+	}
+	return notTakenWords(int(c.wire().wrote.Load()-s.wroteAt), res)
+}
+
+// writeEndWait bounds notTaken's wait for the end of a write net/http
+// gave up on.
+const writeEndWait = time.Second
+
 // streamCut is writeCut for a call answered on an HTTP/2 stream: x/net
 // stops the body's write when the receiver resets the stream after its
 // answer (RST_STREAM NO_ERROR, which a server that answers without

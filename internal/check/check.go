@@ -1351,8 +1351,8 @@ func (r *runner) endInRow(n int, s silence) error {
 		r.cancel()
 		return r.fatal
 	}
-	r.stopped = &Stop{ // After: Run's, from the results reported
-		Reason: fmt.Sprintf("%d calls in a row got no answer (%s)", r.row.silent, attempt.ShortError(r.row.last))}
+	reason := r.row.reason()
+	r.stopped = &Stop{Reason: reason} // After: Run's, from the results reported
 	r.cancel()
 	return errStopped
 }
@@ -1418,6 +1418,10 @@ func notHTTP(why string) string {
 // "got 302 to /elsewhere", "timeout".
 func answer(a attempt.Attempt) string {
 	switch {
+	case a.Status == 0 && a.Kind == attempt.KindTimeout && strings.Contains(a.Err, attempt.BodyNotTakenWords):
+		// Its write did not complete: it went out only in part, and was
+		// not taken, kept-alive connection or not.
+		return attempt.ShortError(a)
 	case a.Status == 0 && a.KeptAlive && a.Kind == attempt.KindTimeout:
 		// Not this call's own slowness, maybe: the receiver answered the
 		// call before it on the connection, and may answer a

@@ -874,3 +874,60 @@ func TestAnswerSaysAMalformedAnswerIsTheReceivers(t *testing.T) {
 		t.Errorf("answer = %q, want %q", got, want)
 	}
 }
+
+// A call whose body the receiver never took (its write did not complete
+// within the time limit) says so in its case's reason, on a kept-alive
+// connection too, where "the call may have been taken" would contradict
+// it: none of it beyond what the socket's buffers held was.
+func TestAnswerSaysTheBodyWasNeverTaken(t *testing.T) {
+	const words = attempt.BodyNotTakenWords + ": the write of the call did not complete within the time limit (4252779 bytes of the call written, of a 8388771-byte body)"
+	for _, keptAlive := range []bool{false, true} {
+		a := attempt.Attempt{Kind: attempt.KindTimeout, KeptAlive: keptAlive, Err: `Post "http://h/": ` + words}
+		got := answer(a)
+		if !strings.HasPrefix(got, attempt.KindTimeout+": "+words) || strings.Contains(got, "may have been taken") {
+			t.Errorf("kept alive %v: %q, want it to say %q and not that the call may have been taken", keptAlive, got, words)
+		}
+	}
+}
+
+// A receiver that answers 200 with a body saying the call failed
+// ({"success":false,"error":"database unavailable"}) passed accepts-valid
+// ("every check passed"), while the ERP takes the 2xx as delivered and
+// never sends the call again: such a case warns, saying so. A body that
+// says nothing of failure, or is no JSON, passes as before. Found by ck46.
+func TestTwoHundredWithAnErrorBodyWarns(t *testing.T) {
+	for _, tt := range []struct {
+		body string
+		says string
+	}{
+		{`{"success":false,"error":"database unavailable"}`, `"success": false`},
+		{`{"code":500,"ok":false}`, `"ok": false`},
+		{`{"error":"database unavailable"}`, `"error": "database unavailable"`},
+		{`{"error":{"message":"boom"}}`, `"error": {…}`},
+		{`{"success":true,"error":null}`, ""},
+		{`{"error":""}`, ""},
+		{`ok`, ""},
+		{`{"success":false,"pad":"` + strings.Repeat("x", 300), `"success": false`},
+	} {
+		if got := bodySaysFailed([]byte(tt.body)); got != tt.says {
+			t.Errorf("%.40s: %q, want %q", tt.body, got, tt.says)
+		}
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"success":false,"error":"database unavailable"}`)
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.Checks = []string{acceptsValid}
+	_, results, err := run(t, context.Background(), cfg)
+	if err != nil || len(results) == 0 {
+		t.Fatalf("%d results, err %v", len(results), err)
+	}
+	for _, res := range results {
+		if res.Verdict != Warn || !strings.Contains(res.Reason, `got 200 but its body says the call failed ("success": false)`) {
+			t.Errorf("%s: %s %q, want a warning that the body says the call failed", res.Case.Name, res.Verdict, res.Reason)
+		}
+	}
+}

@@ -101,6 +101,12 @@ func (r *runner) acceptsValid() error {
 		}
 		a := res.Last()
 		switch {
+		case is2xx(a.Status) && bodySaysFailed(a.BodyPrefix) != "":
+			// A warning, not a failure: the spec names no answer body, and
+			// the receiver may have stored the call all the same (effects
+			// asks its probe); but if it did not, the call is lost.
+			r.report(result(c, a, Warn, answer(a)+" but its body says the call failed ("+bodySaysFailed(a.BodyPrefix)+
+				"): the ERP takes any 2xx as delivered and does not send the call again; answer 5xx when the call was not stored (a sender retries it), 4xx when it never will be"))
 		case is2xx(a.Status):
 			r.report(result(c, a, Pass, ""))
 		case is3xx(a.Status):

@@ -1370,6 +1370,63 @@ func TestLateAnswersDoNotHideAStop(t *testing.T) {
 	}
 }
 
+// A receiver that answered calls, then holds some forever and closes the
+// connection of the others, stopped answering: the run stops as soon as
+// the calls that ended say so, not at the time limit, where a held call
+// kept the row open (each in flight held back the calls after it). The
+// accepts-valid calls are answered one after another, every answer read
+// before the load's first call is sent: no answer comes late, so no held
+// call can be one still to be answered late. The reason says which calls
+// were closed and which held. Found by ck46.
+func TestHeldCallsDoNotKeepAStopOpen(t *testing.T) {
+	t.Parallel()
+	// The calls of accepts-valid, which the receiver answers.
+	count := httptest.NewServer(newReceiver(t, defects{}))
+	cfg := testConfig(t, count.URL)
+	cfg.Checks = []string{acceptsValid}
+	_, results, err := run(t, context.Background(), cfg)
+	count.Close()
+	if err != nil || len(results) == 0 {
+		t.Fatalf("%d accepts-valid cases, err %v", len(results), err)
+	}
+	answered := len(results)
+	var arrived atomic.Int32
+	stop := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		n := int(arrived.Add(1))
+		switch {
+		case n <= answered:
+			return
+		case (n-answered)%4 == 1:
+			<-stop // held until the test ends
+			return
+		}
+		if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
+			c.Close()
+		}
+	}))
+	defer srv.Close()
+	defer close(stop)
+	cfg = testConfig(t, srv.URL)
+	// At the time limit (callTimeout) the held calls time out and the
+	// row would stop without them: the reason says whether they were.
+	cfg.Checks = []string{acceptsValid, Load}
+	sum, _, err := run(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Stopped == nil {
+		t.Fatalf("stop <nil>, want one: the receiver closed or held every call after its first %d", answered)
+	}
+	reason := sum.Stopped.Reason
+	for _, want := range []string{"calls in a row got no answer (connection closed: calls ", "were still in flight without an answer when the run stopped (calls "} {
+		if !strings.Contains(reason, want) {
+			t.Errorf("reason %q, want it to say %q", reason, want)
+		}
+	}
+}
+
 // A 500 itself, not only what is past it, is a 5xx that a sender retries
 // forever: the reason of an unknown event or a body of the other kind
 // answered 500 says so, not only that it wanted a 2xx or a 4xx.

@@ -33,6 +33,10 @@ func runOpen(ctx context.Context, do deliverFunc, next func() []*attempt.Request
 	type call struct {
 		job []*attempt.Request
 		k   int
+		// behind: the call was handed out while calls waited for a
+		// worker at the bound; its deliveries that then start after
+		// their slots are late (Result.Late, counted in Stats.Late).
+		behind bool
 	}
 	calls := make(chan call)
 
@@ -61,9 +65,15 @@ func runOpen(ctx context.Context, do deliverFunc, next func() []*attempt.Request
 					for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
 					}
 				}
+				lag := time.Since(at)
 				res := do(wk.ctx, req, &wk.buf)
 				inFlight.Add(-1)
 				res.FromSchedule = max(time.Since(at), 1)
+				if c.behind && lag > 0 {
+					// Said per delivery, so that the ledger shows which
+					// of them the summary's late count are.
+					res.Late = lag
+				}
 				wk.account(res)
 			}
 		}
@@ -74,7 +84,7 @@ func runOpen(ctx context.Context, do deliverFunc, next func() []*attempt.Request
 			run(c)
 		}
 	}
-	live, late, unstarted := 0, 0, 0
+	live, unstarted := 0, 0
 	spawn := func(first *call) {
 		w := live
 		live++
@@ -115,7 +125,7 @@ dispatch:
 				break
 			}
 		}
-		c := call{job, k}
+		c := call{job: job, k: k, behind: behind}
 		k += len(job)
 		select {
 		case calls <- c:
@@ -125,6 +135,7 @@ dispatch:
 				break
 			}
 			behind = true
+			c.behind = true
 			select {
 			case calls <- c:
 			case <-ctx.Done():
@@ -135,9 +146,6 @@ dispatch:
 				break dispatch
 			}
 		}
-		if behind && time.Now().After(at) {
-			late += len(job)
-		}
 	}
 	close(calls)
 	wg.Wait()
@@ -145,7 +153,7 @@ dispatch:
 	total := shards.total()
 	total.Elapsed = time.Since(start)
 	total.Open, total.Rate = true, o.Rate
-	total.MaxConcurrency, total.PeakConcurrency, total.Late = bound, int(peak.Load()), late
+	total.MaxConcurrency, total.PeakConcurrency = bound, int(peak.Load())
 	total.NotStarted += unstarted
 	if o.left(dry, total) && !end.IsZero() && ctx.Err() == nil {
 		// The feed had no end but the schedule had: the calls due before

@@ -121,6 +121,61 @@ func TestOpenModelCountsLateStartsAtTheBound(t *testing.T) {
 	})
 }
 
+// Each delivery counted late says so, and by how much (Result.Late, the
+// ledger's lateMs): the deliveries that carry it are the summary's late
+// count, each started after its slot by what it carries, and none other
+// did. Without it a reader of the ledger could not find the 300.
+func TestOpenModelLateDeliveriesSayHowLate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		epoch := time.Now()
+		rcv := stalling(epoch)
+		seq := 0
+		feed := func() []*attempt.Request {
+			if seq == 2000 {
+				return nil
+			}
+			seq++
+			return []*attempt.Request{{Event: "E", Seq: seq}}
+		}
+		var mu sync.Mutex
+		var results []*attempt.Result
+		started := map[int]time.Time{}
+		deliver := func(ctx context.Context, req *attempt.Request, b **attempt.Buf) *attempt.Result {
+			mu.Lock()
+			started[req.Seq] = time.Now()
+			mu.Unlock()
+			return rcv.deliver(ctx, req, b)
+		}
+		st := runOpen(t.Context(), deliver, feed,
+			RunOptions{Concurrency: 8, MaxConcurrency: 50, Rate: 200, Duration: 10 * time.Second}, func(r *attempt.Result) {
+				mu.Lock()
+				results = append(results, r)
+				mu.Unlock()
+			})
+		if st.Late != 300 || len(results) != 2000 {
+			t.Fatalf("late %d of %d reported; want 300 of 2000", st.Late, len(results))
+		}
+		marked := 0
+		for _, r := range results {
+			k := r.Request.Seq - 1
+			slot := epoch.Add(time.Duration(k) * 5 * time.Millisecond)
+			lag := started[r.Request.Seq].Sub(slot)
+			switch {
+			case r.Late > 0:
+				marked++
+				if r.Late != lag {
+					t.Errorf("delivery %d: late by %s, started %s after its slot", k+1, r.Late, lag)
+				}
+			case lag > 0:
+				t.Errorf("delivery %d started %s after its slot and says it was not late", k+1, lag)
+			}
+		}
+		if marked != st.Late {
+			t.Errorf("%d deliveries say they were late, the summary counts %d", marked, st.Late)
+		}
+	})
+}
+
 // On a receiver that never stalls, the open model keeps the rate exactly:
 // n calls at r per second start over (n-1)/r.
 func TestOpenModelKeepsTheRate(t *testing.T) {

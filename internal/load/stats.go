@@ -153,7 +153,8 @@ type Stats struct {
 	Rate float64 // the open model's deliveries per second
 	// The bound on deliveries in flight, the most that were (in the
 	// closed model both are its workers), and how many deliveries started
-	// late because all MaxConcurrency were busy (open model).
+	// late because all MaxConcurrency were busy (open model): those whose
+	// Result.Late is set, counted by Add.
 	MaxConcurrency, PeakConcurrency, Late int
 }
 
@@ -170,6 +171,9 @@ func (s *Stats) Add(r *attempt.Result) {
 	}
 	if r.Request != nil && r.Request.Document {
 		s.Documents++
+	}
+	if r.Late > 0 {
+		s.Late++
 	}
 	if n := r.Tries(); n > 1 {
 		s.Retries += n - 1
@@ -257,6 +261,7 @@ func (s *Stats) Merge(o *Stats) {
 	s.ClosedAsSent += o.ClosedAsSent
 	s.ResentAfterClose += o.ResentAfterClose
 	s.Unasked += o.Unasked
+	s.Late += o.Late
 	for k, v := range o.ByStatus {
 		s.ByStatus[k] += v
 	}

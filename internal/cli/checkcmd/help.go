@@ -42,11 +42,15 @@ send -v does.
 A receiver that stops answering (refused or reset 3 calls in a row, or no
 answer within --timeout 2 calls in a row; in the order they were sent, a
 late answer of a call sent before them not breaking the row; calls sent
-together count their number on top) stops the run at once: one line says after
+together count their number on top; a call it still holds neither counts
+nor keeps the row open, unless it went out while the receiver was still
+answering and may yet be answered late) stops the run at once: one line says after
 which case it last answered (a case graded on its answer; or how many calls
 it answered before any case was graded, as load and effects grade theirs at
 their end; or that it answered none) and how many calls in a row got no
-answer, and the checks left are
+answer (with calls held, or calls that got different things: which calls,
+numbered in the order sent, got what, and which were still held), and the
+checks left are
 reported as not run. A call lost on a kept-alive connection the receiver
 closed as it went out fails its case, and counts among those calls, but is
 no sign of a receiver gone (a new connection gets its answer). So is a call

@@ -50,6 +50,12 @@ func appendResultJSON(b []byte, r *attempt.Result, verbose bool) []byte {
 	b = strconv.AppendBool(b, r.OK)
 	b = append(b, `,"latencyMs":`...)
 	b = attempt.AppendMS(b, r.Latency())
+	if r.Late > 0 {
+		// Only when late: the summary's late count is these lines, and a
+		// ledger of deliveries on time is as it was without the field.
+		b = append(b, `,"lateMs":`...)
+		b = attempt.AppendMS(b, r.Late)
+	}
 	if last.Kind != "" {
 		b = append(b, `,"errorKind":`...)
 		b = jsonstr.Append(b, last.Kind)

@@ -48,6 +48,47 @@ func TestResultJSON(t *testing.T) {
 	}
 }
 
+// A delivery that started late (--rate, at --max-concurrency) says by how
+// much, lateMs after latencyMs; one on time has no lateMs, so that a
+// seeded run's ledger without late deliveries is as it was. The lines
+// with lateMs are the summary's late count.
+func TestLateDeliveriesInTheLedger(t *testing.T) {
+	t.Parallel()
+	st := load.NewStats()
+	var ledger []byte
+	for i, late := range []time.Duration{0, 1500 * time.Microsecond, 0, 2 * time.Second} {
+		res := &attempt.Result{Request: &attempt.Request{Seq: i + 1, Event: "E"}, URL: "http://h/", OK: true,
+			Attempts: []attempt.Attempt{{Status: 200, Latency: time.Millisecond}}, FromSchedule: 3 * time.Second, Late: late}
+		st.Add(res)
+		ledger = appendResultJSON(ledger, res, false)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(ledger), "\n"), "\n")
+	const late = `{"seq":2,"event":"E","requestId":"","duplicate":false,"url":"http://h/","status":200,"ok":true,"latencyMs":3000,"lateMs":1.5,"attempts":[{"status":200,"latencyMs":1}]}`
+	const onTime = `{"seq":1,"event":"E","requestId":"","duplicate":false,"url":"http://h/","status":200,"ok":true,"latencyMs":3000,"attempts":[{"status":200,"latencyMs":1}]}`
+	if lines[1] != late || lines[0] != onTime {
+		t.Errorf("got\n%s\n%s\nwant\n%s\n%s", lines[0], lines[1], onTime, late)
+	}
+	marked := 0
+	for _, l := range lines {
+		var d struct {
+			LateMS *float64 `json:"lateMs"`
+		}
+		if err := json.Unmarshal([]byte(l), &d); err != nil {
+			t.Fatal(err)
+		}
+		if d.LateMS != nil {
+			marked++
+		}
+	}
+	var j statsJSON
+	if err := json.Unmarshal(appendStatsJSON(nil, st), &j); err != nil {
+		t.Fatal(err)
+	}
+	if marked != 2 || j.Summary.Late != marked {
+		t.Errorf("%d lines with lateMs, summary late %d; want 2 and 2", marked, j.Summary.Late)
+	}
+}
+
 func TestStatsJSON(t *testing.T) {
 	t.Parallel()
 	st := load.NewStats()

@@ -166,11 +166,12 @@ func (r Payload) JUnit() term.TestCase {
 	if r.Line > 0 {
 		tc.Name += ":" + strconv.Itoa(r.Line)
 	}
-	// Each finding as the text says it after its place: a finding of
-	// the whole body has no path, and "json-syntax : ..." named no place.
+	// Each finding as the text's line says it, its place first
+	// (file:line:column: what): the case's name holds no column, and a
+	// JUnit reader, a job summary or an editor finds the finding there.
 	var sb strings.Builder
 	for _, f := range r.Findings {
-		fmt.Fprintf(&sb, "%s %s %s: %s\n", f.Severity, f.Rule, f.Where(), r.message(f))
+		sb.WriteString(r.findingLine(f) + "\n")
 	}
 	tc.Detail = sb.String()
 	if validate.Case(r).Skipped() && len(r.Findings) > 0 {
@@ -196,9 +197,15 @@ func (r Payload) JUnit() term.TestCase {
 				break
 			}
 		}
-		tc.Failure, tc.FailureType = first.Rule+" "+first.Where()+": "+first.Message, first.Rule
+		tc.Failure, tc.FailureType = r.findingLine(first), first.Rule
 	}
 	return tc
+}
+
+// findingLine is f as the text's line says it, without colour: place,
+// severity, rule, path, message and the array's element.
+func (r Payload) findingLine(f validate.Finding) string {
+	return r.placed(validate.Case(r).Place(f)) + ": " + string(f.Severity) + " " + f.Rule + " " + f.Where() + ": " + r.message(f) + r.elementNote()
 }
 
 // ValidateSummary is a validate run's counts as its report summary.

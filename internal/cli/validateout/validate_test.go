@@ -187,9 +187,10 @@ func TestPayloadJUnitNamesWhereAsText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct{ name, in, want string }{
-		{"body", `{"capture":1,"query":"businessType=CREATE_RECEIVABLE_DOC","headers":{"Content-Type":["application/json"]},"body":"not json","bodyEncoding":"utf8"}` + "\n", "json-syntax (body): "},
-		{"path", `{"businessType":"x","data":{}}` + "\n", "envelope-"},
+	for _, tc := range []struct{ name, in, want, at string }{
+		{"body", `{"capture":1,"query":"businessType=CREATE_RECEIVABLE_DOC","headers":{"Content-Type":["application/json"]},"body":"not json","bodyEncoding":"utf8"}` + "\n", "json-syntax (body): the body's line 1, column 1: ", "in.ndjson:1"},
+		{"path", `{"businessType":"x","data":{}}` + "\n", "envelope-business-type businessType: ", "in.ndjson:1:17"},
+		{"syntax", "{\"data\": x}\n", "json-syntax (body): not a JSON value", "in.ndjson:1:10"},
 	} {
 		fs, err := validate.OpenFiles(context.Background(), []string{"-"}, strings.NewReader(tc.in))
 		if err != nil {
@@ -208,13 +209,15 @@ func TestPayloadJUnitNamesWhereAsText(t *testing.T) {
 		c := cases[0]
 		text := string(c.AppendText(nil, &term.Style{}))
 		got := c.JUnit()
-		if !strings.HasPrefix(got.Failure, tc.want) {
-			t.Errorf("%s: JUnit failure %q, want it to start %q", tc.name, got.Failure, tc.want)
+		// The failure is the text's line of its finding, place first
+		// (file:line[:column]: what), as is each line of the detail: a
+		// JUnit reader, the job summary and an editor find it there.
+		if !strings.HasPrefix(got.Failure, tc.at+": error "+tc.want) || !strings.HasPrefix(text, got.Failure+"\n") && !strings.Contains(text, "\n"+got.Failure+"\n") {
+			t.Errorf("%s: JUnit failure %q, want the text's line starting %q:\n%s", tc.name, got.Failure, tc.at+": error "+tc.want, text)
 		}
-		// Each line of the detail is the text's finding, severity first.
 		for line := range strings.SplitSeq(strings.TrimSpace(got.Detail), "\n") {
-			if !strings.Contains(text, ": "+line+"\n") {
-				t.Errorf("%s: JUnit detail line %q is not the text's:\n%s", tc.name, line, text)
+			if !strings.HasPrefix(line, "in.ndjson:1") || !strings.HasPrefix(text, line+"\n") && !strings.Contains(text, "\n"+line+"\n") {
+				t.Errorf("%s: JUnit detail line %q is not the text's, placed:\n%s", tc.name, line, text)
 			}
 		}
 	}
