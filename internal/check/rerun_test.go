@@ -1249,3 +1249,39 @@ func TestReadFailedRefusesACallMovedToAnotherCheck(t *testing.T) {
 		}
 	}
 }
+
+// A request's query is the end of its url, as a run writes them; a line
+// where it is not was edited, and is refused with the query's place.
+func TestQueryEndsURL(t *testing.T) {
+	for _, tc := range []struct {
+		url, query string
+		ok         bool
+	}{
+		{"http://h/hook?businessType=A", "businessType=A", true},
+		{"http://h/hook?tenant=a&businessType=A", "businessType=A", true},
+		{"http://h/hook", "", true},
+		{"", "businessType=A", true}, // saved cases name no url: nothing to compare
+		{"http://h/hook?businessType=A", "businessType=B", false},
+		{"http://h/hook", "businessType=A", false},
+		{"http://h/hook?xbusinessType=A", "businessType=A", false},
+		{"http://h/hook?businessType=A&x=1", "businessType=A", false},
+	} {
+		if err := queryEndsURL(tc.url, tc.query); (err == nil) != tc.ok {
+			t.Errorf("url %q query %q: %v, want ok %v", tc.url, tc.query, err, tc.ok)
+		}
+	}
+	for _, tc := range []struct {
+		line string
+		path []string
+		want int
+	}{
+		{`{"request":{"url":"u","query":"q"}}`, []string{"request", "query"}, 30},
+		{`{"query":"top","request":{"Query": "q"}}`, []string{"request", "query"}, 35},
+		{`{"request":{"url":"u"}}`, []string{"request", "query"}, -1},
+		{`{"request":"x"}`, []string{"request", "query"}, -1},
+	} {
+		if got := valueOffset([]byte(tc.line), tc.path...); got != tc.want {
+			t.Errorf("%s %v: offset %d, want %d", tc.line, tc.path, got, tc.want)
+		}
+	}
+}
