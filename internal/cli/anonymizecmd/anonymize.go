@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -178,6 +179,11 @@ func runAnonymize(ctx context.Context, a *cmdutil.App, opts *anonymizeOptions) e
 		return cmdutil.Usagef("--out %w", err)
 	} else if err != nil {
 		return err // the directory could not be made
+	}
+	if a.Streams.InTTY && slices.Contains(files, "-") {
+		// As validate says it: without a file, a terminal was read
+		// without a word, and a user waited on a silent prompt.
+		fmt.Fprintln(a.Streams.Err, "whsim: reading payloads or capture records from stdin; Ctrl-D to end")
 	}
 	// Several inputs are all read before the first is written: a value
 	// only a later one marks is replaced in an earlier one too.
