@@ -214,9 +214,9 @@ func TestReadFailed(t *testing.T) {
 		// A malformed call moved under a check whose calls are all valid,
 		// its want with it: a receiver still taking anything read FIXED,
 		// "all 8 failed cases are fixed", exit 0.
-		{`{"check":"accepts-valid","case":"not-json","verdict":"fail","want":"2xx","request":{"url":"http://127.0.0.1:1/","query":"businessType=CREATE_RECEIVABLE_DOC","body":"this is not JSON\\n"}}`,
+		{`{"check":"accepts-valid","case":"not-json","verdict":"fail","want":"2xx","request":{"url":"http://127.0.0.1:1/?businessType=CREATE_RECEIVABLE_DOC","query":"businessType=CREATE_RECEIVABLE_DOC","body":"this is not JSON\\n"}}`,
 			`line 1: accepts-valid not-json: its body is no call the ERP sends (json-syntax`},
-		{`{"check":"duplicates","case":"x/serial-x2","verdict":"fail","want":"2xx","request":{"url":"http://127.0.0.1:1/","query":"tenant=7","body":"{}","copies":2}}`,
+		{`{"check":"duplicates","case":"x/serial-x2","verdict":"fail","want":"2xx","request":{"url":"http://127.0.0.1:1/?tenant=7","query":"tenant=7","body":"{}","copies":2}}`,
 			`line 1: duplicates x/serial-x2: its query "tenant=7" names no event, as every call of duplicates does`},
 		{`{"check":"a","case":"b","status":500}`, `line 1: a b: no verdict: want pass, warn, fail or skipped`},
 		{`{"check":"a","case":"b","verdict":"FAIL"}`, `line 1: a b: verdict "FAIL": want pass, warn, fail or skipped`},
@@ -1085,7 +1085,7 @@ func TestRerunCommandNamesOnlyChecks(t *testing.T) {
 // FIXED. Refused with its line, as the other edits are.
 func TestReadFailedRefusesARequestWithoutBody(t *testing.T) {
 	t.Parallel()
-	const req = `{"check":"rejects-malformed","case":"truncated-json","verdict":"fail","want":"4xx","request":{"method":"POST","url":"http://127.0.0.1:1/hook","query":"businessType=CREATE_RECEIVABLE_DOC","headers":{}%s}}` + "\n"
+	const req = `{"check":"rejects-malformed","case":"truncated-json","verdict":"fail","want":"4xx","request":{"method":"POST","url":"http://127.0.0.1:1/hook?businessType=CREATE_RECEIVABLE_DOC","query":"businessType=CREATE_RECEIVABLE_DOC","headers":{}%s}}` + "\n"
 	const eff = `{"check":"effects","case":"created/CREATE_PURCHASE_ORDER_INVOICE/sample","verdict":"fail","effects":{"kind":"invoice","code":"CGFP-8261FQ-0463","calls":[%s]}}` + "\n"
 	tests := []struct {
 		name, line, err string
