@@ -445,7 +445,7 @@ func TestCompleteNoFilesForValues(t *testing.T) {
 	for _, args := range [][]string{
 		{"send", "--url", ""}, {"check", "--url", ""}, {"replay", "--url", ""}, {"export", "k6", "--url", ""}, {"export", "vegeta", "--url", ""},
 		{"listen", "--addr", ""}, {"listen", "--forward-to", ""}, {"listen", "--max-body", ""}, {"listen", "--path", ""}, {"listen", "--ui", ""},
-		{"inspect", "--origin", ""}, {"send", "--header", ""}, {"send", "--secret", ""}, {"generate", "--set", ""}, {"send", "--threshold", ""},
+		{"inspect", "--origin", ""}, {"send", "--header", ""}, {"send", "--secret", ""}, {"generate", "--set", ""},
 		{"anonymize", "--key", ""},
 	} {
 		got, dir := complete(t, args...)
