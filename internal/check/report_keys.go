@@ -125,3 +125,39 @@ func bodiesMissing(line []byte) error {
 	}
 	return nil
 }
+
+// valueOffset is the offset in line of the value at path, a member of
+// each object in turn (matched as encoding/json matches a struct's
+// fields, case folded), or -1 when the line has none: where an error
+// about it is placed.
+func valueOffset(line []byte, path ...string) int {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	for len(path) > 0 {
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+			return -1
+		}
+		for {
+			if !dec.More() {
+				return -1
+			}
+			t, err := dec.Token()
+			if err != nil {
+				return -1
+			}
+			if key, _ := t.(string); strings.EqualFold(key, path[0]) {
+				break
+			}
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return -1
+			}
+		}
+		path = path[1:]
+	}
+	// After the key: past the colon and the space around it.
+	at := int(dec.InputOffset())
+	for at < len(line) && (line[at] == ':' || line[at] == ' ' || line[at] == '\t' || line[at] == '\r' || line[at] == '\n') {
+		at++
+	}
+	return at
+}

@@ -272,6 +272,13 @@ func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 			return nil, ReportEnd{}, &ReportLineError{Line: n, Err: fmt.Errorf("%s %s: %w", j.Check, j.Case, err)}
 		}
 		if q := j.Request; q != nil {
+			if err := queryEndsURL(q.URL, q.Query); err != nil {
+				col := 0
+				if at := valueOffset(line, "request", "query"); at >= 0 {
+					col = input.ColumnAt(line, at+1)
+				}
+				return nil, ReportEnd{}, &ReportLineError{Line: n, Column: col, Err: fmt.Errorf("%s %s: %w", termsafe.Text(j.Check), termsafe.Text(j.Case), err)}
+			}
 			body, err := capture.DecodeBody(q.Body, q.BodyEncoding)
 			if err != nil {
 				return nil, ReportEnd{}, &ReportLineError{Line: n, Err: fmt.Errorf("request body: %v", err)}
@@ -474,6 +481,19 @@ func copiesOK(n int, atOnce bool) error {
 		return fmt.Errorf("copies %d %s: a run delivers one call at most %d times", n, how, MaxCopies)
 	}
 	return nil
+}
+
+// queryEndsURL refuses a request whose url does not end in its query, as
+// a run writes them (attempt.URLFor: the target's own query, then the
+// case's): a line edited so, and which of the two the run sent is
+// unknown. A rerun sends the query, to --url or to the url less it
+// (RunURL), so the url's was dropped without a word. A request without a
+// url or a query has nothing to compare.
+func queryEndsURL(u, query string) error {
+	if u == "" || query == "" || strings.HasSuffix(u, "?"+query) || strings.HasSuffix(u, "&"+query) {
+		return nil
+	}
+	return fmt.Errorf("request.query %q is not the end of its url %q, as a run writes them: which query to send is unknown", query, u)
 }
 
 // RunURL is the one receiver URL a report's cases were sent to (without

@@ -160,23 +160,52 @@ func (k knownNames) has(check, name string) bool {
 // default copies at once builds them (excludable: what --exclude-cases is
 // asked about), with the load's result and effects' under load.
 func caseNames() (knownNames, error) {
+	known := knownNames{}
+	err := eachCase(DefaultLoadCount, DefaultLoadConcurrency, func(c *Case) {
+		if known[c.Check] == nil {
+			known[c.Check] = map[string]bool{}
+		}
+		known[c.Check][c.Name] = true
+	})
+	return known, err
+}
+
+// CaseNames are the cases of every check as --exclude-cases matches them,
+// "check/name" in run order, as a run with the default copies at once and
+// a load of loadCount calls at loadConcurrency builds them (its result is
+// named by them, "300-calls-at-16"): what shell completion offers.
+// Effects' documents of the load check are named by their run, so they
+// are offered as the glob that leaves them all out, "effects/under-load/*".
+func CaseNames(loadCount, loadConcurrency int) ([]string, error) {
+	var out []string
+	err := eachCase(loadCount, loadConcurrency, func(c *Case) {
+		name := c.Name
+		if c.Check == Effects && name == underLoadCase().Name {
+			name += "*"
+		}
+		out = append(out, c.Check+"/"+name)
+	})
+	return out, err
+}
+
+// eachCase calls f with every check's cases in run order, as a run with
+// the default copies at once and that load builds them (excludable).
+func eachCase(loadCount, loadConcurrency int, f func(*Case)) error {
 	val, err := validate.New(validate.Options{})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	now := func() time.Time { return time.Unix(0, 0) }
-	r := &runner{cfg: Config{Concurrent: DefaultConcurrent, LoadCount: DefaultLoadCount, LoadConcurrency: DefaultLoadConcurrency, Now: now}, val: val}
+	r := &runner{cfg: Config{Concurrent: DefaultConcurrent, LoadCount: loadCount, LoadConcurrency: loadConcurrency, Now: now}, val: val}
 	b := newBuilder(0, now(), 0)
-	known := knownNames{}
 	for _, id := range IDs() {
 		cs, err := r.excludable(b, id)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		known[id] = map[string]bool{}
 		for _, c := range cs {
-			known[id][c.Name] = true
+			f(c)
 		}
 	}
-	return known, nil
+	return nil
 }

@@ -214,9 +214,9 @@ func TestReadFailed(t *testing.T) {
 		// A malformed call moved under a check whose calls are all valid,
 		// its want with it: a receiver still taking anything read FIXED,
 		// "all 8 failed cases are fixed", exit 0.
-		{`{"check":"accepts-valid","case":"not-json","verdict":"fail","want":"2xx","request":{"url":"http://127.0.0.1:1/","query":"businessType=CREATE_RECEIVABLE_DOC","body":"this is not JSON\\n"}}`,
+		{`{"check":"accepts-valid","case":"not-json","verdict":"fail","want":"2xx","request":{"url":"http://127.0.0.1:1/?businessType=CREATE_RECEIVABLE_DOC","query":"businessType=CREATE_RECEIVABLE_DOC","body":"this is not JSON\\n"}}`,
 			`line 1: accepts-valid not-json: its body is no call the ERP sends (json-syntax`},
-		{`{"check":"duplicates","case":"x/serial-x2","verdict":"fail","want":"2xx","request":{"url":"http://127.0.0.1:1/","query":"tenant=7","body":"{}","copies":2}}`,
+		{`{"check":"duplicates","case":"x/serial-x2","verdict":"fail","want":"2xx","request":{"url":"http://127.0.0.1:1/?tenant=7","query":"tenant=7","body":"{}","copies":2}}`,
 			`line 1: duplicates x/serial-x2: its query "tenant=7" names no event, as every call of duplicates does`},
 		{`{"check":"a","case":"b","status":500}`, `line 1: a b: no verdict: want pass, warn, fail or skipped`},
 		{`{"check":"a","case":"b","verdict":"FAIL"}`, `line 1: a b: verdict "FAIL": want pass, warn, fail or skipped`},
@@ -1085,7 +1085,7 @@ func TestRerunCommandNamesOnlyChecks(t *testing.T) {
 // FIXED. Refused with its line, as the other edits are.
 func TestReadFailedRefusesARequestWithoutBody(t *testing.T) {
 	t.Parallel()
-	const req = `{"check":"rejects-malformed","case":"truncated-json","verdict":"fail","want":"4xx","request":{"method":"POST","url":"http://127.0.0.1:1/hook","query":"businessType=CREATE_RECEIVABLE_DOC","headers":{}%s}}` + "\n"
+	const req = `{"check":"rejects-malformed","case":"truncated-json","verdict":"fail","want":"4xx","request":{"method":"POST","url":"http://127.0.0.1:1/hook?businessType=CREATE_RECEIVABLE_DOC","query":"businessType=CREATE_RECEIVABLE_DOC","headers":{}%s}}` + "\n"
 	const eff = `{"check":"effects","case":"created/CREATE_PURCHASE_ORDER_INVOICE/sample","verdict":"fail","effects":{"kind":"invoice","code":"CGFP-8261FQ-0463","calls":[%s]}}` + "\n"
 	tests := []struct {
 		name, line, err string
@@ -1246,6 +1246,42 @@ func TestReadFailedRefusesACallMovedToAnotherCheck(t *testing.T) {
 			t.Errorf("%s %s: %v, want it read back", tt.c.Check, tt.c.Name, err)
 		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
 			t.Errorf("%s %s: error %v, want %q", tt.c.Check, tt.c.Name, err, tt.want)
+		}
+	}
+}
+
+// A request's query is the end of its url, as a run writes them; a line
+// where it is not was edited, and is refused with the query's place.
+func TestQueryEndsURL(t *testing.T) {
+	for _, tc := range []struct {
+		url, query string
+		ok         bool
+	}{
+		{"http://h/hook?businessType=A", "businessType=A", true},
+		{"http://h/hook?tenant=a&businessType=A", "businessType=A", true},
+		{"http://h/hook", "", true},
+		{"", "businessType=A", true}, // saved cases name no url: nothing to compare
+		{"http://h/hook?businessType=A", "businessType=B", false},
+		{"http://h/hook", "businessType=A", false},
+		{"http://h/hook?xbusinessType=A", "businessType=A", false},
+		{"http://h/hook?businessType=A&x=1", "businessType=A", false},
+	} {
+		if err := queryEndsURL(tc.url, tc.query); (err == nil) != tc.ok {
+			t.Errorf("url %q query %q: %v, want ok %v", tc.url, tc.query, err, tc.ok)
+		}
+	}
+	for _, tc := range []struct {
+		line string
+		path []string
+		want int
+	}{
+		{`{"request":{"url":"u","query":"q"}}`, []string{"request", "query"}, 30},
+		{`{"query":"top","request":{"Query": "q"}}`, []string{"request", "query"}, 35},
+		{`{"request":{"url":"u"}}`, []string{"request", "query"}, -1},
+		{`{"request":"x"}`, []string{"request", "query"}, -1},
+	} {
+		if got := valueOffset([]byte(tc.line), tc.path...); got != tc.want {
+			t.Errorf("%s %v: offset %d, want %d", tc.line, tc.path, got, tc.want)
 		}
 	}
 }

@@ -1783,3 +1783,36 @@ func TestTruncatedChunkedAnswer(t *testing.T) {
 		}
 	}
 }
+
+// The case names shell completion offers --exclude-cases (CaseNames) are
+// names check takes: every one matches a case, and together they leave
+// out every case of every check, so a run given all of them is refused
+// before the first call as leaving nothing. The load's result is named
+// by the run's --load-count and --load-concurrency, as the names are.
+func TestCaseNamesLeaveOutEveryCase(t *testing.T) {
+	for _, tc := range []struct {
+		name              string
+		loadCount, inLoad int
+	}{
+		{name: "the default load", loadCount: DefaultLoadCount, inLoad: DefaultLoadConcurrency},
+		{name: "a load of 4 at 2", loadCount: 4, inLoad: 2},
+		{name: "more in flight than documents", loadCount: 4, inLoad: 16},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var calls atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { calls.Add(1) }))
+			defer srv.Close()
+			names, err := CaseNames(tc.loadCount, tc.inLoad)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := testConfig(t, srv.URL)
+			cfg.Concurrent = DefaultConcurrent
+			cfg.LoadCount, cfg.LoadConcurrency, cfg.ExcludeCases = tc.loadCount, tc.inLoad, names
+			_, results, err := run(t, context.Background(), cfg)
+			if _, ok := errors.AsType[*NoCaseLeftError](err); !ok || calls.Load() != 0 || len(results) != 0 {
+				t.Fatalf("err %v after %d calls and %d results, want a NoCaseLeftError before the first call", err, calls.Load(), len(results))
+			}
+		})
+	}
+}

@@ -42,9 +42,14 @@ profile saved as UTF-8.`
   whsim completion zsh > "${fpath[1]}/_whsim"
   whsim completion fish > ~/.config/fish/completions/whsim.fish
   whsim completion powershell | Out-String | Invoke-Expression   # PowerShell: this line in $PROFILE`
-		// Runnable, so that cobra checks its arguments: an unknown shell is
-		// a usage error, not help and exit 0.
-		c.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
+		// The shell is needed: the usage line says so, and lists them.
+		c.Use = "completion <" + strings.Join(commandNames(c), "|") + ">"
+		// Runnable, so that cobra checks its arguments: an unknown shell,
+		// or none, is a usage error, not help and exit 0 (a script that
+		// wrote "whsim completion > file" got the help in its file).
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			return cmdutil.UsageErr(&cmdutil.FlagErr{Path: cmd.CommandPath(), Msg: "name a shell: want " + strings.Join(commandNames(cmd), ", ")})
+		}
 		c.Args = func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return nil

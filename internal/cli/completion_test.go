@@ -339,9 +339,7 @@ func TestCompleteListFlags(t *testing.T) {
 			if f.Value.Type() != "stringSlice" {
 				return
 			}
-			// --exclude-cases takes globs, no names: it offers nothing
-			// (TestCompleteNoFilesForValues).
-			if _, ok := c.GetFlagCompletionFunc(f.Name); !ok || f.Name == "exclude-cases" {
+			if _, ok := c.GetFlagCompletionFunc(f.Name); !ok {
 				return
 			}
 			args := append(path(c), "--"+f.Name)
@@ -447,8 +445,8 @@ func TestCompleteNoFilesForValues(t *testing.T) {
 	for _, args := range [][]string{
 		{"send", "--url", ""}, {"check", "--url", ""}, {"replay", "--url", ""}, {"export", "k6", "--url", ""}, {"export", "vegeta", "--url", ""},
 		{"listen", "--addr", ""}, {"listen", "--forward-to", ""}, {"listen", "--max-body", ""}, {"listen", "--path", ""}, {"listen", "--ui", ""},
-		{"inspect", "--origin", ""}, {"send", "--header", ""}, {"send", "--secret", ""}, {"generate", "--set", ""}, {"send", "--threshold", ""},
-		{"anonymize", "--key", ""}, {"check", "--exclude-cases", ""},
+		{"inspect", "--origin", ""}, {"send", "--header", ""}, {"send", "--secret", ""}, {"generate", "--set", ""},
+		{"anonymize", "--key", ""},
 	} {
 		got, dir := complete(t, args...)
 		if dir != dirNoFileComp || len(got) != 0 {

@@ -1005,6 +1005,10 @@ type Skipped struct {
 	// cannot be decoded (an encoding no listen writes), with its body as
 	// stored.
 	Listed bool
+	// ReplayWarned says the line is listed whole, and Err is what whsim
+	// replay warns of as it sends it (capture.Record.ReplayWarning), as
+	// the page's replay sends it too: said at the start in replay's words.
+	ReplayWarned bool
 }
 
 // LoadFile reads a capture file ("-": stdin) into a new store keeping
@@ -1083,6 +1087,11 @@ func LoadFile(ctx context.Context, path string, stdin io.Reader, window int, che
 			// said at the start too, at its line: replay skips it with
 			// this warning, and the page alone hid it in a long list.
 			skipped = append(skipped, Skipped{Line: r.Line(), Err: err, Listed: true})
+		} else if why := rec.ReplayWarning(); why != "" && rec.BodyOverLimit == 0 {
+			// A body shorter than its Content-Length: replay and
+			// validate warn of it, and the page alone showed it as a
+			// call like any other.
+			skipped = append(skipped, Skipped{Line: r.Line(), Err: errors.New(why), Listed: true, ReplayWarned: true})
 		}
 		s.add(newCall(0, rec, nil, check(rec)), r.Offset())
 	}

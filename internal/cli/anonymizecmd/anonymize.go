@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -169,16 +170,14 @@ func runAnonymize(ctx context.Context, a *cmdutil.App, opts *anonymizeOptions) e
 			return cmdutil.Usagef("--resign: %w", err)
 		}
 	}
-	files := opts.Files
-	if len(files) == 0 {
-		files = []string{"-"}
-	}
+	files := inputsOf(opts)
 	target, err := anonymize.NewTarget(opts.Out, files)
 	if _, ok := errors.AsType[*anonymize.TargetError](err); ok {
 		return cmdutil.Usagef("--out %w", err)
 	} else if err != nil {
 		return err // the directory could not be made
 	}
+	sayStdinRead(a, files)
 	// Several inputs are all read before the first is written: a value
 	// only a later one marks is replaced in an earlier one too.
 	stdin := a.Streams.In
@@ -233,6 +232,23 @@ func runAnonymize(ctx context.Context, a *cmdutil.App, opts *anonymizeOptions) e
 		return &cmdutil.ExitError{Code: cmdutil.ExitFailed, Err: fmt.Errorf("--check: %d value(s) in the output still look like identifiers", len(total.Leaks))}
 	}
 	return nil
+}
+
+// inputsOf is the inputs opts names: stdin ("-") when none.
+func inputsOf(opts *anonymizeOptions) []string {
+	if len(opts.Files) == 0 {
+		return []string{"-"}
+	}
+	return opts.Files
+}
+
+// sayStdinRead says on stderr that stdin is read when it is a terminal,
+// as validate says it: without a file, a terminal was read without a
+// word, and a user waited on a silent prompt.
+func sayStdinRead(a *cmdutil.App, files []string) {
+	if a.Streams.InTTY && slices.Contains(files, "-") {
+		fmt.Fprintln(a.Streams.Err, "whsim: reading payloads or capture records from stdin; Ctrl-D to end")
+	}
 }
 
 // anonymizeErr maps an input that cannot be read, or an output file that

@@ -35,6 +35,7 @@ func (o *checkOptions) registerBatteryFlags(cmd *cobra.Command) {
 	_ = cmd.RegisterFlagCompletionFunc("exclude-checks", cmdutil.CompleteList(cmdutil.CompleteWords(check.IDs()...)))
 	f.StringSliceVar(&o.ExcludeCases, "exclude-cases", nil, "leave out the cases whose name (or check/name) matches one of these globs (comma-separated; * does not match /; a glob that matches no case of any check is refused)")
 	cmdutil.OneLineList(f, "exclude-cases")
+	_ = cmd.RegisterFlagCompletionFunc("exclude-cases", cmdutil.CompleteList(completeCaseNames))
 	// The seed fixes cases, not only payloads, and a random one is printed.
 	cmdutil.SeedFlag(cmd, &o.Seed, "seed for reproducible cases (0: random, printed on stderr)")
 	// Check's fixed ids are webhook-ids and document numbers too.
@@ -72,4 +73,22 @@ func (o *checkOptions) registerReportFlags(cmd *cobra.Command) {
 	_ = cmd.MarkFlagDirname("save-cases")
 	cmdutil.PathFlag(cmd, &o.Rerun, "rerun", "", false, "send again only the cases that failed in this report (--output json) or --save-cases directory, and say which are fixed")
 	_ = cmd.MarkFlagFilename("rerun", "json", "ndjson")
+}
+
+// completeCaseNames offers --exclude-cases the cases of every check, as
+// it matches them ("check/name"), from the cases check builds: typing a
+// name out of -o json's lines was the only way to find one. The load's
+// result is named by --load-count and --load-concurrency as typed.
+func completeCaseNames(cmd *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
+	f := cmd.Flags()
+	count, err1 := f.GetInt("load-count")
+	conc, err2 := f.GetInt("load-concurrency")
+	if err1 != nil || err2 != nil {
+		return nil, cobra.ShellCompDirectiveError
+	}
+	names, err := check.CaseNames(count, conc)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveError
+	}
+	return names, cobra.ShellCompDirectiveNoFileComp
 }

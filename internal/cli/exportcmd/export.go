@@ -110,7 +110,9 @@ machines, is printed on stderr.`,
 			if len(args) > 0 {
 				return cmdutil.UsageErr(&cmdutil.FlagErr{Path: cmd.CommandPath(), Msg: "name the engine first: whsim export vegeta|k6 " + strings.Join(args, " ")})
 			}
-			return cmd.Help()
+			// No engine: nothing was exported, which help and exit 0
+			// said as if it had been (a CI step passed).
+			return cmdutil.UsageErr(&cmdutil.FlagErr{Path: cmd.CommandPath(), Msg: "name an engine: want vegeta or k6"})
 		},
 	}
 	cmd.AddCommand(newExportVegetaCmd(a), newExportK6Cmd(a))

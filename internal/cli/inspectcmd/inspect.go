@@ -118,6 +118,10 @@ func runInspect(ctx context.Context, a *cmdutil.App, opts *inspectOptions) error
 		what := "skipped"
 		_, big := errors.AsType[*input.TooLargeError](s.Err)
 		switch {
+		case s.ReplayWarned:
+			// In replay's words, which say what becomes of it.
+			fmt.Fprintf(a.Streams.Err, "%s %s\n", pal.Warn.Sprint("warning:"), termsafe.Text(capture.LineAt(name, s.Line, s.Err)))
+			continue
 		case big && s.Listed:
 			what = "listed as too large to show"
 		case s.Listed:

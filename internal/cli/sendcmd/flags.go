@@ -45,4 +45,8 @@ func (o *sendOptions) registerReportFlags(cmd *cobra.Command) {
 	cmdutil.PathFlag(cmd, &o.Report, "report", "", false, "also write a self-contained HTML report to this file: summary, percentiles, latency over time, histogram, errors by kind; written on every exit (INCOMPLETE, saying why, when the run ended before it could report)")
 	_ = cmd.MarkFlagFilename("report", "html")
 	f.StringArrayVar(&o.Thresholds, "threshold", nil, "fail the run (exit 1) unless this holds at the end, e.g. 'p99<500ms', 'failed<1%', 'rps>=200' (repeatable; metrics: "+strings.Join(threshold.Names(), ", ")+")")
+	// The metric, then no space: the comparison follows it (p99<500ms).
+	_ = cmd.RegisterFlagCompletionFunc("threshold", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return threshold.Names(), cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
+	})
 }
