@@ -717,3 +717,26 @@ func TestInspectorShowsAFlagOfAnotherCall(t *testing.T) {
 		t.Errorf("call 2's flags %q, link %q; want the duplicates flag of call #1, linked", flags, link)
 	}
 }
+
+// A bidi control in a key the spec does not have reordered the findings
+// list after it: its path ("data.备注\u202e12345") and the message naming
+// it were drawn as the control, "12345" read "54321", where the tree and
+// the tables show its escape. Each is shown as a visible mark there too.
+func TestInspectorDrawsFindingsInOrderAfterABidiControl(t *testing.T) {
+	ctx := newInspectorBrowser(t)
+	l := startListenUI(t)
+	l.post(t, "/hook?businessType=CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"r1","businessType":5007,"data":{"备注\u202e12345":1}}`), nil)
+	var findings string
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(l.page()),
+		chromedp.WaitVisible(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.Click(`#rows tr[data-id="1"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.detail[data-id="1"] ul.findings`, chromedp.ByQuery),
+		chromedp.Evaluate(drawnOrder(`.detail[data-id="1"] ul.findings li`), &findings),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if findings == "absent" || strings.Contains(findings, "rtl") {
+		t.Errorf("after a U+202E in a key, 12345 is drawn %q in the findings, want ltr each time it is named", findings)
+	}
+}
