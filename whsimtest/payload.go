@@ -76,6 +76,11 @@ func (c Call) body() ([]byte, []string, error) {
 		return nil, nil, errors.New("Call." + flagWords.Replace(strings.TrimPrefix(err.Error(), "--")))
 	}
 	body, err := pl.NextBody(pl.Events[0])
+	if pe := (*payload.PathError)(nil); errors.As(err, &pe) {
+		// The CLI's words name the run's payload ("payload 1"); a Call
+		// is one, and its field is what failed.
+		return nil, nil, errors.New("Call." + flagWords.Replace(strings.TrimPrefix(pe.Error(), "--")) + pe.Hint())
+	}
 	if err != nil {
 		return nil, nil, errors.New("Call: " + flagWords.Replace(err.Error()))
 	}
