@@ -367,23 +367,9 @@ func TestForwardClosedUnreadResetLate(t *testing.T) {
 	var judgingOnce sync.Once
 	var reads atomic.Int32 // of "two"
 	ln := testnet.Serve(t, func(sock net.Conn) {
-		c := tls.Server(sock, serving)
-		br := bufio.NewReader(c)
-		req, err := http.ReadRequest(br)
-		if err != nil {
+		if !answerThenCloseNotify(sock, serving, &reads) {
 			return
 		}
-		if b, _ := io.ReadAll(req.Body); string(b) == "two" {
-			reads.Add(1)
-		}
-		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
-		rc, err := sock.(*net.TCPConn).SyscallConn()
-		if err != nil {
-			return
-		}
-		// Until the next call is in the socket, unread.
-		rc.Read(func(uintptr) bool { return bufferedBytes(sock) > 0 || peerClosed(sock) })
-		c.CloseWrite() // the close_notify; the socket stays open
 		select {
 		case <-judging:
 		case <-listenClosed(sock):
@@ -442,23 +428,9 @@ func TestForwardCloseNotifyHeldNotWaitedFor(t *testing.T) {
 	serving, roots := testTLS()
 	var reads atomic.Int32 // of "two"
 	ln := testnet.Serve(t, func(sock net.Conn) {
-		c := tls.Server(sock, serving)
-		br := bufio.NewReader(c)
-		req, err := http.ReadRequest(br)
-		if err != nil {
+		if !answerThenCloseNotify(sock, serving, &reads) {
 			return
 		}
-		if b, _ := io.ReadAll(req.Body); string(b) == "two" {
-			reads.Add(1)
-		}
-		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
-		rc, err := sock.(*net.TCPConn).SyscallConn()
-		if err != nil {
-			return
-		}
-		// Until the next call is in the socket, unread.
-		rc.Read(func(uintptr) bool { return bufferedBytes(sock) > 0 || peerClosed(sock) })
-		c.CloseWrite() // the close_notify; the socket stays open
 		<-listenClosed(sock)
 		sock.Close()
 	})
@@ -510,4 +482,27 @@ func listenClosed(sock net.Conn) <-chan struct{} {
 		rc.Read(func(uintptr) bool { return peerClosed(sock) })
 	}()
 	return done
+}
+
+// answerThenCloseNotify is the TLS receiver of the close_notify tests: it
+// answers one call 200 (counting a body "two" in reads), waits until the
+// next call is in its socket, unread, and sends its close_notify, the
+// socket left open. It says whether it got that far.
+func answerThenCloseNotify(sock net.Conn, serving *tls.Config, reads *atomic.Int32) bool {
+	c := tls.Server(sock, serving)
+	req, err := http.ReadRequest(bufio.NewReader(c))
+	if err != nil {
+		return false
+	}
+	if b, _ := io.ReadAll(req.Body); string(b) == "two" {
+		reads.Add(1)
+	}
+	io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+	rc, err := sock.(*net.TCPConn).SyscallConn()
+	if err != nil {
+		return false
+	}
+	rc.Read(func(uintptr) bool { return bufferedBytes(sock) > 0 || peerClosed(sock) })
+	c.CloseWrite() // the close_notify; the socket stays open
+	return true
 }
