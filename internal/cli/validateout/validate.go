@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/whsim/whsim/internal/jsonstr"
 	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/validate"
@@ -155,22 +156,7 @@ func fileJSON(name string) (file, encoding string) {
 // atJSON is a place as --output json's "at" gives it: as the text says
 // it, a byte of the name that is not UTF-8 as its escape (\xff), where
 // encoding/json would write U+FFFD; the name's exact bytes are in "file".
-func atJSON(at string) string {
-	if utf8.ValidString(at) {
-		return at
-	}
-	var sb strings.Builder
-	for i := 0; i < len(at); {
-		r, size := utf8.DecodeRuneInString(at[i:])
-		if r == utf8.RuneError && size == 1 {
-			fmt.Fprintf(&sb, `\x%02x`, at[i])
-		} else {
-			sb.WriteString(at[i : i+size])
-		}
-		i += size
-	}
-	return sb.String()
-}
+func atJSON(at string) string { return jsonstr.ByteEscaped(at) }
 
 func (r Payload) AppendJSON(b []byte, _ *term.Style) []byte {
 	var elem *int
