@@ -243,6 +243,37 @@ func TestMember(t *testing.T) {
 	}
 }
 
+// TestMemberAnyBytes: Member's spans, and a string's byte that is not
+// UTF-8 read past where Member stops at it; any other error stays one.
+func TestMemberAnyBytes(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ doc, want string }{
+		{`{"requestId":"abc","businessType":5007}`, `"abc"`},
+		{"{\"requestId\":\"ab\xffcd\"}", "\"ab\xffcd\""},
+		{"{\"x\":\"caf\xe9\",\"requestId\":\"b\"}", `"b"`},
+		{"{\"k\xc3\":1,\"requestId\":\"b\"}", `"b"`},
+		{"{\"requestId\":\"a\x01\"}", ""},
+		{"{\xff\"requestId\":\"a\"}", ""},
+		{"{\"requestId\":\xff}", ""},
+	} {
+		if _, ok := Member([]byte(tt.doc), "requestId"); ok && !utf8.ValidString(tt.doc) {
+			t.Errorf("Member(%q) found a member in a document that is not UTF-8", tt.doc)
+		}
+		sp, ok := MemberAnyBytes([]byte(tt.doc), "requestId")
+		got := ""
+		if ok {
+			got = tt.doc[sp.Start:sp.End]
+		}
+		if got != tt.want {
+			t.Errorf("MemberAnyBytes(%q) = %q, want %q", tt.doc, got, tt.want)
+		}
+		spans, _ := MembersAnyBytes([]byte(tt.doc), "requestId")
+		if (len(spans) > 0) != (tt.want != "") || len(spans) > 0 && tt.doc[spans[0].Start:spans[0].End] != tt.want {
+			t.Errorf("MembersAnyBytes(%q) = %v, want %q", tt.doc, spans, tt.want)
+		}
+	}
+}
+
 func BenchmarkMember(b *testing.B) {
 	first := []byte(`{"requestId":"9424f8a8-0aa8-434f-88f9-c391ba0cdad4","businessType":5007,"data":{"收款单":{"编号":"1"}}}`)
 	later := []byte(`{"businessType":5007,"data":{"收款单":{"编号":"1","客户名称":{"name":"温州锦程"}}},"requestId":"9424f8a8-0aa8-434f-88f9-c391ba0cdad4"}`)

@@ -17,6 +17,22 @@ type Span struct {
 func Member(b []byte, name string) (sp Span, ok bool) {
 	var l Lexer
 	l.Reset(b)
+	return member(&l, name)
+}
+
+// MemberAnyBytes is Member reading strings' bytes as they are, UTF-8 or
+// not: as receivers read a body whose string holds a byte that is not
+// UTF-8 (Go's encoding/json and JavaScript's decoders take it for U+FFFD,
+// where Member's strict read finds a syntax error and no member). Every
+// other error is Member's.
+func MemberAnyBytes(b []byte, name string) (sp Span, ok bool) {
+	var l Lexer
+	l.ResetUTF8(b) // passes a string's bytes over unchecked, which is the point here
+	return member(&l, name)
+}
+
+// member is Member of the document l was reset to.
+func member(l *Lexer, name string) (sp Span, ok bool) {
 	err := l.Run(func() {
 		l.Begin()
 		if l.Peek() != Object || !l.Enter() {
@@ -48,6 +64,18 @@ func Member(b []byte, name string) (sp Span, ok bool) {
 func Members(b []byte, name string) (spans []Span, ok bool) {
 	var l Lexer
 	l.Reset(b)
+	return members(&l, name)
+}
+
+// MembersAnyBytes is Members reading strings' bytes as MemberAnyBytes does.
+func MembersAnyBytes(b []byte, name string) (spans []Span, ok bool) {
+	var l Lexer
+	l.ResetUTF8(b)
+	return members(&l, name)
+}
+
+// members is Members of the document l was reset to.
+func members(l *Lexer, name string) (spans []Span, ok bool) {
 	err := l.Run(func() {
 		l.Begin()
 		if l.Peek() != Object || !l.Enter() {

@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"slices"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -162,4 +163,28 @@ func attention(x uint64) uint64 {
 	// for both.
 	y := x ^ 0x02*ones
 	return (y-0x21*ones)&^y&highs | zero(x^'\\'*ones) | zero(x^0xe2*ones)
+}
+
+// ByteEscaped is s with each byte that is not UTF-8 written \xNN, as
+// whsim's text writes it, for a JSON member that names a place as the
+// text and JUnit do (a file name with a Latin-1 byte): a JSON string holds
+// only Unicode, and the U+FFFD Append writes for such a byte names no
+// file. s itself when it is UTF-8.
+func ByteEscaped(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteString(`\x`)
+			b.WriteByte(hex[s[i]>>4])
+			b.WriteByte(hex[s[i]&0xf])
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }

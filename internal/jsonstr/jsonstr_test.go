@@ -154,3 +154,19 @@ func TestAttentionEveryByte(t *testing.T) {
 		}
 	}
 }
+
+func TestByteEscaped(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"cap.ndjson:12":    "cap.ndjson:12",
+		"收款\x1b.json":      "收款\x1b.json",
+		"c\xffap.ndjson:1": `c\xffap.ndjson:1`,
+		"caf\xe9\xe5\x8f":  `caf\xe9\xe5\x8f`,
+		"\xe6\x94\xb6\xff": "收\\xff",
+		"":                 "",
+	} {
+		if got := ByteEscaped(in); got != want {
+			t.Errorf("ByteEscaped(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

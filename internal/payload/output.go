@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
@@ -12,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/atomicfile"
 	"github.com/whsim/whsim/internal/spec"
@@ -199,12 +202,31 @@ func (f *fileNames) claim(name string) bool {
 }
 
 // fileSafe keeps a requestId a file name inside the directory: one set
-// with --set may hold separators or "..", which become '_'.
+// with --set may hold separators or "..", which become '_', as do the
+// characters Windows refuses in a name (a colon would name a file's
+// stream there: "urn:uuid:…"), so a directory of fixtures checks out on
+// every system. An id longer than maxIDInName bytes (a --set of a long
+// one) is cut there, at a character's start, and given the start of its
+// SHA-256: a file system's names end at 255 bytes, and two ids that share
+// their start stay two names.
 func fileSafe(id string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '/' || r == '\\' || r == '.' || r < ' ' {
+	safe := strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == '.' || r < ' ' || strings.ContainsRune(`:*?"<>|`, r) {
 			return '_'
 		}
 		return r
 	}, id)
+	if len(safe) <= maxIDInName {
+		return safe
+	}
+	cut := maxIDInName
+	for cut > 0 && !utf8.RuneStart(safe[cut]) {
+		cut--
+	}
+	sum := sha256.Sum256([]byte(id))
+	return safe[:cut] + "-" + hex.EncodeToString(sum[:4])
 }
+
+// maxIDInName is the most bytes of a requestId a file name holds: with
+// the event's name, a digest, a -N and .json, well within 255.
+const maxIDInName = 100

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/spec"
 )
@@ -266,5 +267,53 @@ func TestOutputCheck(t *testing.T) {
 		if err := (Output{Format: tt.format, Path: tt.path}).Check(); (err != nil) != tt.refused {
 			t.Errorf("-o %s --out %q: Check = %v, want refused %v", tt.format, tt.path, err, tt.refused)
 		}
+	}
+}
+
+// TestOutputDirLongAndForeignRequestIDs: a requestId too long for a file
+// name (a --set of 300 bytes, 100 Chinese characters) still names its own
+// file, cut short with a digest of the whole id so that two ids that share
+// their start stay two files; characters Windows refuses in a name (or
+// reads as a stream's, "urn:uuid:…") become '_'. Found by sv47: generate
+// --out DIR with --set requestId=x…x (300) failed, "file name too long".
+func TestOutputDirLongAndForeignRequestIDs(t *testing.T) {
+	t.Parallel()
+	out := t.TempDir()
+	long := strings.Repeat("x", 300)
+	ids := []string{long, long + "y", strings.Repeat("收", 100), `urn:uuid:a*b?c"d<e>f|g`}
+	i := 0
+	next := func(spec.Event) (*Obj, error) {
+		i++
+		b, _ := json.Marshal(ids[i-1])
+		return new(Obj).add(spec.FieldRequestID, json.RawMessage(b)), nil
+	}
+	var w bytes.Buffer
+	if _, err := (Output{Format: "auto", Path: out}).WriteAll(context.Background(), &w, spec.Events()[:1], len(ids), next); err != nil {
+		t.Fatal(err)
+	}
+	printed := strings.Fields(w.String())
+	if len(printed) != len(ids) {
+		t.Fatalf("printed %q, want %d names", printed, len(ids))
+	}
+	for k, name := range printed {
+		base := filepath.Base(name)
+		if len(base) > 160 {
+			t.Errorf("%s: %d bytes, want a name well under a file system's 255", base, len(base))
+		}
+		if strings.ContainsAny(base, `:*?"<>|`) {
+			t.Errorf("%s: holds a character Windows refuses in a name", base)
+		}
+		if !utf8.ValidString(base) {
+			t.Errorf("%q: not UTF-8 (a character cut)", base)
+		}
+		if b, err := os.ReadFile(name); err != nil || !bytes.Contains(b, []byte(ids[k][:3])) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if printed[0] == printed[1] || strings.HasSuffix(printed[1], "-2.json") {
+		t.Errorf("two long ids that share their start: %s and %s, want names of their own", printed[0], printed[1])
+	}
+	if want := "CREATE_PURCHASE_ORDER_INVOICE-urn_uuid_a_b_c_d_e_f_g.json"; filepath.Base(printed[3]) != want {
+		t.Errorf("%s, want %s", filepath.Base(printed[3]), want)
 	}
 }

@@ -11,9 +11,12 @@ import (
 
 // Find returns where the top-level "requestId" string value of a
 // JSON object starts and ends (the bytes between the quotes), or -1s. The
-// body is read only up to that value.
+// body is read only up to that value, its strings' bytes as they are: a
+// requestId holding a byte that is not UTF-8 is the call's requestId to
+// receivers (Go's encoding/json, JavaScript), which read U+FFFD for the
+// byte, and so to every command's report, and the id a fresh one replaces.
 func Find(body []byte) (int, int) {
-	sp, ok := jsonlex.Member(body, spec.FieldRequestID)
+	sp, ok := jsonlex.MemberAnyBytes(body, spec.FieldRequestID)
 	if !ok || sp.Kind != jsonlex.String {
 		return -1, -1
 	}
@@ -31,7 +34,7 @@ func FindAll(body []byte) [][2]int {
 	if start < 0 {
 		return nil
 	}
-	spans, ok := jsonlex.Members(body, spec.FieldRequestID)
+	spans, ok := jsonlex.MembersAnyBytes(body, spec.FieldRequestID)
 	if !ok || len(spans) < 2 {
 		return [][2]int{{start, end}}
 	}

@@ -37,8 +37,13 @@ func TestRead(t *testing.T) {
 		`{"requestId":"收款单"}`:                                                      "收款单", `{"requestId":"a\u00e9"}`: "aé", `{"requestId":"a\"b"}`: `a"b`,
 		`{"request\u0049d":"escaped key"}`: "escaped key", `{"x":{"requestId":"inner"},"requestId":"b"}`: "b",
 		`{"requestId":12}`: "12", `{"requestId":{"a":[1]}}`: `{"a":[1]}`, `{"requestId":null}`: "",
-		"{\"requestId\":\"\x1b[2J\"}": "", "{\"requestId\":\"\xff\"}": "", `{"requestId":"unterminated`: "",
-		`{"requestIdx":"a"}`: "", `["requestId"]`: "", ``: "", `{`: "", `{"requestId"`: "", `{"requestId":`: "",
+		"{\"requestId\":\"\x1b[2J\"}": "", `{"requestId":"unterminated`: "",
+		// A byte that is not UTF-8 is read as it is (receivers read U+FFFD
+		// for it), in the requestId or in a string before it.
+		"{\"requestId\":\"\xff\"}": "\xff", "{\"requestId\":\"ab\xffcd\"}": "ab\xffcd",
+		"{\"x\":\"caf\xe9\",\"requestId\":\"b\"}": "b", "{\"requestId\":\"\xe9\\u00e9\"}": "\xe9é",
+		"{\xff\"requestId\":\"a\"}": "",
+		`{"requestIdx":"a"}`:        "", `["requestId"]`: "", ``: "", `{`: "", `{"requestId"`: "", `{"requestId":`: "",
 		`{"x":1,,"requestId":"b"}`: "",
 	} {
 		if got := Read([]byte(body)); got != want {
@@ -61,6 +66,7 @@ func TestValue(t *testing.T) {
 		{`cut\u00`, `cut\u00`},
 		{`a"b`, `a"b`},
 		{`bad\x`, `bad\x`},
+		{"caf\xe9\\u00e9", "caf\xe9é"},
 		{"", ""},
 	} {
 		if got := Value(tt.raw); got != tt.want {

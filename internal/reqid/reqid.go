@@ -85,8 +85,10 @@ func hash(s string) uint64 {
 // string's value, or a number or object as it was sent. It reads the body
 // only up to the requestId (senders put it first), so a large body costs
 // little: a full json.Unmarshal here was a fifth of listen's CPU under load.
+// A byte that is not UTF-8 stays as it is (see Find): text shows it as its
+// escape, JSON as U+FFFD, as receivers read it.
 func Read(body []byte) string {
-	sp, ok := jsonlex.Member(body, spec.FieldRequestID)
+	sp, ok := jsonlex.MemberAnyBytes(body, spec.FieldRequestID)
 	switch {
 	case !ok || sp.Kind == jsonlex.Null:
 		return ""
@@ -109,7 +111,7 @@ func Value(raw string) string {
 	// Lexed as the body's member was: raw that is no string's inside
 	// (an escape cut short, a quote) is said as it is.
 	b := []byte(`{"` + spec.FieldRequestID + `":"` + raw + `"}`)
-	sp, ok := jsonlex.Member(b, spec.FieldRequestID)
+	sp, ok := jsonlex.MemberAnyBytes(b, spec.FieldRequestID)
 	if !ok || sp.Kind != jsonlex.String || sp.End != len(b)-1 {
 		return raw
 	}

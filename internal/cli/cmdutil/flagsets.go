@@ -114,7 +114,7 @@ func SetFlags(cmd *cobra.Command, sets, unsets *[]string) {
 	f.StringArrayVar(unsets, "unset", nil, "remove a field: <path> (repeatable)")
 }
 
-const fixedIDsHelp = "with --seed: the requestIds generate --seed prints, the same every run (default: ids of the run's own)"
+const fixedIDsHelp = "with --seed: the requestIds generate --seed prints and the seed's own document numbers (not generate's), the same every run (default: ids and numbers of the run's own)"
 
 func FixedIDsFlag(cmd *cobra.Command, p *bool, help string) {
 	if help == "" {

@@ -74,7 +74,7 @@ receiver must survive. The same --seed gives the same bytes.`,
 	opts.Register(cmd)
 	f := cmd.Flags()
 	f.IntVarP(&opts.Count, "count", "n", 1, "payloads of each event")
-	f.StringVar(&opts.Out, "out", "", "write to this file when it is named .json or .ndjson (whole: a run stopped or failed leaves it as it was), else into this directory, one file per payload, each whole (EVENT-requestId.json; -2, -3 after a requestId the run already wrote; no-requestId without one)")
+	f.StringVar(&opts.Out, "out", "", "write to this file when it is named .json or .ndjson (whole: a run stopped or failed leaves it as it was), else into this directory, one file per payload, each whole (EVENT-requestId.json, the characters a file name cannot hold on every system as _, an id over 100 bytes cut and given a digest; -2, -3 after a requestId the run already wrote; no-requestId without one)")
 	_ = cmd.RegisterFlagCompletionFunc("out", cmdutil.CompleteFiles)
 	f.BoolVar(&opts.Fixture, "fixture", false, "print the canonical fixture of each event and shape instead (embedded; no --seed, --set, --unset or --count)")
 	cmdutil.AddOutputFlag(cmd, &opts.Output, "auto", "auto", "json", "ndjson")

@@ -73,7 +73,14 @@ send --file refuses without --event):
 
 --seed fixes the content; each run still gets requestIds and document
 numbers of its own, so a deduplicating receiver does not answer a second
-run as duplicates. --seed n --fixed-ids repeats both, every run.
+run as duplicates. --seed n --fixed-ids repeats both, every run: the
+payloads generate --seed n prints (with its --count, up to 256 per event;
+more are copies of them), under the requestIds it prints, with document
+numbers of the seed's own (each document's serial in their last 8 digits,
+so that no two documents of a run share a number), not generate's. To
+send generate's bytes as they are, numbers too:
+
+  whsim generate --seed 7 --event CREATE_RECEIVABLE_DOC | whsim send --file - --url http://localhost:3000/webhook
 
 --output json prints one JSON object per delivery and a final
 {"summary": ...} object instead, with the latency histogram (HdrHistogram,

@@ -62,6 +62,9 @@ func openPayloads(ctx context.Context, name string, stdin io.Reader, replay func
 	return &payloadSource{r: r, rd: rd, shown: shown}, nil
 }
 
+// jsonSpace is JSON's white space (RFC 8259): space, tab, CR and LF.
+const jsonSpace = " \t\r\n"
+
 // next is the next payload, io.EOF at the end; an error names the input
 // and the payload.
 func (s *payloadSource) next() (load.Payload, error) {
@@ -79,7 +82,15 @@ func (s *payloadSource) next() (load.Payload, error) {
 	if it.Element >= 0 || it.Line > 0 {
 		where = it.What()
 	}
-	return load.Payload{Body: bytes.Clone(it.Body), Where: where}, nil
+	body := it.Body
+	if kind, _ := s.rd.Kind(); kind == input.Document {
+		// A pretty-printed document is the reader's whole file, the
+		// blank lines around the value and the file's last newline
+		// with it (the reader places findings by them): no part of the
+		// JSON value, and not sent, as an array's elements are not.
+		body = bytes.Trim(body, jsonSpace)
+	}
+	return load.Payload{Body: bytes.Clone(body), Where: where}, nil
 }
 
 func (s *payloadSource) close() { s.r.Close() }

@@ -40,7 +40,9 @@ func appendResultJSON(b []byte, r *attempt.Result, verbose bool) []byte {
 	b = strconv.AppendBool(b, req.Duplicate)
 	if req.Source != "" {
 		b = append(b, `,"source":`...)
-		b = jsonstr.Append(b, req.Source)
+		// As the text line and JUnit name it: a capture's name may hold a
+		// byte that is not UTF-8, which JSON would hold as U+FFFD.
+		b = jsonstr.Append(b, jsonstr.ByteEscaped(req.Source))
 	}
 	b = append(b, `,"url":`...)
 	b = jsonstr.Append(b, shownURL(r))

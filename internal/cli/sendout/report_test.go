@@ -328,3 +328,21 @@ func TestDeliveryNotRetriedSaysWhy(t *testing.T) {
 		t.Errorf("JUnit detail %q, want it to say %q", detail, "not retried: "+why)
 	}
 }
+
+// A replayed call's record, in a capture whose name is not UTF-8, is named
+// in its JSON as its text line and JUnit name it, the byte as \xff, as
+// validate --output json's "at" names a place: encoding/json's U+FFFD
+// named no file the text named. Found by sv47.
+func TestDeliverySourceNotUTF8(t *testing.T) {
+	res := &attempt.Result{
+		Request:  &attempt.Request{Seq: 1, Event: "CREATE_RECEIVABLE_DOC", RequestID: "x", Source: "c\xffap.ndjson:1"},
+		Attempts: []attempt.Attempt{{Status: 500, Latency: time.Millisecond}},
+	}
+	js := string(appendResultJSON(nil, res, false))
+	if !strings.Contains(js, `"source":"c\\xffap.ndjson:1"`) {
+		t.Errorf("JSON %s, want the source as the text says it, c\\xffap.ndjson:1", js)
+	}
+	if line := string((*delivery)(res).AppendText(nil, &term.Style{})); !strings.Contains(line, `from c\xffap.ndjson:1`) {
+		t.Errorf("line %q", line)
+	}
+}

@@ -5,11 +5,14 @@ package validateout
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/whsim/whsim/internal/jsonstr"
 	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/validate"
@@ -107,16 +110,19 @@ func (r Payload) AppendText(b []byte, st *term.Style) []byte {
 // findingJSON is the stable --output json form of a finding: one object
 // per line, then a summary object.
 type findingJSON struct {
-	Type     string `json:"type"` // "finding"
-	File     string `json:"file"`
-	Record   int    `json:"record,omitempty"`  // NDJSON line of the payload
-	Element  *int   `json:"element,omitempty"` // index of the payload in a JSON array
-	Rule     string `json:"rule"`
-	Severity string `json:"severity"`
-	Path     string `json:"path"`
-	Message  string `json:"message"`
-	Line     int    `json:"line,omitempty"` // position in the body
-	Column   int    `json:"column,omitempty"`
+	Type string `json:"type"` // "finding"
+	// File is the file's name, or, for a name that is not UTF-8, its
+	// bytes in base64 with FileEncoding "base64" (see fileJSON).
+	File         string `json:"file"`
+	FileEncoding string `json:"fileEncoding,omitempty"`
+	Record       int    `json:"record,omitempty"`  // NDJSON line of the payload
+	Element      *int   `json:"element,omitempty"` // index of the payload in a JSON array
+	Rule         string `json:"rule"`
+	Severity     string `json:"severity"`
+	Path         string `json:"path"`
+	Message      string `json:"message"`
+	Line         int    `json:"line,omitempty"` // position in the body
+	Column       int    `json:"column,omitempty"`
 	// At is where the finding is in the file, as the text and compilers
 	// say it: file:line:column, file:line, or file.
 	At string `json:"at"`
@@ -125,32 +131,51 @@ type findingJSON struct {
 // notCheckedJSON is the --output json line of a payload not checked that
 // no finding tells of (its rule ignored): which, and why.
 type notCheckedJSON struct {
-	Type    string `json:"type"` // "notChecked"
-	File    string `json:"file"`
-	Record  int    `json:"record,omitempty"`
-	Element *int   `json:"element,omitempty"`
-	Reason  string `json:"reason"`
+	Type         string `json:"type"` // "notChecked"
+	File         string `json:"file"`
+	FileEncoding string `json:"fileEncoding,omitempty"`
+	Record       int    `json:"record,omitempty"`
+	Element      *int   `json:"element,omitempty"`
+	Reason       string `json:"reason"`
 	// At is where the reason is in the file, as a finding's at.
 	At string `json:"at"`
 }
+
+// fileJSON is a file name as --output json gives it: the name itself when
+// it is UTF-8; else its bytes in base64 and the encoding "base64", as a
+// capture record gives a path that is not (pathEncoding). A JSON string
+// holds only Unicode: encoding/json writes U+FFFD for each byte that is
+// not UTF-8, and that names no file a reader could open.
+func fileJSON(name string) (file, encoding string) {
+	if utf8.ValidString(name) {
+		return name, ""
+	}
+	return base64.StdEncoding.EncodeToString([]byte(name)), "base64"
+}
+
+// atJSON is a place as --output json's "at" gives it: as the text says
+// it, a byte of the name that is not UTF-8 as its escape (\xff), where
+// encoding/json would write U+FFFD; the name's exact bytes are in "file".
+func atJSON(at string) string { return jsonstr.ByteEscaped(at) }
 
 func (r Payload) AppendJSON(b []byte, _ *term.Style) []byte {
 	var elem *int
 	if r.Element >= 0 {
 		elem = &r.Element
 	}
+	file, enc := fileJSON(r.File)
 	if r.silentlyUnchecked() {
-		j, _ := json.Marshal(notCheckedJSON{"notChecked", r.File, r.Line, elem, validate.Case(r).NotChecked(), r.placed(validate.Case(r).NotCheckedAt())})
+		j, _ := json.Marshal(notCheckedJSON{"notChecked", file, enc, r.Line, elem, validate.Case(r).NotChecked(), atJSON(r.placed(validate.Case(r).NotCheckedAt()))})
 		return append(append(b, j...), '\n')
 	}
 	if len(r.Findings) == 0 {
 		return b
 	}
 	buf := bytes.NewBuffer(b)
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
+	je := json.NewEncoder(buf)
+	je.SetEscapeHTML(false)
 	for _, f := range r.Findings {
-		_ = enc.Encode(findingJSON{"finding", r.File, r.Line, elem, f.Rule, string(f.Severity), f.Path, f.Message, f.Line, f.Column, r.placed(validate.Case(r).Place(f))})
+		_ = je.Encode(findingJSON{"finding", file, enc, r.Line, elem, f.Rule, string(f.Severity), f.Path, f.Message, f.Line, f.Column, atJSON(r.placed(validate.Case(r).Place(f)))})
 	}
 	return buf.Bytes()
 }

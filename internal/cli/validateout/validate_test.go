@@ -2,6 +2,7 @@ package validateout
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -346,6 +347,68 @@ func TestPayloadTextPlace(t *testing.T) {
 			}
 			if tc.skipped != "" && last.Skipped != tc.skipped {
 				t.Errorf("JUnit skipped %q, want %q", last.Skipped, tc.skipped)
+			}
+		})
+	}
+}
+
+// A file name that is not UTF-8 is given in --output json so that a JSON
+// reader finds the file: its bytes in base64 under "fileEncoding":
+// "base64", as a capture record gives such a path (pathEncoding), never
+// the U+FFFD encoding/json writes for each byte, which names no file; a
+// UTF-8 name stays itself, without the member. "at" says the place as the
+// text does (the byte as \xff). Found by sv47: "file":"bad\ufffdname.json".
+func TestPayloadJSONFileNotUTF8(t *testing.T) {
+	t.Parallel()
+	v, err := validate.New(validate.Options{Shape: validate.ShapeAuto})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, file, body string
+		wantFile, enc    string
+		wantAt           string
+	}{
+		{"finding", "bad\xffname.json", `{"businessType":5009,"data":{}}`, "YmFk/25hbWUuanNvbg==", "base64", `bad\xffname.json:1:`},
+		{"utf8 name", "收款单\x1b.json", `{"businessType":5009,"data":{}}`, "收款单\x1b.json", "", "收款单\x1b.json:1:"},
+		{"not checked", "n\xe9.ndjson", `{"capture":1,"query":"businessType=CREATE_RECEIVABLE_DOC","headers":{"Content-Type":["application/json"]},"body":"not json","bodyEncoding":"utf8"}` + "\n", "bukubmRqc29u", "base64", `n\xe9.ndjson:1`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			fs, err := validate.OpenFiles(context.Background(), []string{"-"}, strings.NewReader(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer fs.Close()
+			vv := v
+			if tc.name == "not checked" {
+				if vv, err = validate.New(validate.Options{Ignore: []string{"json-syntax"}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var js []byte
+			if _, err := vv.CheckFiles(context.Background(), fs, "", nil, func(c validate.Case) error {
+				c.File = tc.file
+				js = Payload(c).AppendJSON(js, &term.Style{})
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSuffix(string(js), "\n"), "\n")
+			if len(js) == 0 {
+				t.Fatal("no JSON lines")
+			}
+			for _, l := range lines {
+				var got struct{ File, FileEncoding, At string }
+				if err := json.Unmarshal([]byte(l), &got); err != nil {
+					t.Fatalf("%s: %v", l, err)
+				}
+				if got.File != tc.wantFile || got.FileEncoding != tc.enc || !strings.HasPrefix(got.At, tc.wantAt) {
+					t.Errorf("%s: file %q, fileEncoding %q, at %q; want %q, %q, at %q…", l, got.File, got.FileEncoding, got.At, tc.wantFile, tc.enc, tc.wantAt)
+				}
+				if tc.enc == "" && strings.Contains(l, "fileEncoding") {
+					t.Errorf("%s: fileEncoding on a UTF-8 name", l)
+				}
 			}
 		})
 	}
