@@ -1347,7 +1347,13 @@ func (r *runner) endInRow(n int, s silence) error {
 		return nil
 	}
 	if r.answered == 0 {
-		r.fatal = unreachable(r.cfg.Target, r.row.last)
+		f := unreachable(r.cfg.Target, r.row.last)
+		if why := r.row.unanswered(r.cfg.Client.Timeout); why != "" {
+			// Calls that got different things, or were held: "no answer
+			// from URL: ... (connection closed)" said the last one's only.
+			f.Kind, f.Ended = why, true
+		}
+		r.fatal = f
 		r.cancel()
 		return r.fatal
 	}

@@ -906,15 +906,22 @@ func (r *runner) load() error {
 		next++
 		return reqs
 	}
-	// numbered is the number of res's call; the call after it in its job
-	// is numbered now, as it is sent next.
+	// numbered is the number of res's call; nextBegins numbers the call
+	// after it in its job, sent next, once res's outcome was taken: a
+	// call numbered before was one sent before that outcome was read,
+	// and when res failed, held the stop rule's row back as one whose
+	// answer might yet come (TestFirstBurstClosedThenHeldSaysWhichCallsStopped).
 	numbered := func(res *attempt.Result) int {
+		mu.Lock()
+		defer mu.Unlock()
+		return begun[res.Request]
+	}
+	nextBegins := func(res *attempt.Result) {
 		mu.Lock()
 		defer mu.Unlock()
 		if then := after[res.Request]; then != nil {
 			begun[then] = r.begin()
 		}
-		return begun[res.Request]
 	}
 	var bad struct {
 		sync.Mutex
@@ -942,6 +949,7 @@ func (r *runner) load() error {
 		a := res.Last()
 		c := &Case{Check: Load, Name: "load", Event: res.Request.Event}
 		_ = r.record(c, res, call{first: true, together: conc, n: numbered(res)})
+		nextBegins(res)
 		r.mu.Lock()
 		keptAliveBroken := r.keptAliveBroken()
 		r.mu.Unlock()

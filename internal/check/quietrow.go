@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/whsim/whsim/internal/attempt"
 )
@@ -285,6 +286,34 @@ func (q *quietRow) reason() string {
 		return fmt.Sprintf("%d calls in a row got no answer (%s, numbered in the order sent)", q.silent, failed)
 	}
 	return fmt.Sprintf("%d calls in a row got no answer (%s)", q.silent, attempt.ShortError(q.last))
+}
+
+// unanswered is what a stop says of the row of a receiver that answered
+// no call, where "no answer from URL" and one kind of failure do not say
+// it all ("" where they do): calls that got different things, or were
+// held, each by number (the reason, as of a receiver that stopped); and
+// the calls the run waited for until the time limit (limit): those sent
+// before any call's failure was read, which held the row back (passes),
+// as an answer to one, as late as that, would have been the receiver's
+// first and the run would have gone on (TestFirstBurstHeldAnsweredLateIsSaid).
+// The run took the whole time limit for them: said, with why.
+func (q *quietRow) unanswered(limit time.Duration) string {
+	_, kinds := q.failedCalls()
+	var waited []int
+	for _, c := range q.calls {
+		if !c.held && c.s.timedOut && c.n <= q.seen {
+			waited = append(waited, c.n)
+		}
+	}
+	if kinds <= 1 && q.heldCount() == 0 && len(waited) == 0 {
+		return ""
+	}
+	why := q.reason()
+	if len(waited) > 0 {
+		why += fmt.Sprintf("; the run waited out the time limit (%s) for calls %s, which got no answer within it: sent before any call's failure was read, to a receiver that had answered nothing, an answer to any would have been its first",
+			limit, callRanges(waited, 6))
+	}
+	return why
 }
 
 // callRanges says call numbers as runs: "7-9, 11, 15-27"; past max runs,
