@@ -1351,7 +1351,8 @@ func (r *runner) endInRow(n int, s silence) error {
 		if why := r.row.unanswered(r.cfg.Client.Timeout); why != "" {
 			// Calls that got different things, or were held: "no answer
 			// from URL: ... (connection closed)" said the last one's only.
-			f.Kind, f.Ended = why, true
+			// "cannot reach" where no call reached it (each refused).
+			f.Kind, f.Ended = why, r.row.reached()
 		}
 		r.fatal = f
 		r.cancel()

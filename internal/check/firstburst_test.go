@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -146,5 +147,30 @@ func TestFirstBurstHeldAnsweredLateIsSaid(t *testing.T) {
 	}
 	if want := "after it answered 4 calls, before any case they belong to was graded"; sum.Stopped.Where() != want {
 		t.Errorf("where %q, want %q", sum.Stopped.Where(), want)
+	}
+}
+
+// A receiver that refuses every connection of load's first burst was
+// never reached: "cannot reach URL: ...", as of a run whose first call is
+// refused, not "no answer from", which says calls went out to it (the
+// stop's words of calls that got different things or were held said it
+// of any such row). Found by ck47.
+func TestFirstBurstRefusedCannotReach(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now: each connection is refused
+	cfg := testConfig(t, "http://"+addr+"/hook")
+	cfg.Checks = []string{Load}
+	_, _, err = run(t, context.Background(), cfg)
+	var unreachable *UnreachableError
+	if !errors.As(err, &unreachable) {
+		t.Fatalf("err %v, want the receiver found never to answer", err)
+	}
+	if msg := err.Error(); !strings.HasPrefix(msg, "cannot reach ") || !strings.Contains(msg, "connection refused") {
+		t.Errorf("%q, want cannot reach ...: connection refused", msg)
 	}
 }

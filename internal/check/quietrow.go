@@ -316,6 +316,23 @@ func (q *quietRow) unanswered(limit time.Duration) string {
 	return why
 }
 
+// reached says whether a call of the row that ended without an answer
+// reached the receiver: one not refused, nor failed before a connection
+// (a name that did not resolve, a TLS handshake that failed).
+func (q *quietRow) reached() bool {
+	for _, c := range q.calls {
+		if c.held || !c.s.silent {
+			continue
+		}
+		switch c.s.a.Kind {
+		case attempt.KindRefused, attempt.KindDNS, attempt.KindTLS:
+		default:
+			return true
+		}
+	}
+	return false
+}
+
 // callRanges says call numbers as runs: "7-9, 11, 15-27"; past max runs,
 // how many more calls.
 func callRanges(ns []int, most int) string {
