@@ -1085,18 +1085,21 @@ func (r *runner) load() error {
 			redirects += n
 		}
 	}
-	if len(parts) == 0 && (bad.over > 0 || bad.cut > 0) {
-		var warns []string
-		if bad.cut > 0 {
-			words := cutShort(bad.cutChunk == 0)
-			if bad.cutChunk > 0 && bad.cutChunk < bad.cut {
-				words = "the answer was cut short before its declared length or last chunk (unexpected EOF)"
-			}
-			warns = append(warns, fmt.Sprintf("%d of %d calls got 2xx but %s: a sender may count the call failed and retry it", bad.cut, st.Sent, words))
+	// 2xx answers cut short or over the body's bound: a warning alone, and
+	// said beside a failure too, where the calls it counts would not add
+	// up to those a sender may have counted failed.
+	var warns []string
+	if bad.cut > 0 {
+		words := cutShort(bad.cutChunk == 0)
+		if bad.cutChunk > 0 && bad.cutChunk < bad.cut {
+			words = "the answer was cut short before its declared length or last chunk (unexpected EOF)"
 		}
-		if bad.over > 0 {
-			warns = append(warns, fmt.Sprintf("%d of %d calls got 2xx but %s", bad.over, st.Sent, bodyOver))
-		}
+		warns = append(warns, fmt.Sprintf("%d of %d calls got 2xx but %s: a sender may count the call failed and retry it", bad.cut, st.Sent, words))
+	}
+	if bad.over > 0 {
+		warns = append(warns, fmt.Sprintf("%d of %d calls got 2xx but %s", bad.over, st.Sent, bodyOver))
+	}
+	if len(parts) == 0 && len(warns) > 0 {
 		res.Verdict, res.Reason = Warn, fmt.Sprintf("%s (%s)", strings.Join(warns, "; "), figures)
 	} else if len(parts) > 0 && redirects == sumCounts(bad.byStatus) && len(bad.byError) == 0 {
 		// Redirected, not refused: accepts-valid judges that.
@@ -1146,6 +1149,9 @@ func (r *runner) load() error {
 			cause = strings.TrimSpace(cause[from:])
 			cause, _, _ = strings.Cut(cause, "; answer first")
 			why += "; " + cause
+		}
+		if len(warns) > 0 {
+			why += "; besides, " + strings.Join(warns, "; ")
 		}
 		res.Reason = fmt.Sprintf("%s of %d calls at concurrency %d: %s (%s)", strings.Join(parts, ", "), st.Sent, conc, why, figures)
 		if bad.seen {
