@@ -1371,6 +1371,10 @@ func (r *runner) endInRow(n int, s silence) error {
 // receiver closed as it went out, which is no sign either way.
 func outsideFailure(a attempt.Attempt) string {
 	switch {
+	case a.Kind == attempt.KindMalformed:
+		// An answer, if no valid HTTP one, as the load's own figures
+		// count it.
+		return attempt.KindMalformed
 	case a.Status == 0 && !a.ClosedAsSent:
 		return "no answer"
 	case a.Status == 0:
