@@ -270,6 +270,45 @@ func (q *quietRow) failedCalls() (string, int) {
 	return strings.Join(parts, "; "), len(kinds)
 }
 
+// heldWhere says where the held calls were sent among the row's calls
+// that ended without an answer: "before", "among", "after", or two or
+// three of them ("before or among", "among or after").
+func (q *quietRow) heldWhere(held []int) string {
+	first, last := 0, 0
+	for _, c := range q.calls {
+		if !c.held && c.s.silent {
+			if first == 0 {
+				first = c.n
+			}
+			last = c.n
+		}
+	}
+	var before, among, after bool
+	for _, n := range held {
+		switch {
+		case n < first:
+			before = true
+		case n > last:
+			after = true
+		default:
+			among = true
+		}
+	}
+	var where []string
+	for _, w := range []struct {
+		is   bool
+		word string
+	}{{before, "before"}, {among, "among"}, {after, "after"}} {
+		if w.is {
+			where = append(where, w.word)
+		}
+	}
+	if len(where) == 3 {
+		return "before, among or after"
+	}
+	return strings.Join(where, " or ")
+}
+
 // reason is what a stop says of the row (before the first case it stops
 // after): how many calls in a row got no answer, and what; with calls
 // held, or calls that got different things, which calls, by number.
@@ -279,9 +318,14 @@ func (q *quietRow) reason() string {
 	switch {
 	case len(held) > 0:
 		// A row that passed held calls is not one of calls that all
-		// ended: which ended, and which the receiver still held.
-		return fmt.Sprintf("%d calls in a row got no answer (%s, numbered in the order sent), and %d sent before or among them were still in flight without an answer when the run stopped (calls %s)",
-			q.silent, failed, len(held), callRanges(held, 6))
+		// ended: which ended, and which the receiver still held, and
+		// where they were sent among those.
+		were, calls := "were", "calls"
+		if len(held) == 1 {
+			were, calls = "was", "call"
+		}
+		return fmt.Sprintf("%d calls in a row got no answer (%s, numbered in the order sent), and %d sent %s them %s still in flight without an answer when the run stopped (%s %s)",
+			q.silent, failed, len(held), q.heldWhere(held), were, calls, callRanges(held, 6))
 	case kinds > 1:
 		return fmt.Sprintf("%d calls in a row got no answer (%s, numbered in the order sent)", q.silent, failed)
 	}
