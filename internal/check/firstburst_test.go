@@ -107,7 +107,7 @@ func TestFirstBurstHeldSaysWhyTheRunWaited(t *testing.T) {
 	}
 	msg := err.Error()
 	for _, want := range []string{"timeout: calls ", "connection closed: calls ",
-		"the run waited out the time limit (" + shortTimeout.String() + ") for calls ",
+		"the run waited out the time limit (" + shortTimeout.String() + ") for call",
 		"which got no answer within it: sent before any call's failure was read, to a receiver that had answered nothing, an answer to any would have been its first"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("%q, want it to say %q", msg, want)

@@ -354,8 +354,12 @@ func (q *quietRow) unanswered(limit time.Duration) string {
 	}
 	why := q.reason()
 	if len(waited) > 0 {
-		why += fmt.Sprintf("; the run waited out the time limit (%s) for calls %s, which got no answer within it: sent before any call's failure was read, to a receiver that had answered nothing, an answer to any would have been its first",
-			limit, callRanges(waited, 6))
+		calls := "calls"
+		if len(waited) == 1 {
+			calls = "call"
+		}
+		why += fmt.Sprintf("; the run waited out the time limit (%s) for %s %s, which got no answer within it: sent before any call's failure was read, to a receiver that had answered nothing, an answer to any would have been its first",
+			limit, calls, callRanges(waited, 6))
 	}
 	return why
 }
