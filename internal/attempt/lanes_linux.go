@@ -564,6 +564,7 @@ func (lp *loop) writeAway(l *lane) {
 	}
 	req, res, t, method, start, rest := l.req, l.res, l.t, l.method, l.start, l.out
 	sentBefore := len(rest) < len(l.buf.req)
+	rc.before = len(l.buf.req) - len(rest) // what the loop wrote: the rest's count starts after it
 	lp.away(l, func() {
 		var resp *http.Response
 		err := rc.call(rest, false, true, sentBefore)

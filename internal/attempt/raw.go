@@ -36,6 +36,10 @@ type rawConn struct {
 	r     *bufio.Reader
 	stop  func() bool // unhooks the Ctrl-C watch
 	reuse bool        // has carried a request already
+	// before is how many bytes of the call an event loop's lane wrote
+	// before it handed the rest to this connection's writes (writeAway),
+	// which Progress counts from: what went out is both.
+	before int
 	// deadline is the one set on c, which attempts keep while it leaves
 	// them their time limit (see deadlineSlack).
 	deadline time.Time
@@ -312,12 +316,13 @@ func (d *Deliverer) rawAnswer(ctx context.Context, method string, t *target, buf
 			rc.close() // and waits for the end of a rest write
 			buf.raw = nil
 			if sent, total := rc.io.Progress(); sent < total {
-				notTaken = notTakenWords(sent, res)
+				notTaken = notTakenWords(rc.before+sent, res)
 			}
 		}
 		return d.rawFailed(ctx, method, t, res, err, start, buf, notTaken), 0
 	}
 	rc := buf.raw
+	rc.before = 0 // of this call only: the connection may carry the next
 	var kept []byte
 	if resp.Body == http.NoBody {
 		kept = rc.pre // the lean answer's body prefix, when it was kept

@@ -1347,7 +1347,14 @@ func (r *runner) endInRow(n int, s silence) error {
 		return nil
 	}
 	if r.answered == 0 {
-		r.fatal = unreachable(r.cfg.Target, r.row.last)
+		f := unreachable(r.cfg.Target, r.row.last)
+		if why := r.row.unanswered(r.cfg.Client.Timeout); why != "" {
+			// Calls that got different things, or were held: "no answer
+			// from URL: ... (connection closed)" said the last one's only.
+			// "cannot reach" where no call reached it (each refused).
+			f.Kind, f.Ended = why, r.row.reached()
+		}
+		r.fatal = f
 		r.cancel()
 		return r.fatal
 	}
@@ -1364,6 +1371,10 @@ func (r *runner) endInRow(n int, s silence) error {
 // receiver closed as it went out, which is no sign either way.
 func outsideFailure(a attempt.Attempt) string {
 	switch {
+	case a.Kind == attempt.KindMalformed:
+		// An answer, if no valid HTTP one, as the load's own figures
+		// count it.
+		return attempt.KindMalformed
 	case a.Status == 0 && !a.ClosedAsSent:
 		return "no answer"
 	case a.Status == 0:

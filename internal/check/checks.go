@@ -269,10 +269,6 @@ func (r *runner) eachMalformed(check string, ms []malformed, judge func(malforme
 const serialCopies = 4
 
 func (r *runner) duplicates() error {
-	// How the receiver failed valid calls before this check sent any
-	// (accepts-valid's): its own re-deliveries are calls sent alone too,
-	// and a duplicate refused would count as such a failure.
-	alone := r.aloneFailures()
 	for _, c := range r.cases.duplicates(serialCopies, r.cfg.Concurrent) {
 		if r.excluded(c) {
 			continue
@@ -284,7 +280,7 @@ func (r *runner) duplicates() error {
 			if results, together, err = r.burst(c, c.Copies); err != nil {
 				return err
 			}
-			res := judgeDuplicates(c, results, alone)
+			res := judgeDuplicates(c, results)
 			if res.Verdict == Pass && together < 2 {
 				res.Verdict, res.Reason, res.Inconclusive = Warn, "every copy got 2xx, but "+notTogether(c.Copies), true
 			}
@@ -307,26 +303,9 @@ func (r *runner) duplicates() error {
 			}
 			results = append(results, res)
 		}
-		r.report(judgeDuplicates(c, results, alone))
+		r.report(judgeDuplicates(c, results))
 	}
 	return nil
-}
-
-// aloneFailures says how the receiver has failed the valid calls sent
-// alone so far ("2 of 19 valid calls sent alone failed: 2 got 500"), ""
-// when none failed.
-func (r *runner) aloneFailures() string {
-	r.mu.Lock()
-	outside, outsideBad := r.outside, maps.Clone(r.outsideBad)
-	r.mu.Unlock()
-	if len(outsideBad) == 0 {
-		return ""
-	}
-	var saw []string
-	for _, got := range sortedKeys(outsideBad) {
-		saw = append(saw, fmt.Sprintf("%d %s", outsideBad[got], got))
-	}
-	return fmt.Sprintf("%d of %d valid calls sent alone failed: %s", sumCounts(outsideBad), outside, strings.Join(saw, ", "))
 }
 
 // burst delivers n copies of c at once: every copy waits for the others to
@@ -486,12 +465,15 @@ func notAccepted(results []*attempt.Result) string {
 }
 
 // judgeDuplicates: every copy must get 2xx. When none did, the call itself
-// was not accepted, which is accepts-valid's to judge. alone, when set,
-// says how the receiver failed valid calls sent alone before (a 5xx, no
-// answer): a copy failed that way may be that failure again, so its
-// reason names the likely cause (a duplicate key, a race, requestId as
-// the key) only as one possibility beside it.
-func judgeDuplicates(c *Case, results []*attempt.Result, alone string) Result {
+// was not accepted, which is accepts-valid's to judge. A copy's failure
+// is put down to a duplicate key, or to requestId as the key, only where
+// its answer says it was refused as one held (refusedAsHeld: a 4xx to
+// bytes accepted before, a 5xx naming a duplicate or unique key); a bare
+// 5xx is as much a failure the
+// receiver meets on any call, and the reason says both, in the same words
+// whatever ran before (what calls sent alone met so far is the seed's
+// and the order's: TestDuplicatesOfAReceiverThatFailsAnyCall).
+func judgeDuplicates(c *Case, results []*attempt.Result) Result {
 	ok := 0
 	var bad attempt.Attempt
 	badAt := 0
@@ -527,42 +509,47 @@ func judgeDuplicates(c *Case, results []*attempt.Result, alone string) Result {
 		}
 		return result(c, bad, Fail, fmt.Sprintf("%d of %d %s delivered at once %s while %d got 2xx: the receiver turned calls away as too many at once, but the copies of a call can arrive together (at-least-once delivery) and each must get 2xx: take at least %d calls at a time",
 			len(results)-ok, len(results), copies, notAccepted(results), ok, len(results)))
-	case c.NewRequestIDs && c.AtOnce && alone != "":
-		return result(c, bad, Fail, fmt.Sprintf("%d of %d copies of one document delivered at once, each under a new requestId, %s while %d got 2xx: each must get 2xx; %s",
-			len(results)-ok, len(results), notAccepted(results), ok, failsAlone(alone, "its keying the document on requestId")))
-	case c.NewRequestIDs && alone != "":
-		return result(c, bad, Fail, fmt.Sprintf("delivery %d of %d, the same document under a new requestId, %s after the first got %d: each must get 2xx; %s",
-			badAt, len(results), answer(bad), first.Status, failsAlone(alone, "its keying the document on requestId")))
-	case c.NewRequestIDs && c.AtOnce:
+	case c.NewRequestIDs && c.AtOnce && refusedAsHeld(bad):
 		return result(c, bad, Fail, fmt.Sprintf("%d of %d copies of one document delivered at once, each under a new requestId, %s while %d got 2xx: %s, so answer 2xx and keep the one document, keyed on the document, not on requestId",
 			len(results)-ok, len(results), notAccepted(results), ok, requestIDTrap))
-	case c.NewRequestIDs:
+	case c.NewRequestIDs && refusedAsHeld(bad):
 		return result(c, bad, Fail, fmt.Sprintf("delivery %d of %d, the same document under a new requestId, %s after the first got %d: %s, so answer 2xx and keep the one document, keyed on the document, not on requestId",
 			badAt, len(results), answer(bad), first.Status, requestIDTrap))
-	case c.AtOnce && duplicate(bad):
+	case c.NewRequestIDs && c.AtOnce:
+		return result(c, bad, Fail, fmt.Sprintf("%d of %d copies of one document delivered at once, each under a new requestId, %s while %d got 2xx: each must get 2xx; %s",
+			len(results)-ok, len(results), notAccepted(results), ok, unexplained("the receiver's refusing a document it holds under another requestId")))
+	case c.NewRequestIDs:
+		return result(c, bad, Fail, fmt.Sprintf("delivery %d of %d, the same document under a new requestId, %s after the first got %d: each must get 2xx; %s",
+			badAt, len(results), answer(bad), first.Status, unexplained("the receiver's refusing a document it holds under another requestId")))
+	case c.AtOnce && refusedAsHeld(bad):
 		// A unique key refusing the copies: seen before or inserted at
 		// the same moment, the remedy is the same.
 		return result(c, bad, Fail, fmt.Sprintf("%d of %d copies delivered at once %s while %d got 2xx: the copies were refused as a duplicate key; the same call arriving together (at-least-once delivery) must be accepted, so answer 2xx for a requestId already held",
 			len(results)-ok, len(results), notAccepted(results), ok))
-	case c.AtOnce && alone != "":
-		return result(c, bad, Fail, fmt.Sprintf("%d of %d copies delivered at once %s while %d got 2xx: the same call arriving together (at-least-once delivery) must be accepted; %s",
-			len(results)-ok, len(results), notAccepted(results), ok, failsAlone(alone, "a race between the copies")))
 	case c.AtOnce:
-		return result(c, bad, Fail, fmt.Sprintf("%d of %d copies delivered at once %s while %d got 2xx: the same call arriving together (at-least-once delivery) must be accepted, as by a receiver that checks then inserts without a lock",
-			len(results)-ok, len(results), notAccepted(results), ok))
-	case alone != "":
-		return result(c, bad, Fail, fmt.Sprintf("re-delivery %d of %d %s after the first got %d: a re-delivered call (same requestId, same bytes) must be accepted again; %s",
-			badAt, len(results), answer(bad), first.Status, failsAlone(alone, "a re-delivery refused")))
+		return result(c, bad, Fail, fmt.Sprintf("%d of %d copies delivered at once %s while %d got 2xx: the same call arriving together (at-least-once delivery) must be accepted; %s",
+			len(results)-ok, len(results), notAccepted(results), ok, unexplained("a race between the copies, as of a receiver that checks, then inserts, without a lock")))
+	case refusedAsHeld(bad):
+		return result(c, bad, Fail, fmt.Sprintf("re-delivery %d of %d %s after the first got %d: a re-delivered call (same requestId, same bytes) must be accepted again, not refused as a duplicate key",
+			badAt, len(results), answer(bad), first.Status))
 	}
-	return result(c, bad, Fail, fmt.Sprintf("re-delivery %d of %d %s after the first got %d: a re-delivered call (same requestId, same bytes) must be accepted again, not refused as a duplicate key",
-		badAt, len(results), answer(bad), first.Status))
+	return result(c, bad, Fail, fmt.Sprintf("re-delivery %d of %d %s after the first got %d: a re-delivered call (same requestId, same bytes) must be accepted again; %s",
+		badAt, len(results), answer(bad), first.Status, unexplained("a re-delivery refused as one held")))
 }
 
-// failsAlone is the reason's end for a copy that failed at a receiver
-// that failed valid calls sent alone too (alone): that failure again,
-// rather than what copies would otherwise suggest (instead).
-func failsAlone(alone, instead string) string {
-	return "the receiver fails valid calls sent alone too (" + alone + "), so this may be that failure again rather than " + instead
+// unexplained says that a copy's answer does not say why it failed: it
+// may be what the case tests for (maybe), or a failure of any call.
+func unexplained(maybe string) string {
+	return "the answer does not say why (a 409, or a body naming a duplicate or unique key, would say the copy was refused as one held): it is " + maybe + ", or a failure the receiver meets on any call (one that fails calls now and then fails copies too)"
+}
+
+// refusedAsHeld says whether a copy's answer, of a call accepted before,
+// refuses it as one held: a 409 or a 5xx naming a duplicate or unique key
+// (duplicate), or another 4xx but a 408 or 429, which say nothing of the
+// call: the same bytes were accepted once, so the receiver refuses them
+// for what it holds.
+func refusedAsHeld(a attempt.Attempt) bool {
+	return duplicate(a) || a.Status >= 400 && a.Status < 500 && a.Status != http.StatusRequestTimeout && a.Status != http.StatusTooManyRequests
 }
 
 // busy says whether an answer turns a call away as one too many at once
@@ -906,15 +893,22 @@ func (r *runner) load() error {
 		next++
 		return reqs
 	}
-	// numbered is the number of res's call; the call after it in its job
-	// is numbered now, as it is sent next.
+	// numbered is the number of res's call; nextBegins numbers the call
+	// after it in its job, sent next, once res's outcome was taken: a
+	// call numbered before was one sent before that outcome was read,
+	// and when res failed, held the stop rule's row back as one whose
+	// answer might yet come (TestFirstBurstClosedThenHeldSaysWhichCallsStopped).
 	numbered := func(res *attempt.Result) int {
+		mu.Lock()
+		defer mu.Unlock()
+		return begun[res.Request]
+	}
+	nextBegins := func(res *attempt.Result) {
 		mu.Lock()
 		defer mu.Unlock()
 		if then := after[res.Request]; then != nil {
 			begun[then] = r.begin()
 		}
-		return begun[res.Request]
 	}
 	var bad struct {
 		sync.Mutex
@@ -942,6 +936,7 @@ func (r *runner) load() error {
 		a := res.Last()
 		c := &Case{Check: Load, Name: "load", Event: res.Request.Event}
 		_ = r.record(c, res, call{first: true, together: conc, n: numbered(res)})
+		nextBegins(res)
 		r.mu.Lock()
 		keptAliveBroken := r.keptAliveBroken()
 		r.mu.Unlock()
@@ -1090,18 +1085,21 @@ func (r *runner) load() error {
 			redirects += n
 		}
 	}
-	if len(parts) == 0 && (bad.over > 0 || bad.cut > 0) {
-		var warns []string
-		if bad.cut > 0 {
-			words := cutShort(bad.cutChunk == 0)
-			if bad.cutChunk > 0 && bad.cutChunk < bad.cut {
-				words = "the answer was cut short before its declared length or last chunk (unexpected EOF)"
-			}
-			warns = append(warns, fmt.Sprintf("%d of %d calls got 2xx but %s: a sender may count the call failed and retry it", bad.cut, st.Sent, words))
+	// 2xx answers cut short or over the body's bound: a warning alone, and
+	// said beside a failure too, where the calls it counts would not add
+	// up to those a sender may have counted failed.
+	var warns []string
+	if bad.cut > 0 {
+		words := cutShort(bad.cutChunk == 0)
+		if bad.cutChunk > 0 && bad.cutChunk < bad.cut {
+			words = "the answer was cut short before its declared length or last chunk (unexpected EOF)"
 		}
-		if bad.over > 0 {
-			warns = append(warns, fmt.Sprintf("%d of %d calls got 2xx but %s", bad.over, st.Sent, bodyOver))
-		}
+		warns = append(warns, fmt.Sprintf("%d of %d calls got 2xx but %s: a sender may count the call failed and retry it", bad.cut, st.Sent, words))
+	}
+	if bad.over > 0 {
+		warns = append(warns, fmt.Sprintf("%d of %d calls got 2xx but %s", bad.over, st.Sent, bodyOver))
+	}
+	if len(parts) == 0 && len(warns) > 0 {
 		res.Verdict, res.Reason = Warn, fmt.Sprintf("%s (%s)", strings.Join(warns, "; "), figures)
 	} else if len(parts) > 0 && redirects == sumCounts(bad.byStatus) && len(bad.byError) == 0 {
 		// Redirected, not refused: accepts-valid judges that.
@@ -1151,6 +1149,9 @@ func (r *runner) load() error {
 			cause = strings.TrimSpace(cause[from:])
 			cause, _, _ = strings.Cut(cause, "; answer first")
 			why += "; " + cause
+		}
+		if len(warns) > 0 {
+			why += "; besides, " + strings.Join(warns, "; ")
 		}
 		res.Reason = fmt.Sprintf("%s of %d calls at concurrency %d: %s (%s)", strings.Join(parts, ", "), st.Sent, conc, why, figures)
 		if bad.seen {

@@ -58,6 +58,11 @@ type EffectsStats struct {
 	// that matches no route of the receiver's as a receiver that lost
 	// them all.
 	ProbeNotFound bool
+	// SaidFailed, where the probe held none of the documents asked about
+	// and the receiver's own 2xx answers to the calls of each said the
+	// call failed, is what the first said (`"success": false`): the
+	// probe is not in doubt.
+	SaidFailed string
 }
 
 // numbering gives the documents whsim probes their numbers and, with a
@@ -502,7 +507,13 @@ func (r *runner) effects(ctx context.Context) error {
 	// asked about: it is not counted as probed.
 	st.Documents = asked
 	st.NoneHeld = asked > 0 && held == 0
-	st.ProbeNotFound = st.NoneHeld && !slices.ContainsFunc(probed, func(d *effDoc) bool { return d.asks > 0 && !d.ans.NotFound })
+	if st.NoneHeld && !slices.ContainsFunc(probed, func(d *effDoc) bool { return d.asks > 0 && d.saidFailed() == "" }) {
+		// The receiver said it failed every call whose document the probe
+		// did not find: the probe is right, not in doubt.
+		i := slices.IndexFunc(probed, func(d *effDoc) bool { return d.asks > 0 })
+		st.SaidFailed = probed[i].saidFailed()
+	}
+	st.ProbeNotFound = st.NoneHeld && st.SaidFailed == "" && !slices.ContainsFunc(probed, func(d *effDoc) bool { return d.asks > 0 && !d.ans.NotFound })
 	if st.ProbeNotFound {
 		r.probeNotFound = probeNotFound(asked)
 	}
@@ -742,6 +753,12 @@ func (r *runner) defect(d *effDoc) string {
 		settled = fmt.Sprintf(" (still so %s after its last call)", r.cfg.Settle)
 	}
 	switch {
+	case a.Count == 0 && d.saidFailed() != "":
+		// Not "acknowledged and lost", nor the probe in doubt: the
+		// receiver said it did not store the calls, in the body of a
+		// 2xx, which the ERP takes as delivered (accepts-valid warns).
+		return fmt.Sprintf("holds nothing for it, as the receiver said: %s; the ERP takes any 2xx as delivered and never sends the call again, so the document is lost: answer 5xx when a call was not stored (a sender retries it), 4xx when it never will be",
+			saidFailedWords(d)) + settled
 	case a.Count == 0 && r.probeNotFound != "":
 		// Not "acknowledged and lost": a probe URL that matches no route
 		// of the receiver's answers the same 404 for every document.
@@ -889,6 +906,49 @@ func callList(d *effDoc) string {
 		parts = append(parts, fmt.Sprintf("%d. %s got %s", i+1, how, strings.Join(got, ", ")))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// saidFailed says what the first 2xx answer to the document's calls
+// whose body says the call failed said (bodySaysFailed), "" when none.
+func (d *effDoc) saidFailed() string {
+	for _, sc := range d.sent {
+		for _, a := range sc.answers {
+			if is2xx(a.Status) {
+				if why := bodySaysFailed(a.BodyPrefix); why != "" {
+					return why
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// saidFailedWords says which of the documents' 2xx answers said the call
+// failed, and what the first said: "its calls got 2xx, but the body of
+// each said the call failed ("success": false)".
+func saidFailedWords(docs ...*effDoc) string {
+	ok, said, first := 0, 0, ""
+	for _, d := range docs {
+		for _, sc := range d.sent {
+			for _, a := range sc.answers {
+				if !is2xx(a.Status) {
+					continue
+				}
+				ok++
+				if why := bodySaysFailed(a.BodyPrefix); why != "" {
+					said++
+					if first == "" {
+						first = why
+					}
+				}
+			}
+		}
+	}
+	which := "each"
+	if said < ok {
+		which = fmt.Sprintf("%d of the %d", said, ok)
+	}
+	return fmt.Sprintf("its calls got 2xx, but the body of %s said the call failed (%s)", which, first)
 }
 
 // probeNotFound says why a probe that answered 404 for each of the asked
@@ -1195,7 +1255,16 @@ func (r *runner) judgeLoad(docs []*effDoc, st *EffectsStats, seq []*effDoc) Resu
 		cause = "the receiver acknowledged calls while busy and did not apply them"
 	}
 	lc, gc, uc := lifecycleCause(doubled, seq), lossCause(gone, seq), unappliedCause(unapplied, seq)
+	said := 0
+	for _, d := range gone {
+		if d.saidFailed() != "" {
+			said++
+		}
+	}
 	switch {
+	case said > 0 && said == lost && twice == 0 && len(unapplied) == 0:
+		// The receiver said so itself, in the bodies of its 2xx.
+		cause = fmt.Sprintf("the receiver said so of each: %s; the ERP takes any 2xx as delivered and never sends the call again, so they are lost", saidFailedWords(gone...))
 	case r.probeNotFound != "" && gc != "":
 		cause = gc + "; but " + r.probeNotFound
 	case r.probeNotFound != "":

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/whsim/whsim/internal/attempt"
 )
@@ -269,6 +270,45 @@ func (q *quietRow) failedCalls() (string, int) {
 	return strings.Join(parts, "; "), len(kinds)
 }
 
+// heldWhere says where the held calls were sent among the row's calls
+// that ended without an answer: "before", "among", "after", or two or
+// three of them ("before or among", "among or after").
+func (q *quietRow) heldWhere(held []int) string {
+	first, last := 0, 0
+	for _, c := range q.calls {
+		if !c.held && c.s.silent {
+			if first == 0 {
+				first = c.n
+			}
+			last = c.n
+		}
+	}
+	var before, among, after bool
+	for _, n := range held {
+		switch {
+		case n < first:
+			before = true
+		case n > last:
+			after = true
+		default:
+			among = true
+		}
+	}
+	var where []string
+	for _, w := range []struct {
+		is   bool
+		word string
+	}{{before, "before"}, {among, "among"}, {after, "after"}} {
+		if w.is {
+			where = append(where, w.word)
+		}
+	}
+	if len(where) == 3 {
+		return "before, among or after"
+	}
+	return strings.Join(where, " or ")
+}
+
 // reason is what a stop says of the row (before the first case it stops
 // after): how many calls in a row got no answer, and what; with calls
 // held, or calls that got different things, which calls, by number.
@@ -278,13 +318,67 @@ func (q *quietRow) reason() string {
 	switch {
 	case len(held) > 0:
 		// A row that passed held calls is not one of calls that all
-		// ended: which ended, and which the receiver still held.
-		return fmt.Sprintf("%d calls in a row got no answer (%s, numbered in the order sent), and %d sent before or among them were still in flight without an answer when the run stopped (calls %s)",
-			q.silent, failed, len(held), callRanges(held, 6))
+		// ended: which ended, and which the receiver still held, and
+		// where they were sent among those.
+		were, calls := "were", "calls"
+		if len(held) == 1 {
+			were, calls = "was", "call"
+		}
+		return fmt.Sprintf("%d calls in a row got no answer (%s, numbered in the order sent), and %d sent %s them %s still in flight without an answer when the run stopped (%s %s)",
+			q.silent, failed, len(held), q.heldWhere(held), were, calls, callRanges(held, 6))
 	case kinds > 1:
 		return fmt.Sprintf("%d calls in a row got no answer (%s, numbered in the order sent)", q.silent, failed)
 	}
 	return fmt.Sprintf("%d calls in a row got no answer (%s)", q.silent, attempt.ShortError(q.last))
+}
+
+// unanswered is what a stop says of the row of a receiver that answered
+// no call, where "no answer from URL" and one kind of failure do not say
+// it all ("" where they do): calls that got different things, or were
+// held, each by number (the reason, as of a receiver that stopped); and
+// the calls the run waited for until the time limit (limit): those sent
+// before any call's failure was read, which held the row back (passes),
+// as an answer to one, as late as that, would have been the receiver's
+// first and the run would have gone on (TestFirstBurstHeldAnsweredLateIsSaid).
+// The run took the whole time limit for them: said, with why.
+func (q *quietRow) unanswered(limit time.Duration) string {
+	_, kinds := q.failedCalls()
+	var waited []int
+	for _, c := range q.calls {
+		if !c.held && c.s.timedOut && c.n <= q.seen {
+			waited = append(waited, c.n)
+		}
+	}
+	if kinds <= 1 && q.heldCount() == 0 && len(waited) == 0 {
+		return ""
+	}
+	why := q.reason()
+	if len(waited) > 0 {
+		calls := "calls"
+		if len(waited) == 1 {
+			calls = "call"
+		}
+		why += fmt.Sprintf("; the run waited out the time limit (%s) for %s %s, which got no answer within it: sent before any call's failure was read, to a receiver that had answered nothing, an answer to any would have been its first",
+			limit, calls, callRanges(waited, 6))
+	}
+	return why
+}
+
+// reached says whether a call of the row that ended without an answer
+// reached the receiver: one not refused, nor failed before a connection
+// (a name that did not resolve, a TLS handshake that failed).
+func (q *quietRow) reached() bool {
+	for _, c := range q.calls {
+		if c.held || !c.s.silent {
+			continue
+		}
+		switch c.s.a.Kind {
+		case attempt.KindRefused, attempt.KindDNS, attempt.KindTLS:
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 // callRanges says call numbers as runs: "7-9, 11, 15-27"; past max runs,

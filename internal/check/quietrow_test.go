@@ -182,3 +182,36 @@ func TestQuietRowReason(t *testing.T) {
 		})
 	}
 }
+
+// Held calls are said where they were sent, relative to the calls that
+// ended: "sent before or among them" was said of calls sent after every
+// one of them too (a receiver that holds the calls after those it
+// closed), which they were not. Found by ck47.
+func TestQuietRowSaysWhereHeldCallsWereSent(t *testing.T) {
+	closed := silence{quiet: true, silent: true, a: attempt.Attempt{Kind: attempt.KindClosed}}
+	for _, tt := range []struct {
+		name  string
+		begun int
+		ended []int // closed, in this order; 1 was answered
+		want  string
+	}{
+		{"after them", 6, []int{2, 3, 4}, "3 calls in a row got no answer (connection closed: calls 2-4, numbered in the order sent), and 2 sent after them were still in flight without an answer when the run stopped (calls 5-6)"},
+		{"among them", 6, []int{2, 4, 5}, "3 calls in a row got no answer (connection closed: calls 2, 4-5, numbered in the order sent), and 2 sent among or after them were still in flight without an answer when the run stopped (calls 3, 6)"},
+		{"before them", 5, []int{3, 4, 5}, "3 calls in a row got no answer (connection closed: calls 3-5, numbered in the order sent), and 1 sent before them was still in flight without an answer when the run stopped (call 2)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var q quietRow
+			q.begin()
+			q.end(1, silence{answered: true})
+			for range tt.begun - 1 {
+				q.begin()
+			}
+			for _, n := range tt.ended {
+				q.end(n, closed)
+			}
+			if got := q.reason(); got != tt.want {
+				t.Errorf("reason %q\nwant   %q", got, tt.want)
+			}
+		})
+	}
+}

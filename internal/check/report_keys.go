@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -128,12 +129,34 @@ func bodiesMissing(line []byte) error {
 
 // valueOffset is the offset in line of the value at path, a member of
 // each object in turn (matched as encoding/json matches a struct's
-// fields, case folded), or -1 when the line has none: where an error
-// about it is placed.
+// fields, case folded) or, in a list, the element at an index ("2"), or
+// -1 when the line has none: where an error about it is placed.
 func valueOffset(line []byte, path ...string) int {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	for len(path) > 0 {
-		if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		tok, err := dec.Token()
+		if err != nil {
+			return -1
+		}
+		if tok == json.Delim('[') {
+			// A list's element, by its index in path.
+			i, err := strconv.Atoi(path[0])
+			if err != nil || i < 0 {
+				return -1
+			}
+			for ; i > 0; i-- {
+				var skip json.RawMessage
+				if !dec.More() || dec.Decode(&skip) != nil {
+					return -1
+				}
+			}
+			if !dec.More() {
+				return -1
+			}
+			path = path[1:]
+			continue
+		}
+		if tok != json.Delim('{') {
 			return -1
 		}
 		for {

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -269,7 +270,13 @@ func readFailed(r io.Reader, limit int64) ([]Failed, ReportEnd, error) {
 		}
 		f := Failed{Check: j.Check, Name: j.Case, Want: j.Want, Status: j.Status, Reported: j.Reason, File: j.File, Effects: j.Effects}
 		if err := checkBounds(&f, j.Request); err != nil {
-			return nil, ReportEnd{}, &ReportLineError{Line: n, Err: fmt.Errorf("%s %s: %w", j.Check, j.Case, err)}
+			col := 0
+			if ce := (*callQueryError)(nil); errors.As(err, &ce) {
+				if at := valueOffset(line, "effects", "calls", strconv.Itoa(ce.call), "query"); at >= 0 {
+					col = input.ColumnAt(line, at+1)
+				}
+			}
+			return nil, ReportEnd{}, &ReportLineError{Line: n, Column: col, Err: fmt.Errorf("%s %s: %w", termsafe.Text(j.Check), termsafe.Text(j.Case), err)}
 		}
 		if q := j.Request; q != nil {
 			if err := queryEndsURL(q.URL, q.Query); err != nil {
@@ -432,6 +439,12 @@ func checkBounds(f *Failed, q *RequestRecord) error {
 		if _, err := capture.DecodeBody(c.Body, c.BodyEncoding); err != nil {
 			return fmt.Errorf("effects call %d: body: %v", i+1, err)
 		}
+		if e.Load {
+			continue // a load document's calls are not sent again
+		}
+		if err := queryNamesEvent(c.Query, c.Event); err != nil {
+			return &callQueryError{call: i, err: fmt.Errorf("effects call %d: %w", i+1, err)}
+		}
 	}
 	return nil
 }
@@ -479,6 +492,41 @@ func copiesOK(n int, atOnce bool) error {
 			how = "at once"
 		}
 		return fmt.Errorf("copies %d %s: a run delivers one call at most %d times", n, how, MaxCopies)
+	}
+	return nil
+}
+
+// callQueryError is an effects call's query refused (queryNamesEvent):
+// said at its place in the line, effects.calls[call].query.
+type callQueryError struct {
+	call int
+	err  error
+}
+
+func (e *callQueryError) Error() string { return e.err.Error() }
+
+func (e *callQueryError) Unwrap() error { return e.err }
+
+// queryNamesEvent refuses an effects call whose query does not name its
+// event once, as a run writes them (docCase: the query is the event's):
+// a line edited so was sent by its query while the rerun said, probed
+// and judged it by its event, as a call it never sent.
+func queryNamesEvent(query, event string) error {
+	if event == "" {
+		return errors.New(`no "event": a run writes the event each call sends`)
+	}
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return fmt.Errorf("query %q: %v", query, err)
+	}
+	switch named := q[spec.QueryParam]; {
+	case len(named) == 0:
+		return fmt.Errorf("query %q names no event (%s), as every call a run sends does", query, spec.QueryParam)
+	case len(named) > 1:
+		return fmt.Errorf("query %q names the event %d times: a run names it once", query, len(named))
+	case named[0] != event:
+		return fmt.Errorf("query %q names event %s, but the call's event is %s: a run writes the event it sends in both, so which to send is unknown",
+			query, termsafe.Text(named[0]), termsafe.Text(event))
 	}
 	return nil
 }

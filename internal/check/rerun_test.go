@@ -799,7 +799,7 @@ func TestReadFailedRefusesNumbersNoRunWrites(t *testing.T) {
 	t.Parallel()
 	line := func(code, invoiceCode string) string {
 		return `{"check":"effects","case":"created/CREATE_PURCHASE_ORDER_INVOICE/sample","verdict":"fail","effects":{"kind":"invoice","code":` + strconv.Quote(code) +
-			`,"invoiceCode":` + strconv.Quote(invoiceCode) + `,"calls":[{"copies":1,"body":"{}","bodyEncoding":"utf8"}]}}` + "\n"
+			`,"invoiceCode":` + strconv.Quote(invoiceCode) + `,"calls":[{"event":"CREATE_PURCHASE_ORDER_INVOICE","query":"businessType=CREATE_PURCHASE_ORDER_INVOICE","copies":1,"body":"{}","bodyEncoding":"utf8"}]}}` + "\n"
 	}
 	tests := []struct {
 		code, invoiceCode, err string
@@ -1095,7 +1095,7 @@ func TestReadFailedRefusesARequestWithoutBody(t *testing.T) {
 		{"request with the key in another case", fmt.Sprintf(req, `,"Body":"{}"`), ""},
 		{"request without body", fmt.Sprintf(req, ``), `line 1: request: no "body" string`},
 		{"request with a null body", fmt.Sprintf(req, `,"body":null`), `line 1: request: no "body" string`},
-		{"call with body", fmt.Sprintf(eff, `{"copies":1,"body":"{}","bodyEncoding":"utf8"}`), ""},
+		{"call with body", fmt.Sprintf(eff, `{"event":"CREATE_PURCHASE_ORDER_INVOICE","query":"businessType=CREATE_PURCHASE_ORDER_INVOICE","copies":1,"body":"{}","bodyEncoding":"utf8"}`), ""},
 		{"call without body", fmt.Sprintf(eff, `{"copies":1,"body":"{}"},{"copies":1}`), `line 1: effects.calls[1]: no "body" string`},
 		{"null call", fmt.Sprintf(eff, `null`), `line 1: effects.calls[0]: no "body" string`},
 	}

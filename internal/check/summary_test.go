@@ -289,7 +289,7 @@ func TestJudgeDuplicates(t *testing.T) {
 	} {
 		c := tt.c
 		c.Check, c.Name = duplicates, "x"
-		res := judgeDuplicates(&c, tt.results, "")
+		res := judgeDuplicates(&c, tt.results)
 		if res.Verdict != tt.want || !strings.Contains(res.Reason, tt.because) {
 			t.Errorf("%s: %s %q, want %s saying %q", tt.name, res.Verdict, res.Reason, tt.want, tt.because)
 		}
@@ -299,7 +299,7 @@ func TestJudgeDuplicates(t *testing.T) {
 	for i, ms := range []time.Duration{1, 3, 2} {
 		rs[i].Attempts[0].Latency = ms * time.Millisecond
 	}
-	if res := judgeDuplicates(&Case{Check: duplicates, Name: "x", AtOnce: true}, rs, ""); res.Verdict != Pass || res.Latency != 3*time.Millisecond || res.Status != 201 {
+	if res := judgeDuplicates(&Case{Check: duplicates, Name: "x", AtOnce: true}, rs); res.Verdict != Pass || res.Latency != 3*time.Millisecond || res.Status != 201 {
 		t.Errorf("copies answered in 1, 3 and 2ms: %s in %s (%d), want pass in 3ms (201)", res.Verdict, res.Latency, res.Status)
 	}
 }

@@ -107,6 +107,10 @@ func runOpen(ctx context.Context, do deliverFunc, next func() []*attempt.Request
 	// stays set while the calls after it are handed out past their slots.
 	behind := false
 	dry := false
+	// heldAt is the number of calls handed out when the bound held a call
+	// due before the end past it (-1: none was): the rest due before the
+	// end never started either (Stats.HeldBack).
+	heldAt := -1
 dispatch:
 	for k := 0; !over(ctx, end); {
 		at := slot(k)
@@ -143,6 +147,7 @@ dispatch:
 				break dispatch
 			case <-deadline:
 				unstarted += len(job)
+				heldAt = k - len(job)
 				break dispatch
 			}
 		}
@@ -161,6 +166,11 @@ dispatch:
 		// (k6's dropped iterations); left unsaid, "sent 6" of a --rate 50
 		// --duration 2s run hid the 94 the receiver's stall cost.
 		total.NotStarted = max(slotsBefore(end, start, o.Rate)-total.Sent, 0)
+	}
+	if heldAt >= 0 {
+		// Of what never started, those due before the end; the feed may
+		// have held fewer.
+		total.HeldBack = min(max(slotsBefore(end, start, o.Rate)-heldAt, 0), total.NotStarted)
 	}
 	return total
 }

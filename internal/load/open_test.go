@@ -243,8 +243,8 @@ func TestOpenModelCountsDueCallsTheBoundHeldBackAsNotStarted(t *testing.T) {
 			RunOptions{Concurrency: 1, MaxConcurrency: 2, Rate: 50, Duration: 2 * time.Second, Left: func() (int, bool) { return -1, false }}, nil)
 		// Two at a time, each held 700ms: started at 0, 20ms, 700ms, 720ms,
 		// 1.4s and 1.42s; the next pair would start after the end.
-		if st.Sent != 6 || st.NotStarted != 94 {
-			t.Errorf("sent %d, not started %d; want 6 and 94 (the 100 due in 2s)", st.Sent, st.NotStarted)
+		if st.Sent != 6 || st.NotStarted != 94 || st.HeldBack != 94 {
+			t.Errorf("sent %d, not started %d, held back %d; want 6, 94 and 94 (the 100 due in 2s)", st.Sent, st.NotStarted, st.HeldBack)
 		}
 	})
 }
@@ -256,6 +256,31 @@ func TestOpenModelWithoutCountKeptScheduleLeavesNoneNotStarted(t *testing.T) {
 			RunOptions{Concurrency: 1, Rate: 50, Duration: 2 * time.Second, Left: func() (int, bool) { return -1, false }}, nil)
 		if st.Sent != 100 || st.NotStarted != 0 {
 			t.Errorf("sent %d, not started %d; want 100 and 0", st.Sent, st.NotStarted)
+		}
+	})
+}
+
+// A --count run whose receiver stalls at --max-concurrency holds back the
+// calls due before --duration ends: counted among not started with those
+// never due, they were said nowhere as due, and the summary's line about
+// the bound (said of calls it made start late) said nothing of calls it
+// kept from starting at all. HeldBack counts them: here 10 are due in
+// the second, 5 start and stall, 5 wait for the bound past the end, and
+// the other 10 of the 20 were never due. Found by ck47.
+func TestOpenModelCountsDueCallsTheBoundHeldBack(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		left := 20
+		feed := func() []*attempt.Request {
+			if left == 0 {
+				return nil
+			}
+			left--
+			return []*attempt.Request{{Event: "E"}}
+		}
+		st := runOpen(t.Context(), steady(10*time.Second).deliver, feed,
+			RunOptions{Concurrency: 1, MaxConcurrency: 5, Rate: 10, Duration: time.Second, Left: func() (int, bool) { return left, false }}, nil)
+		if st.Sent != 5 || st.NotStarted != 15 || st.HeldBack != 5 {
+			t.Errorf("sent %d, not started %d, held back %d; want 5, 15 and 5", st.Sent, st.NotStarted, st.HeldBack)
 		}
 	})
 }

@@ -107,16 +107,20 @@ func decodeHistogram(s string) (*Histogram, error) {
 // Stats account for every delivery of a run. One goroutine owns a Stats;
 // runners give each worker its own and merge them.
 type Stats struct {
-	Sent        int            // deliveries started (duplicates included)
-	Succeeded   int            // got an expected status
-	Failed      int            // did not
-	Interrupted int            // started and ended by Ctrl-C before its final answer
-	NotStarted  int            // never started: the run was interrupted or its --duration ended first
-	Duplicates  int            // deliberate re-deliveries sent
-	Documents   int            // distinct documents sent (Request.Document)
-	Retries     int            // attempts beyond the first
-	ByStatus    map[int]int    // final status of failed deliveries that got an answer
-	ByError     map[string]int // error kind of failed deliveries that got none
+	Sent        int // deliveries started (duplicates included)
+	Succeeded   int // got an expected status
+	Failed      int // did not
+	Interrupted int // started and ended by Ctrl-C before its final answer
+	NotStarted  int // never started: the run was interrupted or its --duration ended first
+	// HeldBack are those of NotStarted that were due before --duration
+	// ended (an open run's schedule) and never started: --max-concurrency
+	// was reached and held them past the end.
+	HeldBack   int
+	Duplicates int            // deliberate re-deliveries sent
+	Documents  int            // distinct documents sent (Request.Document)
+	Retries    int            // attempts beyond the first
+	ByStatus   map[int]int    // final status of failed deliveries that got an answer
+	ByError    map[string]int // error kind of failed deliveries that got none
 	// RetryNotMade counts the Interrupted deliveries Ctrl-C stopped in
 	// the backoff: their attempt was over (answered, or failed without an
 	// answer) and the retry it waited for was never made. They were not
@@ -254,6 +258,7 @@ func (s *Stats) Merge(o *Stats) {
 		s.RetryNotMadeByStatus[k] += v
 	}
 	s.NotStarted += o.NotStarted
+	s.HeldBack += o.HeldBack
 	s.NotStartedUncounted = s.NotStartedUncounted || o.NotStartedUncounted
 	s.Duplicates += o.Duplicates
 	s.Documents += o.Documents

@@ -44,7 +44,10 @@ answer within --timeout 2 calls in a row; in the order they were sent, a
 late answer of a call sent before them not breaking the row; calls sent
 together count their number on top; a call it still holds neither counts
 nor keeps the row open, unless it went out while the receiver was still
-answering and may yet be answered late) stops the run at once: one line says after
+answering and may yet be answered late, or before any call's failure was
+read to a receiver that answered none: an answer to it, however late within
+--timeout, would be the receiver's first, so the run waits for it, and says
+which calls it waited for) stops the run at once: one line says after
 which case it last answered (a case graded on its answer; or how many calls
 it answered before any case was graded, as load and effects grade theirs at
 their end; or that it answered none) and how many calls in a row got no

@@ -442,6 +442,10 @@ func appendEffects(b []byte, e *check.EffectsStats) []byte {
 		b = fmt.Appendf(b, " (a random sample of %d of the %d load documents answered 2xx)", e.LoadProbed, e.Load)
 	}
 	switch {
+	case e.SaidFailed != "":
+		// The receiver said it failed every call the probe found nothing
+		// of: the probe is not in doubt, nor is slow storing likelier.
+		b = fmt.Appendf(b, "; the probe found none of them (settle %s), as the receiver said: its 2xx answers to their calls said the call failed (%s), and the ERP takes any 2xx as delivered and never sends the call again", e.Settle, termsafe.Text(e.SaidFailed))
 	case e.ProbeNotFound:
 		b = append(b, "; "+probe.NotFoundEvery(e.Settle)...)
 	case e.NoneHeld:

@@ -208,6 +208,13 @@ func TestCheckSummaryText(t *testing.T) {
 			s.Effects = &check.EffectsStats{Documents: 3, NoneHeld: true, ProbeNotFound: true, Settle: 2 * time.Second}
 		}),
 			strings.TrimSuffix(table, "\n") + "\neffects: 3 documents probed; the probe answered 404 for every one of them (settle 2s): the probe itself may be wrong (a --probe URL template that matches no route of the receiver's gets 404 too: ask it about a document the receiver holds), or the receiver stores them more than 2s after answering (a longer --settle waits for them), or it lost every one\n\n<ok>ok</> every check passed (0 warnings)\n"},
+		// The receiver said in its 2xx bodies that every call failed:
+		// none held is what it said, not the probe in doubt or slow
+		// storing (found by ck47).
+		{"receiver said every call failed", checkSum(func(s *check.Summary) {
+			s.Effects = &check.EffectsStats{Documents: 3, NoneHeld: true, SaidFailed: `"success": false`, Settle: 2 * time.Second}
+		}),
+			strings.TrimSuffix(table, "\n") + "\neffects: 3 documents probed; the probe found none of them (settle 2s), as the receiver said: its 2xx answers to their calls said the call failed (\"success\": false), and the ERP takes any 2xx as delivered and never sends the call again\n\n<ok>ok</> every check passed (0 warnings)\n"},
 		{"probe found no receipt", checkSum(func(s *check.Summary) {
 			s.Effects = &check.EffectsStats{Documents: 3, NoneHeldOf: []string{"receipt"}, Settle: 2 * time.Second}
 		}),

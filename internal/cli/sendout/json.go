@@ -146,14 +146,17 @@ type statsJSON struct {
 		Unasked int `json:"unaskedAnswers,omitempty"`
 		// RequestsPerSecond and LatencyMS are null when no call was
 		// answered: there is no rate nor latency, and a 0 would read as one.
-		RequestsPerSecond *float64     `json:"requestsPerSecond"`
-		ElapsedMS         float64      `json:"elapsedMs"`
-		Model             string       `json:"model"`
-		Rate              float64      `json:"rate"`
-		MaxConcurrency    int          `json:"maxConcurrency"`
-		PeakConcurrency   int          `json:"peakConcurrency"`
-		Late              int          `json:"late"`
-		LatencyMS         *latencyJSON `json:"latencyMs"`
+		RequestsPerSecond *float64 `json:"requestsPerSecond"`
+		ElapsedMS         float64  `json:"elapsedMs"`
+		Model             string   `json:"model"`
+		Rate              float64  `json:"rate"`
+		MaxConcurrency    int      `json:"maxConcurrency"`
+		PeakConcurrency   int      `json:"peakConcurrency"`
+		Late              int      `json:"late"`
+		// HeldBack is load.Stats', when not 0: of notStarted, the calls
+		// due before --duration ended that the bound held back.
+		HeldBack  int          `json:"heldBack,omitempty"`
+		LatencyMS *latencyJSON `json:"latencyMs"`
 		// Histogram is the latencies in µs, HdrHistogram's compressed V2
 		// encoding in base64: runs on several machines merge exactly.
 		Histogram string `json:"histogram"`
@@ -200,6 +203,7 @@ func appendStatsJSON(b []byte, st *load.Stats) []byte {
 			P999: attempt.MS(h.Quantile(.999)), Max: attempt.MS(h.Max())}
 	}
 	s.Model, s.Rate, s.MaxConcurrency, s.PeakConcurrency, s.Late = "closed", st.Rate, st.MaxConcurrency, st.PeakConcurrency, st.Late
+	s.HeldBack = st.HeldBack
 	if st.Open {
 		s.Model = "open"
 	}

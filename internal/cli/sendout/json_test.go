@@ -188,3 +188,20 @@ func TestDeliveryClosedAsSent(t *testing.T) {
 		}
 	}
 }
+
+// The calls due before --duration ended that the bound held back are in
+// the JSON summary too ("heldBack", of "notStarted"), for a tool that
+// reads it as the text's line (found by ck47).
+func TestStatsJSONHeldBack(t *testing.T) {
+	t.Parallel()
+	st := load.NewStats()
+	st.Open, st.Rate, st.MaxConcurrency = true, 10, 5
+	st.NotStarted, st.HeldBack = 15, 5
+	if line := string(appendStatsJSON(nil, st)); !strings.Contains(line, `"notStarted":15,`) || !strings.Contains(line, `"heldBack":5,`) {
+		t.Errorf("held back: %s", line)
+	}
+	st.HeldBack = 0
+	if line := string(appendStatsJSON(nil, st)); strings.Contains(line, `"heldBack"`) {
+		t.Errorf("none held back: %s", line)
+	}
+}

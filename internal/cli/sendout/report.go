@@ -470,5 +470,11 @@ func appendModel(b []byte, st *load.Stats) []byte {
 		b = fmt.Appendf(b, "--max-concurrency %d reached: %d calls started late (their wait is in the latency); raise it to keep the rate\n",
 			st.MaxConcurrency, st.Late)
 	}
+	if st.HeldBack > 0 {
+		// Due, never started: not in the latency, and among not started
+		// with the calls never due.
+		b = fmt.Appendf(b, "--max-concurrency %d reached: %d %s due before --duration ended never started (of the %d not started); raise it to keep the rate\n",
+			st.MaxConcurrency, st.HeldBack, term.Plural(st.HeldBack, "call", "calls"), st.NotStarted)
+	}
 	return b
 }

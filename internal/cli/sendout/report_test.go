@@ -346,3 +346,22 @@ func TestDeliverySourceNotUTF8(t *testing.T) {
 		t.Errorf("line %q", line)
 	}
 }
+
+// An open run whose bound held calls due before --duration ended past it
+// says so beside the calls it made start late: they were counted among
+// not started with those never due, and the line about the bound spoke
+// of late starts only, so a stalled receiver's cost read as a shorter
+// schedule (found by ck47).
+func TestSendSummarySaysDueCallsTheBoundHeldBack(t *testing.T) {
+	t.Parallel()
+	st := load.NewStats()
+	st.Open, st.Rate, st.MaxConcurrency, st.PeakConcurrency = true, 10, 5, 5
+	st.Add(&attempt.Result{Attempts: []attempt.Attempt{{Kind: attempt.KindTimeout}}})
+	st.NotStarted, st.HeldBack = 15, 5
+	st.Elapsed = 2 * time.Second
+	got := string(SendSummary{Stats: st}.AppendText(nil, nil))
+	const want = "--max-concurrency 5 reached: 5 calls due before --duration ended never started (of the 15 not started); raise it to keep the rate\n"
+	if !strings.Contains(got, want) {
+		t.Errorf("%q lacks %q", got, want)
+	}
+}
