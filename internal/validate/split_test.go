@@ -176,7 +176,14 @@ func TestCheckRangesReportInInputOrder(t *testing.T) {
 	// The first line is read while detecting the kind; the ranges begin
 	// after it, at from.
 	first := "{}\n"
-	in := first + strings.Repeat("{\"a\":\n", 40) + strings.Repeat("[]\n", 40)
+	// Every line of a range unlike those of the next: the syntax error's
+	// column moves with the white space before it.
+	var sb strings.Builder
+	sb.WriteString(first)
+	for i := range 80 {
+		sb.WriteString(strings.Repeat(" ", i%20) + "{\"a\":\n")
+	}
+	in := sb.String()
 	want := streamed(t, v, in, "in.ndjson")
 	const rb = 60
 	// A read past 2*rb+1 is of the third range's last line, or of the
