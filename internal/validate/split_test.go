@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 	"testing/iotest"
+	"testing/synctest"
 )
 
 // describeEach reads r with checkInput and writes each result, in order,
@@ -230,4 +231,36 @@ func TestCheckRangesReadTheInputOnce(t *testing.T) {
 	if limit := int64(len(in)) + ranges*(1+4<<10); c.read > limit {
 		t.Fatalf("the ranges read %d bytes of %d at offsets, more than %d", c.read, len(in), limit)
 	}
+}
+
+// The result lists' budget: the range to be reported next never waits
+// (else the caller would wait for it for ever), a later one waits while
+// the lists held fill the budget, and every waiting range goes once the
+// caller stops.
+func TestResultBudget(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := newResultBudget(10)
+		b.take(0, 100) // next: over the budget, alone
+		var took [3]bool
+		go func() { b.take(1, 5); took[1] = true }()
+		synctest.Wait()
+		if took[1] {
+			t.Fatal("range 1 took 5 bytes while range 0 held 100 of 10")
+		}
+		b.give(100, 1)
+		synctest.Wait()
+		if !took[1] {
+			t.Fatal("range 1 waits after range 0 was reported")
+		}
+		go func() { b.take(2, 6); took[2] = true }()
+		synctest.Wait()
+		if took[2] {
+			t.Fatal("range 2 took 6 bytes beside range 1's 5 of 10")
+		}
+		b.stop()
+		synctest.Wait()
+		if !took[2] {
+			t.Fatal("range 2 waits after the caller stopped")
+		}
+	})
 }
