@@ -801,6 +801,23 @@ func (rd *Reader) ReadChunk(dst []byte) (Chunk, error) {
 	}
 }
 
+// At is where the next line starts, its number and its offset in the
+// input, when Chunked: a caller that reads a regular file's rest itself
+// (at offsets, on many goroutines) starts there.
+func (rd *Reader) At() (line int, offset int64) {
+	return rd.nextN, rd.pos - int64(len(rd.carry))
+}
+
+// Rest returns a reader of the lines of r, the rest of rd's input from
+// line number line on, which starts at offset in the input: its items are
+// those rd would return from there, read as rd reads them (its kind, its
+// limit, its buffer's size). rd is not read again.
+func (rd *Reader) Rest(r io.Reader, line int, offset int64) *Reader {
+	r = ctxio.Checked(rd.ctx, r)
+	return &Reader{ctx: rd.ctx, name: rd.name, max: rd.max, linesOnly: rd.linesOnly, whole: rd.whole, har: rd.har,
+		src: r, br: bufio.NewReaderSize(r, rd.br.Size()), kind: rd.kind, state: stLines, nextN: line, pos: offset}
+}
+
 // Items calls fn with each item of c, as Next would return them; the item
 // is fn's only during the call. It only reads the reader, so many
 // goroutines may split chunks at once.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 
@@ -114,6 +115,7 @@ func (v *Validator) checkInput(ctx context.Context, r io.Reader, in source, fn f
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	size, regular := regularFile(r)
+	ra, raSize := offsets(r, size, regular)
 	if !regular {
 		// A read of a terminal or a pipe may block for ever: it must give
 		// way to ctx. A regular file's reads end; input.Reader checks ctx
@@ -135,19 +137,35 @@ func (v *Validator) checkInput(ctx context.Context, r io.Reader, in source, fn f
 		if size > 0 {
 			bt.bytes = fitted(size, bt.bytes)
 		}
-		return kind, v.checkParallel(ctx, cancel, rd, kind, in, bt, fn)
+		if ra == nil || bt.stream || kind != input.NDJSON && kind != input.Captures {
+			return kind, v.checkParallel(ctx, cancel, rd, kind, in, bt, fn)
+		}
+		// The lines read while detecting the kind, then the rest in
+		// ranges (checkRanges), each worker reading its own.
+		if end, err := v.checkItems(rd, kind, in, fn, rd.Chunked); end || err != nil {
+			return kind, err
+		}
+		line, off := rd.At()
+		return kind, v.checkRanges(ctx, cancel, rd, ra, raSize, line, off, kind, in, bt, fn)
 	}
+	_, err = v.checkItems(rd, kind, in, fn, func() bool { return false })
+	return kind, err
+}
+
+// checkItems checks the items of rd one by one, until the input ends (end)
+// or fails, or until is true before an item.
+func (v *Validator) checkItems(rd *input.Reader, kind input.Kind, in source, fn func(*result) error, until func() bool) (end bool, err error) {
 	// One result serves every payload: fn is done with it when it returns
 	// (see CheckFiles), and a fresh one each was a page fault every 56
 	// payloads.
 	res := new(result)
-	for {
+	for !until() {
 		it, err := rd.Next()
 		if err == io.EOF {
-			return kind, nil
+			return true, nil
 		}
 		if err != nil {
-			return kind, err
+			return true, err
 		}
 		*res = result{}
 		if it.Long {
@@ -156,9 +174,40 @@ func (v *Validator) checkInput(ctx context.Context, r io.Reader, in source, fn f
 			v.judge(kind, it, in.event, res)
 		}
 		if err := fn(res); err != nil {
-			return kind, err
+			return true, err
 		}
 	}
+	return false, nil
+}
+
+// offsets is r as an input read at offsets (checkRanges) from where its
+// reading starts, and the bytes it has from there: an open regular file,
+// whose size is size, or bytes in memory. Nil for anything else: a pipe,
+// a terminal, stdin (even from a file: it comes wrapped), whose reads
+// cannot be repeated.
+func offsets(r io.Reader, size int64, regular bool) (io.ReaderAt, int64) {
+	var ra io.ReaderAt
+	switch x := r.(type) {
+	case *os.File:
+		if !regular {
+			return nil, 0
+		}
+		ra = x
+	case readerAtSize:
+		ra, size = x, x.Size()
+	default:
+		return nil, 0
+	}
+	sk, ok := r.(io.Seeker)
+	if !ok {
+		return nil, 0
+	}
+	at, err := sk.Seek(0, io.SeekCurrent)
+	if err != nil || at > size {
+		return nil, 0
+	}
+	// Unbounded: a file that grows while read is read on (checkRest).
+	return io.NewSectionReader(ra, at, math.MaxInt64-at), size - at
 }
 
 // regularFile says r is an open regular file, and its size.

@@ -33,6 +33,9 @@ type batching struct {
 	// until it is the only one, so memory stays bounded by the largest
 	// payload, a few times over, whatever the input's size.
 	inFlight int64
+	// stream reads an input that could be read at offsets (checkRanges)
+	// as a pipe is read: how the two are compared.
+	stream bool
 }
 
 // defaultBatching is every CPU, in batches of 512 payloads or 512 KiB:
