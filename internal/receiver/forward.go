@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/whsim/whsim/internal/capture"
@@ -527,12 +528,17 @@ type answerWatcher struct {
 // after these.
 func (a *answerWatcher) seen(p []byte, n int, err error, unread func() int) (int, error) {
 	w := a.watch.Load()
-	if n <= 0 || w == nil {
+	if w == nil {
 		return n, err
 	}
-	if keep, malformed := w.saw(p[:n], unread); malformed {
-		a.ended.Store(true)
-		return keep, io.EOF
+	if n > 0 {
+		if keep, malformed := w.saw(p[:n], unread); malformed {
+			a.ended.Store(true)
+			return keep, io.EOF
+		}
+	}
+	if err != nil {
+		w.endedBy(err)
 	}
 	return n, err
 }
@@ -564,6 +570,19 @@ type answerWatch struct {
 	// wrote says bytes of the call went out through the TLS above the
 	// socket (tlsConn.Write).
 	wrote atomic.Bool
+	// cutBy is the read error that ended the connection before the
+	// answer's head was read whole (head holds what came), nil for none.
+	cutBy error
+}
+
+// endedBy notes err, a read's, that ended the connection: before the
+// answer's head was whole, the head was cut there (headCut).
+func (w *answerWatch) endedBy(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.headRead && w.cutBy == nil {
+		w.cutBy = err
+	}
 }
 
 func newAnswerWatch(method string) *answerWatch {
@@ -1072,6 +1091,77 @@ func (o *onceOnly) resetUnacked() bool {
 	return c != nil && reused && !answered && !c.underTLS && c.unackedReset.Load()
 }
 
+// headCut says, of the call's last try, that the receiver closed or
+// reset the connection in the middle of its answer's head: the bytes
+// that came (a start of a head net/http reads, malformedhead.CutShort),
+// where the head stopped, and how the connection ended. ok false when
+// not so.
+func (o *onceOnly) headCut() (cut headCutShort, ok bool) {
+	o.mu.Lock()
+	w := o.answer
+	o.mu.Unlock()
+	if w == nil {
+		return cut, false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.headRead || w.cutBy == nil {
+		return cut, false
+	}
+	switch {
+	case errors.Is(w.cutBy, io.EOF):
+		cut.how = "closed"
+	case errors.Is(w.cutBy, syscall.ECONNRESET):
+		cut.how = "reset"
+	default:
+		return cut, false // listen's own close, a time limit's
+	}
+	where, ok := malformedhead.CutShort(w.head)
+	if !ok {
+		return cut, false
+	}
+	cut.where, cut.head = where, bytes.Clone(w.head)
+	return cut, true
+}
+
+// headCutShort is the forward's error when the receiver closed (or
+// reset) the connection in the middle of its answer's head (headCut): no
+// whole answer came. net/http reads the line the close cut as a whole
+// one and refuses it ("malformed MIME header: missing colon" of
+// "Content-Le"), which read as a malformed answer the receiver sent
+// whole; or says only "unexpected EOF".
+type headCutShort struct {
+	err   error
+	how   string // "closed" or "reset"
+	where string // malformedhead.CutShort's
+	head  []byte // the bytes that came
+}
+
+func (e headCutShort) Error() string {
+	where := map[string]string{
+		"in the status line": "in the status line of its answer's head",
+		"in a header line":   "in a header line of its answer's head",
+	}[e.where]
+	if where == "" {
+		where = "before the end of its answer's head"
+	}
+	return fmt.Sprintf("the receiver %s the connection %s, after %d bytes (%s): no whole answer came (%s)", e.how, where, len(e.head), quoteHead(e.head), e.err.Error())
+}
+
+func (e headCutShort) Unwrap() error { return e.err }
+
+// maxHeadQuoted bounds the bytes of a cut head an error quotes: a longer
+// one is quoted by its last ones, where it stopped.
+const maxHeadQuoted = 96
+
+// quoteHead is head quoted, or its last maxHeadQuoted bytes when longer.
+func quoteHead(head []byte) string {
+	if len(head) <= maxHeadQuoted {
+		return strconv.Quote(string(head))
+	}
+	return "ending " + strconv.Quote(string(head[len(head)-maxHeadQuoted:]))
+}
+
 // strayBefore says, of the call's last try, given a kept-alive
 // connection, that the bytes read for its answer held an HTTP/1.x status
 // line after n bytes that were none (stray: the first 16 of them) and
@@ -1517,13 +1607,19 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 			r.kept.sawStray()
 		}
 	}
+	if cut, ok := once.headCut(); ok && resp == nil && sent && ctx.Err() == nil && !errors.As(err, new(strayBeforeAnswer)) {
+		// The receiver's close cut its head: no whole answer, not a
+		// malformed one (net/http refuses the line the close cut).
+		cut.err = err
+		err = cut
+	}
 	if resp == nil && sent && ctx.Err() == nil && once.answeredHTTP2() {
 		// No HTTP/1.1 server writes that: the receiver took the call's
 		// bytes for a bad HTTP/2 preface, and read no call.
 		err = http2Only{err: err}
 		sent = false
 	}
-	if resp == nil && sent && ctx.Err() == nil && malformedhead.Refused(err) && !errors.As(err, new(strayBeforeAnswer)) {
+	if resp == nil && sent && ctx.Err() == nil && malformedhead.Refused(err) && !errors.As(err, new(strayBeforeAnswer)) && !errors.As(err, new(headCutShort)) {
 		// The receiver answered, with a head net/http would not read:
 		// its answer, malformed, not a forward that got none.
 		err = malformedHead{err: err}
