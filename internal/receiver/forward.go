@@ -1530,6 +1530,14 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		}
 		break
 	}
+	// The receiver answered: the call went out, whatever the count of
+	// its bytes says yet. net/http hands over an answer it reads whole
+	// without waiting for the end of the call's write, whose bytes are
+	// counted as the write returns: an answer with status 042 (made no
+	// answer below) read as a call none of which went out, one forward in
+	// a hundred, with no "it may hold it" and not counted sent (found by
+	// fx47, TestForwardMalformedHead's status under 100).
+	answered := resp != nil
 	if err == nil && resp.StatusCode < 100 {
 		// net/http's client takes a status line's 000 to 099 as a code,
 		// which its server cannot write (WriteHeader panics: the sender's
@@ -1594,7 +1602,7 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 	}
 	// An answer that began to come (cut short, too large) was to a call
 	// the receiver got.
-	sent := resp != nil || once.wentOut()
+	sent := answered || once.wentOut()
 	if resp == nil && sent && ctx.Err() == nil && !timedOut(err) && once.failedOnKept() {
 		// The receiver closed or reset a kept connection with the call
 		// on it, before any answer: the race keptConns ends.
