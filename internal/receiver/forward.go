@@ -141,6 +141,10 @@ func (c *tlsConn) Read(p []byte) (int, error) {
 			}
 		}
 	}
+	if len(c.pending) > 0 && c.answers.strayFirst() {
+		c.answers.ended.Store(true)
+		return 0, c.sock.strayFound()
+	}
 	n := copy(p, c.pending)
 	c.pending = c.pending[n:]
 	var err error
@@ -159,6 +163,9 @@ func (c *tlsConn) Write(p []byte) (int, error) {
 	c.sock.lookBeforeCall()
 	if e := c.sock.refuse.Load(); e != nil {
 		return 0, *e
+	}
+	if !c.answers.callFirst(c.unread) {
+		return 0, c.sock.refuseStray()
 	}
 	c.sock.callWriting.Add(1)
 	defer c.sock.callWriting.Add(-1)
@@ -236,6 +243,9 @@ type countedConn struct {
 	kept      atomic.Pointer[keptConns]
 	given     atomic.Int64
 	idleAfter atomic.Int64
+	// lastSeq is the seq of the call last given the connection (listen's
+	// #), 0 when not known.
+	lastSeq atomic.Uint64
 	// judging, when set (by tests), runs each time judgeUnread's look
 	// found no reset and no sign that none will come, and would wait.
 	judging func()
@@ -251,6 +261,10 @@ type countedConn struct {
 	unackedReset atomic.Bool
 	lookedOpen   func()
 	readFailed   func()
+	// strayRead, when set (by tests), runs as a read found bytes of the
+	// receiver's before any of the call given the connection went out
+	// (answerWatch.strayFirst).
+	strayRead func()
 }
 
 // idleClosed notes a read of the connection that failed with err (n
@@ -269,6 +283,34 @@ func (c *countedConn) idleClosed(n int, err error) {
 // errClosedFirst is the write refused on a kept-alive connection whose
 // close by the receiver came before the call's first byte was written.
 var errClosedFirst = errors.New("the receiver had closed the kept-alive connection before the call was written")
+
+// errStrayFirst is the read and the write of a kept-alive connection on
+// which bytes of the receiver's came before any of the call given it
+// went out (answerWatch.strayFirst): the call is not written there, and
+// net/http makes it again on a new connection (nothing written: onceOnly's
+// getBody hands the body back).
+var errStrayFirst = errors.New("the receiver wrote bytes on the kept-alive connection before the call given it went out (after its answer to the call before): none of the call went on it")
+
+// strayFound ends the connection, on which bytes of the receiver's came
+// before the call given it went out: that call is not written on it, the
+// bytes are no answer of its, and no connection is kept from then on.
+func (c *countedConn) strayFound() error {
+	c.answers.ended.Store(true)
+	c.kept.Load().sawStray()
+	if c.strayRead != nil {
+		c.strayRead()
+	}
+	return c.refuseStray()
+}
+
+// refuseStray refuses the writes of the call given the connection, which
+// bytes of the receiver's came before.
+func (c *countedConn) refuseStray() error {
+	var e error = errStrayFirst
+	c.refuse.CompareAndSwap(nil, &e)
+	c.kept.Load().sawStray()
+	return errStrayFirst
+}
 
 // forwardWrite is the end of the write of a try of a forwarded call, which
 // WroteRequest tells of, with the write's error: done closes once err is
@@ -298,6 +340,9 @@ func (c *countedConn) Write(p []byte) (int, error) {
 		// Not closed here: net/http closes it on the write's error,
 		// which is then the call's.
 		return 0, *e
+	}
+	if !c.underTLS && !c.answers.callFirst(c.unread) {
+		return 0, c.refuseStray()
 	}
 	n, err := c.Conn.Write(p)
 	if !c.underTLS || c.callWriting.Load() > 0 {
@@ -460,6 +505,9 @@ func (c *countedConn) Read(p []byte) (int, error) {
 		}()
 	}
 	n, err := c.Conn.Read(p)
+	if n > 0 && !c.underTLS && c.answers.strayFirst() {
+		return 0, c.strayFound()
+	}
 	if err != nil && c.readFailed != nil {
 		c.readFailed()
 	}
@@ -543,6 +591,18 @@ func (a *answerWatcher) seen(p []byte, n int, err error, unread func() int) (int
 	return n, err
 }
 
+// callFirst and strayFirst are the answerWatch's of the call last given
+// the connection (none: the call may go, and bytes read are no stray).
+func (a *answerWatcher) callFirst(unread func() int) bool {
+	w := a.watch.Load()
+	return w == nil || w.callFirst(unread)
+}
+
+func (a *answerWatcher) strayFirst() bool {
+	w := a.watch.Load()
+	return w != nil && w.strayFirst()
+}
+
 func (a *answerWatcher) refused() bool {
 	w := a.watch.Load()
 	return w != nil && w.refusing.Load()
@@ -573,6 +633,40 @@ type answerWatch struct {
 	// cutBy is the read error that ended the connection before the
 	// answer's head was read whole (head holds what came), nil for none.
 	cutBy error
+	// reused says the call was given a kept-alive connection, whose call
+	// before may have had bytes after its answer (strayFirst).
+	reused bool
+	// first says which came first on the connection once the call was
+	// given it: its own first byte out (firstCall) or a byte of the
+	// receiver's (firstStray), none yet (0).
+	first atomic.Int32
+}
+
+const (
+	firstCall  = 1
+	firstStray = 2
+)
+
+// callFirst says the call's first byte may go out: no byte of the
+// receiver's came first (unread is how many wait unread on the
+// connection). Its bytes out, what is read after may be its answer.
+func (w *answerWatch) callFirst(unread func() int) bool {
+	if !w.reused || w.first.Load() == firstCall {
+		return true
+	}
+	if unread() > 0 {
+		w.first.CompareAndSwap(0, firstStray)
+	}
+	return w.first.CompareAndSwap(0, firstCall) || w.first.Load() == firstCall
+}
+
+// strayFirst says bytes read on a kept-alive connection came before any
+// of the call given it went out: they answer no call the receiver had
+// from it, but follow the answer to the call before (a second answer,
+// a body past its Content-Length, written after it), and the call does
+// not go out on that connection.
+func (w *answerWatch) strayFirst() bool {
+	return w.reused && (w.first.CompareAndSwap(0, firstStray) || w.first.Load() == firstStray)
 }
 
 // endedBy notes err, a read's, that ended the connection: before the
@@ -663,6 +757,9 @@ type onceOnly struct {
 	cause    error // what failed that connection, when a read said it
 	reused   bool  // the connection it was last given was a kept-alive one
 	callNo   int64 // conn's given count once it was given the call
+	// seq is the call's (listen's #), 0 when not known; before is the
+	// seq of the call conn carried before it, 0 for none or not known.
+	seq, before uint64
 	// answer watches the answer read for the call on conn (framingFault).
 	answer *answerWatch
 	// write is the end of the write of the try last given a plain counted
@@ -737,12 +834,14 @@ func (o *onceOnly) trace() *httptrace.ClientTrace {
 			o.conn, o.at = cc, cc.written.Load()
 			cc.kept.Store(o.kept)
 			o.callNo = cc.given.Add(1)
+			o.before = cc.lastSeq.Swap(o.seq)
 			if info.Reused && o.kept.closing() {
 				var e error = errNotKept
 				cc.refuse.Store(&e)
 			}
 			cc.lookFirst.Store(info.Reused)
 			o.answer = newAnswerWatch(o.method)
+			o.answer.reused = info.Reused
 			if !underTLS {
 				// Under TLS the socket holds records, whose answer's
 				// status cannot be told there: its answers are not held.
@@ -942,10 +1041,34 @@ func pastEnd(f framing, method string) string {
 type malformedAnswer struct {
 	status int
 	how    string
+	// afterKnown says the answer, with bytes after its end, was read on a
+	// kept-alive connection, after the answer to call #after (0: a call
+	// whose # is not known). Such a receiver's bytes after that call's
+	// answer (its second answer, written late) are read first for this
+	// call, which went out before they came: the answer judged may be
+	// that one, not this call's, and the words say so.
+	after      uint64
+	afterKnown bool
 }
 
 func (e malformedAnswer) Error() string {
-	return fmt.Sprintf("%s the receiver answered %d %s", malformedLead, e.status, e.how)
+	s := fmt.Sprintf("%s the receiver answered %d %s", malformedLead, e.status, e.how)
+	if e.afterKnown {
+		call := "an earlier call"
+		if e.after != 0 {
+			call = fmt.Sprintf("call #%d", e.after)
+		}
+		s += fmt.Sprintf("; read on a kept-alive connection after %s's answer, where bytes the receiver wrote after that answer come first: this %d may be the receiver's answer to %s (a second one), and this call's own the bytes after it", call, e.status, call)
+	}
+	return s
+}
+
+// keptAfter says the call's last try was given a kept-alive connection,
+// and the seq of the call that connection carried before (0: not known).
+func (o *onceOnly) keptAfter() (reused bool, before uint64) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.reused, o.before
 }
 
 // malformedLead starts a malformedAnswer's words, as send's kind of such
@@ -1458,6 +1581,9 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 	newRequest := func(fresh bool) (*http.Request, error) {
 		if once == nil || fresh {
 			once = &onceOnly{body: body, method: req.Method, kept: &r.kept}
+			if c, ok := ctx.Value(answerHolderKey{}).(*Call); ok && c != nil {
+				once.seq = c.Seq
+			}
 		}
 		out, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, once.trace()), req.Method, named.String(), bytes.NewReader(body))
 		if err != nil {
@@ -1578,7 +1704,11 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 			err = answerCutShort{status: resp.StatusCode, got: n, length: resp.ContentLength, err: err}
 		default:
 			if how, past := once.framingFault(); how != "" {
-				err = malformedAnswer{status: resp.StatusCode, how: how}
+				ma := malformedAnswer{status: resp.StatusCode, how: how}
+				if reused, before := once.keptAfter(); past && reused {
+					ma.after, ma.afterKnown = before, true
+				}
+				err = ma
 				if past {
 					// Bytes after its end: more may come later, whole,
 					// and be read as the next call's answer.
