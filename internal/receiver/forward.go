@@ -488,6 +488,19 @@ func (c *countedConn) judgeUnread() {
 // receiver after its close_notify: its close follows at once (the same
 // call of its TLS stack) unless its process is held, and a receiver that
 // holds the connection longer holds no call listen can wait for.
+//
+// The wait itself is for events (readUnread polls for the FIN or the
+// reset, and returns as one comes, on loopback within microseconds); the
+// bound is only for a receiver that sends neither, and no event can take
+// its place: a socket the receiver keeps open after its close_notify
+// says nothing more until it closes, which may be never, and nothing of
+// listen's own (the forward's context, the connection's close, which
+// this wait is part of) says anything of the receiver's socket. Past the
+// bound the call is judged as one the receiver may hold, the safe word
+// (not sent again), which a receiver held that long on a loaded machine
+// gets too: a slower 502, never a call sent twice. Unbounded, or bounded
+// by the forward's time limit, such a receiver held the forward's 502
+// and listen's stop 30 s (fw46).
 const closeNotifyGrace = 500 * time.Millisecond
 
 func (c *countedConn) Read(p []byte) (int, error) {
