@@ -130,6 +130,7 @@ func (c *tlsConn) Read(p []byte) (int, error) {
 		n, err := c.Conn.Read(c.buf)
 		c.pending, c.err = c.buf[:n], err
 		c.sock.idleClosed(n, err)
+		c.sock.idleStray(n)
 		if n == 0 && errors.Is(err, io.EOF) {
 			if w := c.answers.watch.Load(); w != nil && (w.wrote.Load() || c.sock.callWriting.Load() > 0) && w.none() {
 				// The receiver's close_notify, after bytes of the call
@@ -277,6 +278,20 @@ func (c *countedConn) idleClosed(n int, err error) {
 	}
 	if given := c.given.Load(); given > 0 && c.idleAfter.Load() == given {
 		c.kept.Load().sawClose()
+	}
+}
+
+// idleStray notes n bytes read on the connection, when listen held it
+// idle (no call given it since its last answer), as bytes no call asked
+// for: a second answer written late, which net/http drops the connection
+// for, and which, had a call been given it first, would have been read
+// as that call's answer. No connection is kept from then on.
+func (c *countedConn) idleStray(n int) {
+	if n <= 0 || c.closed.Load() || c.answers.ended.Load() {
+		return
+	}
+	if given := c.given.Load(); given > 0 && c.idleAfter.Load() == given {
+		c.kept.Load().sawStray()
 	}
 }
 
@@ -520,6 +535,9 @@ func (c *countedConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	if n > 0 && !c.underTLS && c.answers.strayFirst() {
 		return 0, c.strayFound()
+	}
+	if !c.underTLS {
+		c.idleStray(n)
 	}
 	if err != nil && c.readFailed != nil {
 		c.readFailed()

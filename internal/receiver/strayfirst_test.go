@@ -140,3 +140,63 @@ func TestForwardPastTheEndOnAKeptConnectionNamesTheCallBefore(t *testing.T) {
 		}
 	}
 }
+
+// A receiver's bytes on a kept-alive connection listen holds idle, no
+// call given it since its last answer, are an answer no call asked for
+// (a second one, written late): net/http drops the connection, and
+// listen keeps none from then on, as for stray bytes seen anywhere else,
+// and says so. It kept them: the next such answer, come after the next
+// call went out on a kept connection, was passed on as that call's
+// (found by fx47: a sender given a 201 the receiver wrote after another
+// call, once in a few runs of 2000 calls at send -c 8).
+func TestForwardStrayOnAnIdleConnectionKeepsNone(t *testing.T) {
+	t.Parallel()
+	strayNow := make(chan struct{})
+	closed := make(chan struct{})
+	var closes []string // the Connection header of each call
+	var mu sync.Mutex
+	ln := testnet.Serve(t, func(sock net.Conn) {
+		br := bufio.NewReader(sock)
+		for {
+			req, err := http.ReadRequest(br)
+			if err != nil {
+				return
+			}
+			b, _ := io.ReadAll(req.Body)
+			mu.Lock()
+			closes = append(closes, req.Header.Get("Connection"))
+			mu.Unlock()
+			io.WriteString(sock, "HTTP/1.1 200 OK\r\nContent-Length: "+strconv.Itoa(len(b))+"\r\n\r\n"+string(b))
+			if string(b) == "one" {
+				<-strayNow
+				io.WriteString(sock, "HTTP/1.1 201 Created\r\nContent-Length: 5\r\n\r\nstray")
+				// listen drops the connection: the read ends.
+				br.ReadByte()
+				close(closed)
+				return
+			}
+		}
+	})
+	u, _ := url.Parse("http://" + ln.Addr().String() + "/hook")
+	client := newClient(16, 10*time.Second, nil)
+	client.Transport.(*http.Transport).IdleConnTimeout = 0 // dropped for the stray bytes only
+	defer client.CloseIdleConnections()
+	var told []bool
+	rcv := New(Config{ForwardTo: u, Capture: &memRecorder{}, Client: client, ClosesKept: func(stray bool) { told = append(told, stray) }})
+	send := func(body string) {
+		rcv.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/webhook", strings.NewReader(body)))
+	}
+	send("one")
+	close(strayNow)
+	<-closed
+	send("two")
+	rcv.Close()
+	if len(told) != 1 || !told[0] {
+		t.Errorf("ClosesKept told %v, want once, of stray bytes", told)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(closes) != 2 || closes[1] != "close" {
+		t.Errorf("the receiver's calls said Connection %q, want the second on a connection not kept (close)", closes)
+	}
+}
