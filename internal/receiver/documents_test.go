@@ -356,8 +356,8 @@ func TestDocumentsJudgeProbeByInvoiceCode(t *testing.T) {
 // stored late, once listen's settle time is out). It counted questions
 // instead (SKD-A held once from the third, twice from the fourth), and a
 // loaded machine asked fewer within the settle time: SKD-A read as never
-// held (found by fx47, one run in a few of the package under two busy
-// loops, -race -cpu 1,2,4).
+// held (found by fx47 in a -race -count=4 -cpu 1,2,4 -shuffle=on run
+// of the package under two busy loops).
 type lateCopies struct {
 	mu      sync.Mutex
 	asks    map[string]int
