@@ -6,8 +6,13 @@
 package malformedhead
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
+	"io"
+	"net/http"
 	"net/textproto"
+	"slices"
 	"strings"
 )
 
@@ -63,4 +68,72 @@ func lastWords(msg string) string {
 		msg = strings.TrimPrefix(msg, wrap)
 	}
 	return msg
+}
+
+// CutShort says head, every byte of an answer that came before its
+// connection ended, is the start of a head net/http reads, cut before the
+// head's end, and where: in the status line, in a header line, or before
+// the end (between lines, or in the empty line that ends the head).
+// net/http reads the last line a close cut as a whole one, and refuses
+// "Content-Le" ("malformed MIME header: missing colon"), "HTTP/1.1 2"
+// ("malformed HTTP status code"): its refusal then is of the close's
+// making, not the receiver's head, which came no further. A head whose
+// whole lines net/http refuses is no cut one, nor is a cut line that no
+// bytes after it make one net/http reads (tried with a few: a field's
+// value cut in its middle may be taken for one that was malformed).
+func CutShort(head []byte) (where string, ok bool) {
+	if final, _, _ := heads(head); final || len(head) == 0 {
+		return "", false
+	}
+	lines := head[:bytes.LastIndexByte(head, '\n')+1]
+	last := bytes.TrimSuffix(head[len(lines):], []byte("\r")) // a CR may be its line break's start
+	_, left, err := heads(lines)
+	if !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return "", false // a whole line refused
+	}
+	atStatus := left == 0 // no bytes after the last head read whole
+	switch {
+	case len(last) == 0 && len(lines) > 0:
+		return "before the end", true
+	case len(last) == 0:
+		return "", false
+	case atStatus:
+		rest := ""
+		if len(last) < len(statusLine) {
+			rest = statusLine[len(last):]
+		}
+		if final, _, _ := heads(slices.Concat(lines, last, []byte(rest+"\r\n\r\n"))); final {
+			return "in the status line", true
+		}
+		return "", false
+	}
+	for _, end := range []string{"\r\n\r\n", "0\r\n\r\n", ":0\r\n\r\n"} {
+		if final, _, _ := heads(slices.Concat(lines, last, []byte(end))); final {
+			return "in a header line", true
+		}
+	}
+	return "", false
+}
+
+// statusLine is a status line that completes a cut one (CutShort): what
+// follows the cut is the receiver's to have sent, any that net/http reads.
+const statusLine = "HTTP/1.1 200 OK"
+
+// heads reads b as net/http's client reads an answer's heads: any 1xx
+// heads, then the final answer's. final says it read that one whole;
+// left is how many bytes of b follow the last head read whole; err is
+// what stopped the reading (a refusal, or the end of b).
+func heads(b []byte) (final bool, left int, err error) {
+	rd := bytes.NewReader(b)
+	br := bufio.NewReader(rd)
+	for {
+		left = br.Buffered() + rd.Len()
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			return false, left, err
+		}
+		if resp.StatusCode >= 200 || resp.StatusCode < 100 || resp.StatusCode == http.StatusSwitchingProtocols {
+			return true, br.Buffered() + rd.Len(), nil
+		}
+	}
 }

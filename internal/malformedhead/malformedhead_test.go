@@ -50,3 +50,39 @@ func TestRefused(t *testing.T) {
 		}
 	}
 }
+
+// A head the connection's end cut is told from one whose whole lines
+// net/http refuses, wherever the cut fell: in a line net/http reads as a
+// whole one and refuses, or between lines.
+func TestCutShort(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ head, where string }{
+		{"HTTP/1.1 200 OK\r\nContent-Le", "in a header line"},
+		{"HTTP/1.1 200 OK\r\nContent-Length", "in a header line"},
+		{"HTTP/1.1 200 OK\r\nContent-Length: 5\r", "in a header line"},
+		{"HTTP/1.1 200 OK\r\nX: a\r\n ", "in a header line"},
+		{"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nX-A", "in a header line"},
+		{"HTTP/1.1 2", "in the status line"},
+		{"HTTP/1", "in the status line"},
+		{"H", "in the status line"},
+		{"HTTP/1.1 200 Everything is fine", "in the status line"},
+		{"HTTP/1.1 200 OK\r\n", "before the end"},
+		{"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r", "before the end"},
+		{"HTTP/1.1 100 Continue\r\n\r\n", "before the end"},
+		// Not cut: whole, or refused whatever came after.
+		{"HTTP/1.1 200 OK\r\n\r\n", ""},
+		{"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", ""},
+		{"HTTP/1.1 200 OK\r\nno colon here\r\nContent-Le", ""},
+		{"HTTP/1.1 2x", ""},
+		{"HTTP/1.1 2000", ""},
+		{"garbage", ""},
+		{"HTTP/1.1 100 Continue\r\n\r\nX-A", ""},
+		{"\r", ""},
+		{"", ""},
+	} {
+		where, ok := CutShort([]byte(tt.head))
+		if where != tt.where || ok != (tt.where != "") {
+			t.Errorf("CutShort(%q) = %q, %v; want %q", tt.head, where, ok, tt.where)
+		}
+	}
+}

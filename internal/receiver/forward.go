@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/whsim/whsim/internal/capture"
@@ -129,6 +130,7 @@ func (c *tlsConn) Read(p []byte) (int, error) {
 		n, err := c.Conn.Read(c.buf)
 		c.pending, c.err = c.buf[:n], err
 		c.sock.idleClosed(n, err)
+		c.sock.idleStray(n)
 		if n == 0 && errors.Is(err, io.EOF) {
 			if w := c.answers.watch.Load(); w != nil && (w.wrote.Load() || c.sock.callWriting.Load() > 0) && w.none() {
 				// The receiver's close_notify, after bytes of the call
@@ -139,6 +141,10 @@ func (c *tlsConn) Read(p []byte) (int, error) {
 				c.sock.closeNotified.Store(true)
 			}
 		}
+	}
+	if len(c.pending) > 0 && c.answers.strayFirst() {
+		c.answers.ended.Store(true)
+		return 0, c.sock.strayFound()
 	}
 	n := copy(p, c.pending)
 	c.pending = c.pending[n:]
@@ -158,6 +164,9 @@ func (c *tlsConn) Write(p []byte) (int, error) {
 	c.sock.lookBeforeCall()
 	if e := c.sock.refuse.Load(); e != nil {
 		return 0, *e
+	}
+	if !c.answers.callFirst(c.unread) {
+		return 0, c.sock.refuseStray()
 	}
 	c.sock.callWriting.Add(1)
 	defer c.sock.callWriting.Add(-1)
@@ -235,6 +244,9 @@ type countedConn struct {
 	kept      atomic.Pointer[keptConns]
 	given     atomic.Int64
 	idleAfter atomic.Int64
+	// lastSeq is the seq of the call last given the connection (listen's
+	// #), 0 when not known.
+	lastSeq atomic.Uint64
 	// judging, when set (by tests), runs each time judgeUnread's look
 	// found no reset and no sign that none will come, and would wait.
 	judging func()
@@ -250,6 +262,10 @@ type countedConn struct {
 	unackedReset atomic.Bool
 	lookedOpen   func()
 	readFailed   func()
+	// strayRead, when set (by tests), runs as a read found bytes of the
+	// receiver's before any of the call given the connection went out
+	// (answerWatch.strayFirst).
+	strayRead func()
 }
 
 // idleClosed notes a read of the connection that failed with err (n
@@ -265,9 +281,51 @@ func (c *countedConn) idleClosed(n int, err error) {
 	}
 }
 
+// idleStray notes n bytes read on the connection, when listen held it
+// idle (no call given it since its last answer), as bytes no call asked
+// for: a second answer written late, which net/http drops the connection
+// for, and which, had a call been given it first, would have been read
+// as that call's answer. No connection is kept from then on.
+func (c *countedConn) idleStray(n int) {
+	if n <= 0 || c.closed.Load() || c.answers.ended.Load() {
+		return
+	}
+	if given := c.given.Load(); given > 0 && c.idleAfter.Load() == given {
+		c.kept.Load().sawStray()
+	}
+}
+
 // errClosedFirst is the write refused on a kept-alive connection whose
 // close by the receiver came before the call's first byte was written.
 var errClosedFirst = errors.New("the receiver had closed the kept-alive connection before the call was written")
+
+// errStrayFirst is the read and the write of a kept-alive connection on
+// which bytes of the receiver's came before any of the call given it
+// went out (answerWatch.strayFirst): the call is not written there, and
+// net/http makes it again on a new connection (nothing written: onceOnly's
+// getBody hands the body back).
+var errStrayFirst = errors.New("the receiver wrote bytes on the kept-alive connection before the call given it went out (after its answer to the call before): none of the call went on it")
+
+// strayFound ends the connection, on which bytes of the receiver's came
+// before the call given it went out: that call is not written on it, the
+// bytes are no answer of its, and no connection is kept from then on.
+func (c *countedConn) strayFound() error {
+	c.answers.ended.Store(true)
+	c.kept.Load().sawStray()
+	if c.strayRead != nil {
+		c.strayRead()
+	}
+	return c.refuseStray()
+}
+
+// refuseStray refuses the writes of the call given the connection, which
+// bytes of the receiver's came before.
+func (c *countedConn) refuseStray() error {
+	var e error = errStrayFirst
+	c.refuse.CompareAndSwap(nil, &e)
+	c.kept.Load().sawStray()
+	return errStrayFirst
+}
 
 // forwardWrite is the end of the write of a try of a forwarded call, which
 // WroteRequest tells of, with the write's error: done closes once err is
@@ -297,6 +355,9 @@ func (c *countedConn) Write(p []byte) (int, error) {
 		// Not closed here: net/http closes it on the write's error,
 		// which is then the call's.
 		return 0, *e
+	}
+	if !c.underTLS && !c.answers.callFirst(c.unread) {
+		return 0, c.refuseStray()
 	}
 	n, err := c.Conn.Write(p)
 	if !c.underTLS || c.callWriting.Load() > 0 {
@@ -442,6 +503,19 @@ func (c *countedConn) judgeUnread() {
 // receiver after its close_notify: its close follows at once (the same
 // call of its TLS stack) unless its process is held, and a receiver that
 // holds the connection longer holds no call listen can wait for.
+//
+// The wait itself is for events (readUnread polls for the FIN or the
+// reset, and returns as one comes, on loopback within microseconds); the
+// bound is only for a receiver that sends neither, and no event can take
+// its place: a socket the receiver keeps open after its close_notify
+// says nothing more until it closes, which may be never, and nothing of
+// listen's own (the forward's context, the connection's close, which
+// this wait is part of) says anything of the receiver's socket. Past the
+// bound the call is judged as one the receiver may hold, the safe word
+// (not sent again), which a receiver held that long on a loaded machine
+// gets too: a slower 502, never a call sent twice. Unbounded, or bounded
+// by the forward's time limit, such a receiver held the forward's 502
+// and listen's stop 30 s (fw46).
 const closeNotifyGrace = 500 * time.Millisecond
 
 func (c *countedConn) Read(p []byte) (int, error) {
@@ -459,6 +533,12 @@ func (c *countedConn) Read(p []byte) (int, error) {
 		}()
 	}
 	n, err := c.Conn.Read(p)
+	if n > 0 && !c.underTLS && c.answers.strayFirst() {
+		return 0, c.strayFound()
+	}
+	if !c.underTLS {
+		c.idleStray(n)
+	}
 	if err != nil && c.readFailed != nil {
 		c.readFailed()
 	}
@@ -527,14 +607,31 @@ type answerWatcher struct {
 // after these.
 func (a *answerWatcher) seen(p []byte, n int, err error, unread func() int) (int, error) {
 	w := a.watch.Load()
-	if n <= 0 || w == nil {
+	if w == nil {
 		return n, err
 	}
-	if keep, malformed := w.saw(p[:n], unread); malformed {
-		a.ended.Store(true)
-		return keep, io.EOF
+	if n > 0 {
+		if keep, malformed := w.saw(p[:n], unread); malformed {
+			a.ended.Store(true)
+			return keep, io.EOF
+		}
+	}
+	if err != nil {
+		w.endedBy(err)
 	}
 	return n, err
+}
+
+// callFirst and strayFirst are the answerWatch's of the call last given
+// the connection (none: the call may go, and bytes read are no stray).
+func (a *answerWatcher) callFirst(unread func() int) bool {
+	w := a.watch.Load()
+	return w == nil || w.callFirst(unread)
+}
+
+func (a *answerWatcher) strayFirst() bool {
+	w := a.watch.Load()
+	return w != nil && w.strayFirst()
 }
 
 func (a *answerWatcher) refused() bool {
@@ -564,6 +661,53 @@ type answerWatch struct {
 	// wrote says bytes of the call went out through the TLS above the
 	// socket (tlsConn.Write).
 	wrote atomic.Bool
+	// cutBy is the read error that ended the connection before the
+	// answer's head was read whole (head holds what came), nil for none.
+	cutBy error
+	// reused says the call was given a kept-alive connection, whose call
+	// before may have had bytes after its answer (strayFirst).
+	reused bool
+	// first says which came first on the connection once the call was
+	// given it: its own first byte out (firstCall) or a byte of the
+	// receiver's (firstStray), none yet (0).
+	first atomic.Int32
+}
+
+const (
+	firstCall  = 1
+	firstStray = 2
+)
+
+// callFirst says the call's first byte may go out: no byte of the
+// receiver's came first (unread is how many wait unread on the
+// connection). Its bytes out, what is read after may be its answer.
+func (w *answerWatch) callFirst(unread func() int) bool {
+	if !w.reused || w.first.Load() == firstCall {
+		return true
+	}
+	if unread() > 0 {
+		w.first.CompareAndSwap(0, firstStray)
+	}
+	return w.first.CompareAndSwap(0, firstCall) || w.first.Load() == firstCall
+}
+
+// strayFirst says bytes read on a kept-alive connection came before any
+// of the call given it went out: they answer no call the receiver had
+// from it, but follow the answer to the call before (a second answer,
+// a body past its Content-Length, written after it), and the call does
+// not go out on that connection.
+func (w *answerWatch) strayFirst() bool {
+	return w.reused && (w.first.CompareAndSwap(0, firstStray) || w.first.Load() == firstStray)
+}
+
+// endedBy notes err, a read's, that ended the connection: before the
+// answer's head was whole, the head was cut there (headCut).
+func (w *answerWatch) endedBy(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.headRead && w.cutBy == nil {
+		w.cutBy = err
+	}
 }
 
 func newAnswerWatch(method string) *answerWatch {
@@ -644,6 +788,9 @@ type onceOnly struct {
 	cause    error // what failed that connection, when a read said it
 	reused   bool  // the connection it was last given was a kept-alive one
 	callNo   int64 // conn's given count once it was given the call
+	// seq is the call's (listen's #), 0 when not known; before is the
+	// seq of the call conn carried before it, 0 for none or not known.
+	seq, before uint64
 	// answer watches the answer read for the call on conn (framingFault).
 	answer *answerWatch
 	// write is the end of the write of the try last given a plain counted
@@ -718,12 +865,14 @@ func (o *onceOnly) trace() *httptrace.ClientTrace {
 			o.conn, o.at = cc, cc.written.Load()
 			cc.kept.Store(o.kept)
 			o.callNo = cc.given.Add(1)
+			o.before = cc.lastSeq.Swap(o.seq)
 			if info.Reused && o.kept.closing() {
 				var e error = errNotKept
 				cc.refuse.Store(&e)
 			}
 			cc.lookFirst.Store(info.Reused)
 			o.answer = newAnswerWatch(o.method)
+			o.answer.reused = info.Reused
 			if !underTLS {
 				// Under TLS the socket holds records, whose answer's
 				// status cannot be told there: its answers are not held.
@@ -923,10 +1072,34 @@ func pastEnd(f framing, method string) string {
 type malformedAnswer struct {
 	status int
 	how    string
+	// afterKnown says the answer, with bytes after its end, was read on a
+	// kept-alive connection, after the answer to call #after (0: a call
+	// whose # is not known). Such a receiver's bytes after that call's
+	// answer (its second answer, written late) are read first for this
+	// call, which went out before they came: the answer judged may be
+	// that one, not this call's, and the words say so.
+	after      uint64
+	afterKnown bool
 }
 
 func (e malformedAnswer) Error() string {
-	return fmt.Sprintf("%s the receiver answered %d %s", malformedLead, e.status, e.how)
+	s := fmt.Sprintf("%s the receiver answered %d %s", malformedLead, e.status, e.how)
+	if e.afterKnown {
+		call := "an earlier call"
+		if e.after != 0 {
+			call = fmt.Sprintf("call #%d", e.after)
+		}
+		s += fmt.Sprintf("; read on a kept-alive connection after %s's answer, where bytes the receiver wrote after that answer come first: this %d may be the receiver's answer to %s (a second one), and this call's own the bytes after it", call, e.status, call)
+	}
+	return s
+}
+
+// keptAfter says the call's last try was given a kept-alive connection,
+// and the seq of the call that connection carried before (0: not known).
+func (o *onceOnly) keptAfter() (reused bool, before uint64) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.reused, o.before
 }
 
 // malformedLead starts a malformedAnswer's words, as send's kind of such
@@ -1070,6 +1243,77 @@ func (o *onceOnly) resetUnacked() bool {
 	c, reused, answered := o.conn, o.reused, o.answered
 	o.mu.Unlock()
 	return c != nil && reused && !answered && !c.underTLS && c.unackedReset.Load()
+}
+
+// headCut says, of the call's last try, that the receiver closed or
+// reset the connection in the middle of its answer's head: the bytes
+// that came (a start of a head net/http reads, malformedhead.CutShort),
+// where the head stopped, and how the connection ended. ok false when
+// not so.
+func (o *onceOnly) headCut() (cut headCutShort, ok bool) {
+	o.mu.Lock()
+	w := o.answer
+	o.mu.Unlock()
+	if w == nil {
+		return cut, false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.headRead || w.cutBy == nil {
+		return cut, false
+	}
+	switch {
+	case errors.Is(w.cutBy, io.EOF):
+		cut.how = "closed"
+	case errors.Is(w.cutBy, syscall.ECONNRESET):
+		cut.how = "reset"
+	default:
+		return cut, false // listen's own close, a time limit's
+	}
+	where, ok := malformedhead.CutShort(w.head)
+	if !ok {
+		return cut, false
+	}
+	cut.where, cut.head = where, bytes.Clone(w.head)
+	return cut, true
+}
+
+// headCutShort is the forward's error when the receiver closed (or
+// reset) the connection in the middle of its answer's head (headCut): no
+// whole answer came. net/http reads the line the close cut as a whole
+// one and refuses it ("malformed MIME header: missing colon" of
+// "Content-Le"), which read as a malformed answer the receiver sent
+// whole; or says only "unexpected EOF".
+type headCutShort struct {
+	err   error
+	how   string // "closed" or "reset"
+	where string // malformedhead.CutShort's
+	head  []byte // the bytes that came
+}
+
+func (e headCutShort) Error() string {
+	where := map[string]string{
+		"in the status line": "in the status line of its answer's head",
+		"in a header line":   "in a header line of its answer's head",
+	}[e.where]
+	if where == "" {
+		where = "before the end of its answer's head"
+	}
+	return fmt.Sprintf("the receiver %s the connection %s, after %d bytes (%s): no whole answer came (%s)", e.how, where, len(e.head), quoteHead(e.head), e.err.Error())
+}
+
+func (e headCutShort) Unwrap() error { return e.err }
+
+// maxHeadQuoted bounds the bytes of a cut head an error quotes: a longer
+// one is quoted by its last ones, where it stopped.
+const maxHeadQuoted = 96
+
+// quoteHead is head quoted, or its last maxHeadQuoted bytes when longer.
+func quoteHead(head []byte) string {
+	if len(head) <= maxHeadQuoted {
+		return strconv.Quote(string(head))
+	}
+	return "ending " + strconv.Quote(string(head[len(head)-maxHeadQuoted:]))
 }
 
 // strayBefore says, of the call's last try, given a kept-alive
@@ -1368,6 +1612,9 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 	newRequest := func(fresh bool) (*http.Request, error) {
 		if once == nil || fresh {
 			once = &onceOnly{body: body, method: req.Method, kept: &r.kept}
+			if c, ok := ctx.Value(answerHolderKey{}).(*Call); ok && c != nil {
+				once.seq = c.Seq
+			}
 		}
 		out, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, once.trace()), req.Method, named.String(), bytes.NewReader(body))
 		if err != nil {
@@ -1440,6 +1687,14 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 		}
 		break
 	}
+	// The receiver answered: the call went out, whatever the count of
+	// its bytes says yet. net/http hands over an answer it reads whole
+	// without waiting for the end of the call's write, whose bytes are
+	// counted as the write returns: an answer with status 042 (made no
+	// answer below) read as a call none of which went out, one forward in
+	// a hundred, with no "it may hold it" and not counted sent (found by
+	// fx47, TestForwardMalformedHead's status under 100).
+	answered := resp != nil
 	if err == nil && resp.StatusCode < 100 {
 		// net/http's client takes a status line's 000 to 099 as a code,
 		// which its server cannot write (WriteHeader panics: the sender's
@@ -1480,7 +1735,11 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 			err = answerCutShort{status: resp.StatusCode, got: n, length: resp.ContentLength, err: err}
 		default:
 			if how, past := once.framingFault(); how != "" {
-				err = malformedAnswer{status: resp.StatusCode, how: how}
+				ma := malformedAnswer{status: resp.StatusCode, how: how}
+				if reused, before := once.keptAfter(); past && reused {
+					ma.after, ma.afterKnown = before, true
+				}
+				err = ma
 				if past {
 					// Bytes after its end: more may come later, whole,
 					// and be read as the next call's answer.
@@ -1504,7 +1763,7 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 	}
 	// An answer that began to come (cut short, too large) was to a call
 	// the receiver got.
-	sent := resp != nil || once.wentOut()
+	sent := answered || once.wentOut()
 	if resp == nil && sent && ctx.Err() == nil && !timedOut(err) && once.failedOnKept() {
 		// The receiver closed or reset a kept connection with the call
 		// on it, before any answer: the race keptConns ends.
@@ -1517,13 +1776,19 @@ func (r *Receiver) forwardAnswer(ctx context.Context, req *http.Request, body []
 			r.kept.sawStray()
 		}
 	}
+	if cut, ok := once.headCut(); ok && resp == nil && sent && ctx.Err() == nil && !errors.As(err, new(strayBeforeAnswer)) {
+		// The receiver's close cut its head: no whole answer, not a
+		// malformed one (net/http refuses the line the close cut).
+		cut.err = err
+		err = cut
+	}
 	if resp == nil && sent && ctx.Err() == nil && once.answeredHTTP2() {
 		// No HTTP/1.1 server writes that: the receiver took the call's
 		// bytes for a bad HTTP/2 preface, and read no call.
 		err = http2Only{err: err}
 		sent = false
 	}
-	if resp == nil && sent && ctx.Err() == nil && malformedhead.Refused(err) && !errors.As(err, new(strayBeforeAnswer)) {
+	if resp == nil && sent && ctx.Err() == nil && malformedhead.Refused(err) && !errors.As(err, new(strayBeforeAnswer)) && !errors.As(err, new(headCutShort)) {
 		// The receiver answered, with a head net/http would not read:
 		// its answer, malformed, not a forward that got none.
 		err = malformedHead{err: err}

@@ -499,3 +499,61 @@ func TestForwardBytesPastTheEndKeepNoConnection(t *testing.T) {
 		t.Errorf("ClosesKept told %v, want once, of stray bytes", told)
 	}
 }
+
+// A receiver that closes its connection in the middle of its answer's
+// head sent no whole answer: the forward says where the head stopped and
+// the bytes that came, in words IsMalformedAnswer does not know, so the
+// summary counts it with no whole answer, as an answer cut after its
+// status line is. A head cut in a header line ("Content-Le", then the
+// close) was counted malformed in net/http's words, "malformed MIME
+// header: missing colon", of a line the close had cut (found by fw46,
+// fixed by fx47). A head whose whole lines net/http refuses is malformed
+// however it ends.
+func TestForwardHeadCutShort(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, answer string
+		malformed    bool
+		want         []string
+	}{
+		{"cut in a header line", "HTTP/1.1 200 OK\r\nContent-Le", false,
+			[]string{"closed the connection in a header line of its answer's head", `after 27 bytes ("HTTP/1.1 200 OK\r\nContent-Le")`, "no whole answer came", "it may hold it"}},
+		{"cut in the status line", "HTTP/1.1 2", false,
+			[]string{"closed the connection in the status line of its answer's head", `after 10 bytes ("HTTP/1.1 2")`}},
+		{"cut between a header line's CR and LF", "HTTP/1.1 200 OK\r\nContent-Length: 5\r", false,
+			[]string{"in a header line of its answer's head", "after 35 bytes"}},
+		{"cut in the empty line that ends the head", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r", false,
+			[]string{"before the end of its answer's head", "after 37 bytes"}},
+		{"cut after a header line", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n", false,
+			[]string{"before the end of its answer's head", "after 36 bytes"}},
+		{"cut after a 100 Continue", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nX-A", false,
+			[]string{"in a header line of its answer's head", "after 45 bytes"}},
+		{"a whole line refused, then cut", "HTTP/1.1 200 OK\r\nno colon here\r\nContent-Le", true,
+			[]string{"malformed MIME header", "it may hold it"}},
+		{"garbage, then cut", "garbage", true,
+			[]string{`malformed HTTP response "garbage"`}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			u := rawAnswerBackend(t, tt.answer)
+			srv, _, mem := start(t, Config{ForwardTo: u})
+			resp := post(t, srv, ev, `{"a":1}`)
+			srv.Close()
+			if resp.StatusCode != http.StatusBadGateway {
+				t.Errorf("the sender got %d, want 502", resp.StatusCode)
+			}
+			if len(mem.recs) != 1 || mem.recs[0].Forward == nil {
+				t.Fatalf("%d records, want 1 with its forward", len(mem.recs))
+			}
+			f := mem.recs[0].Forward
+			if got := IsMalformedAnswer(f.Error); got != tt.malformed {
+				t.Errorf("forward error %q: malformed %v, want %v", f.Error, got, tt.malformed)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(f.Error, w) {
+					t.Errorf("forward error %q, want it to say %q", f.Error, w)
+				}
+			}
+		})
+	}
+}
