@@ -5,6 +5,7 @@
 package jsonstr
 
 import (
+	"encoding/base64"
 	"encoding/binary"
 	"math/bits"
 	"slices"
@@ -187,4 +188,16 @@ func ByteEscaped(s string) string {
 		i += size
 	}
 	return b.String()
+}
+
+// Exact is s as a JSON member can hold it exactly, a file name that
+// another tool opens: s itself when it is UTF-8, else its bytes in base64
+// with encoding "base64", to be given in a member beside it (as a capture
+// record marks such a path). A JSON string holds only Unicode: the U+FFFD
+// Append writes for a byte that is not UTF-8 names no file.
+func Exact(s string) (value, encoding string) {
+	if utf8.ValidString(s) {
+		return s, ""
+	}
+	return base64.StdEncoding.EncodeToString([]byte(s)), "base64"
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/whsim/whsim/internal/jsonstr"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -33,7 +34,10 @@ type summaryJSON struct {
 		NotRecorded int            `json:"notRecorded"`
 		Faults      map[string]int `json:"faults,omitempty"`
 		Receiver    *receiverJSON  `json:"receiver,omitempty"`
-		Capture     string         `json:"capture,omitempty"`
+		// Capture is the capture file's name, or, for a name that is not
+		// UTF-8, its bytes in base64 with CaptureEncoding "base64".
+		Capture         string `json:"capture,omitempty"`
+		CaptureEncoding string `json:"captureEncoding,omitempty"`
 	} `json:"summary"`
 }
 
@@ -95,7 +99,7 @@ func (p *CallPrinter) SummaryJSON(w io.Writer, capturePath string) error {
 			s.Receiver.Unrecorded += n
 		}
 	}
-	s.Capture = capturePath
+	s.Capture, s.CaptureEncoding = jsonstr.Exact(capturePath)
 	b, err := json.Marshal(o)
 	if err != nil {
 		return nil // a value built above always encodes

@@ -5,12 +5,10 @@ package validateout
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/whsim/whsim/internal/jsonstr"
 	"github.com/whsim/whsim/internal/term"
@@ -146,12 +144,7 @@ type notCheckedJSON struct {
 // capture record gives a path that is not (pathEncoding). A JSON string
 // holds only Unicode: encoding/json writes U+FFFD for each byte that is
 // not UTF-8, and that names no file a reader could open.
-func fileJSON(name string) (file, encoding string) {
-	if utf8.ValidString(name) {
-		return name, ""
-	}
-	return base64.StdEncoding.EncodeToString([]byte(name)), "base64"
-}
+func fileJSON(name string) (file, encoding string) { return jsonstr.Exact(name) }
 
 // atJSON is a place as --output json's "at" gives it: as the text says
 // it, a byte of the name that is not UTF-8 as its escape (\xff), where
