@@ -274,6 +274,6 @@ func (s ValidateSummary) AppendJSON(b []byte) []byte {
 		validate.Summary
 		Interrupted bool   `json:"interrupted,omitempty"`
 		Error       string `json:"error,omitempty"`
-	}{"summary", s.Summary, s.Interrupted, s.Error})
+	}{"summary", s.Summary, s.Interrupted, jsonstr.ByteEscaped(s.Error)}) // a name in it as the text says it
 	return append(append(b, j...), '\n')
 }

@@ -413,3 +413,14 @@ func TestPayloadJSONFileNotUTF8(t *testing.T) {
 		})
 	}
 }
+
+// The summary's error names a file as the text on stderr does, a byte
+// that is not UTF-8 as its escape: encoding/json's U+FFFD named no file
+// (left by sv47).
+func TestSummaryJSONErrorNotUTF8(t *testing.T) {
+	t.Parallel()
+	js := string(ValidateSummary{Error: "c\xff.json: no such file or directory"}.AppendJSON(nil))
+	if !strings.Contains(js, `"error":"c\\xff.json: no such file or directory"`) {
+		t.Errorf("JSON %s: want the error's name as the text says it, c\\xff.json", js)
+	}
+}
