@@ -384,10 +384,18 @@ func Classify(err error) string {
 		recErr  tls.RecordHeaderError
 		netErr  net.Error
 		redir   redirectError
+		cut     headCutError
 	)
 	switch {
 	case err == nil:
 		return ""
+	case errors.As(err, &cut):
+		// Before malformed: net/http's refusal of the line the close cut
+		// is no malformed answer (headCutError).
+		if cut.reset {
+			return KindReset
+		}
+		return KindClosed
 	case errors.As(err, &redir):
 		return KindRedirect
 	case errors.Is(err, context.Canceled):
@@ -1214,6 +1222,11 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 			return a, 0
 		}
 	}
+	if err != nil && call.conn != nil && ctx.Err() == nil {
+		if cut, ok := call.conn.cutHead(err).(headCutError); ok {
+			err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: cut}
+		}
+	}
 	if err != nil {
 		h2Kind, msg := h2Failure(err)
 		switch {
@@ -1451,6 +1464,11 @@ func ShortError(a Attempt) string {
 		// A timeout of a call that never went out: "timeout" alone would
 		// send the user to a slow receiver, which never read it.
 		return a.Kind + ": " + unwrapped(a.Err)
+	}
+	if (a.Kind == KindClosed || a.Kind == KindReset) && HeadCutWords(a.Err) {
+		// Where the receiver's close cut its answer's head: "connection
+		// closed" alone hid that an answer began (headCutError).
+		return unwrapped(a.Err)
 	}
 	if a.Kind != KindOther && a.Kind != KindMalformed && a.Kind != KindTLS && a.Kind != KindDNS && a.Kind != KindLocal && a.Kind != KindRedirect {
 		return a.Kind

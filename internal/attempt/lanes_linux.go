@@ -636,7 +636,7 @@ func (lp *loop) parse(l *lane) {
 	}
 	lean, err := unfinished(err) // a lean answer's body over MaxBodyRead, or cut off
 	if err != nil {
-		lp.failed(l, err)
+		lp.failed(l, cutHead(err, l.end, l.in))
 		return
 	}
 	left := len(l.ar.b)+l.br.Buffered() > 0
@@ -697,7 +697,7 @@ func (lp *loop) detach(l *lane, read []byte) (rc *rawConn, ok bool) {
 	}
 	rc = newRawConn(lp.ctx, c)
 	rc.reuse = true
-	rc.lim.n = maxHead
+	rc.lim.headStart()
 	if len(read) > 0 {
 		rc.lim.r = io.MultiReader(bytes.NewReader(read), rc.io)
 	}

@@ -55,9 +55,17 @@ type rawConn struct {
 // (its 1xx answers' included) up to maxHead, as net/http's transport
 // counts them (the bytes its reader takes from the connection, with the
 // same 4 KiB buffer), then its body up to bodyCap (readAnswer).
+//
+// While it reads a head (headStart to bodyStart) it keeps the bytes it
+// gives, up to maxHeadJudged, and the error that ended r: a head the
+// receiver's close cut is said so (cutHead), as net/http's reader, which
+// takes the cut line for a whole one, cannot.
 type capReader struct {
-	r io.Reader
-	n int64
+	r       io.Reader
+	n       int64
+	heading bool
+	head    []byte
+	end     error
 }
 
 func (c *capReader) Read(p []byte) (int, error) {
@@ -69,7 +77,23 @@ func (c *capReader) Read(p []byte) (int, error) {
 	}
 	n, err := c.r.Read(p)
 	c.n -= int64(n)
+	if c.heading && n > 0 && len(c.head) < maxHeadJudged {
+		c.head = append(c.head, p[:min(n, maxHeadJudged-len(c.head))]...)
+	}
+	if err != nil && c.end == nil {
+		c.end = err
+	}
 	return n, err
+}
+
+// headStart counts, and keeps, an answer's heads from here.
+func (c *capReader) headStart() {
+	c.n, c.heading, c.head, c.end = maxHead, true, c.head[:0], nil
+}
+
+// bodyStart counts an answer's body from here: its last head is read.
+func (c *capReader) bodyStart() {
+	c.n, c.heading = bodyCap, false
 }
 
 // maxHead is how long an answer's head may be on the fast path, as
@@ -447,7 +471,7 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 		}
 		reused := rc.reuse
 		rc.reuse = true
-		rc.lim.n = maxHead
+		rc.lim.headStart()
 		if rc.deadline.Before(deadline) {
 			rc.deadline = deadline.Add(deadlineSlack(d.Client.Timeout))
 			if err := rc.c.SetDeadline(rc.deadline); err != nil {
@@ -614,13 +638,16 @@ func (d *Deliverer) readAnswer(br *bufio.Reader, method string, resp *http.Respo
 				}
 			}
 			if err == nil && resp.StatusCode >= 200 && lim != nil {
-				lim.n = bodyCap
+				lim.bodyStart()
 			}
 		} else {
 			err = readLean(br, method, resp, d, pre, lim)
 		}
 		// An informational answer (100 Continue, 103 Early Hints) comes
 		// before the real one, as net/http skips it.
+		if err != nil && lim != nil {
+			err = cutHead(err, lim.end, lim.head)
+		}
 		if err != nil || resp.StatusCode < 100 || resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
 			return resp, err
 		}
@@ -680,7 +707,7 @@ func readLean(br *bufio.Reader, method string, resp *http.Response, keep keeper,
 	}
 	resp.Close = h.closes()
 	if status >= 200 && lim != nil {
-		lim.n = bodyCap // the last head is read: what follows is body
+		lim.bodyStart() // the last head is read: what follows is body
 	}
 	chunked, length := h.chunked, h.length
 	switch {

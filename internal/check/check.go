@@ -579,6 +579,11 @@ func (e *UnreachableError) Error() string {
 		// The connection was taken and the call written: reached.
 		return fmt.Sprintf("no answer from %s: the connection was ended before an answer came (%s)", e.URL, e.Kind)
 	}
+	if attempt.HeadCutWords(e.Kind) {
+		// Reached, and the receiver's close cut the answer it began:
+		// the words say where.
+		return fmt.Sprintf("no answer from %s: %s", e.URL, e.Kind)
+	}
 	if why, ok := strings.CutPrefix(e.Kind, attempt.KindMalformed+": "); ok {
 		// Reached, and answered with no valid HTTP answer: the
 		// receiver's defect, not the network's.
