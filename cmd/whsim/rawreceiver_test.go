@@ -17,8 +17,8 @@ import (
 // answers the calls it reads, in the order it reads them, with the
 // answers given (Go-quoted bytes, without their quotes: \r\n is a line's
 // end), the last one to every later call; it closes the connection after
-// an answer that is no whole HTTP answer, and keeps it open after one
-// that is. The variable is set to its URL (path /hook). It stops with the
+// an answer that is no whole HTTP answer or says Connection: close, and
+// keeps it open after any other. The variable is set to its URL (path /hook). It stops with the
 // script:
 //
 //	rawreceiver URL 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok' 'HTTP/1.1 200 OK\r\nContent-Le'
@@ -52,7 +52,7 @@ func rawReceiver(ts *testscript.TestScript, neg bool, args []string) {
 				return
 			}
 			answer := answers[min(int(calls.Add(1))-1, len(answers)-1)]
-			if _, err := c.Write(answer); err != nil || !wholeAnswer(answer) {
+			if _, err := c.Write(answer); err != nil || !keepsOpen(answer) {
 				return
 			}
 		}
@@ -81,13 +81,14 @@ func rawReceiver(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv(args[0], "http://"+ln.Addr().String()+"/hook")
 }
 
-// wholeAnswer says b is one whole HTTP answer, its body read to its end.
-func wholeAnswer(b []byte) bool {
+// keepsOpen says b is one whole HTTP answer, its body read to its end,
+// that keeps its connection.
+func keepsOpen(b []byte) bool {
 	resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(b)), nil)
 	if err != nil {
 		return false
 	}
 	defer resp.Body.Close()
 	_, err = io.ReadAll(resp.Body)
-	return err == nil && resp.ContentLength >= 0
+	return err == nil && resp.ContentLength >= 0 && !resp.Close
 }

@@ -618,9 +618,10 @@ func joinQuery(own, query string) string {
 // retryable says whether an attempt is worth another try: no answer (but
 // not an interruption or a certificate the client rejects), an answer not
 // read whole, 408, 429 or 5xx. A 408 says the receiver timed out waiting
-// for a call it never had whole, and may be repeated (RFC 9110, 15.5.9):
-// one sends it as it closes an idle kept-alive connection, and a call
-// that went out on it just then gets it.
+// for a call it never had whole, and may be repeated (RFC 9110, 15.5.9);
+// one that closes a kept-alive connection a call went out on just then
+// (idleTimedOut) has the call made again on a new one within its
+// attempt, and is no attempt's answer.
 func retryable(a Attempt) bool {
 	switch {
 	case a.Unfinished() != "", a.Status == http.StatusRequestTimeout, a.Status == http.StatusTooManyRequests, a.Status >= 500:
@@ -1155,6 +1156,7 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 	// connections (unfitTries), so that against a receiver that closes
 	// every one the last goes out on a new connection.
 	tries := unfitTries(d.Client.Transport)
+	redone := false // after a kept-alive connection's 408 (idleTimedOut)
 	for try := 0; ; try++ {
 		nt = buf.next(nt)
 		nt.wait = actx
@@ -1199,6 +1201,14 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 			}
 		}
 		nt.handed = err == nil
+		if err == nil && nt.call.keptAlive && !redone && try < tries && actx.Err() == nil && idleTimedOut(resp) {
+			// The receiver closed the kept-alive connection idle as the
+			// call went out: made again on another, once (net/http
+			// closes this one with the body).
+			resp.Body.Close()
+			redone = true
+			continue
+		}
 		if err == nil || !nt.unfit || try == tries || actx.Err() != nil {
 			break
 		}

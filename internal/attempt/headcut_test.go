@@ -20,6 +20,18 @@ var transports = []string{"net/http", "worker", "worker keep", "lanes"}
 // attempt; ok false where the transport is none of this system's.
 func twoCalls(t *testing.T, srv *scriptServer, transport string) (got []Attempt, ok bool) {
 	t.Helper()
+	res, ok := calls(t, srv, transport, 2)
+	for _, r := range res {
+		got = append(got, r.Last())
+	}
+	return got, ok
+}
+
+// calls makes n calls to srv on one transport, one after another on one
+// connection while it is kept, without retries, and returns their
+// results; ok false where the transport is none of this system's.
+func calls(t *testing.T, srv *scriptServer, transport string, n int) (got []*Result, ok bool) {
+	t.Helper()
 	c, err := NewClient(ClientOptions{Timeout: callLimit(false), Concurrency: 1, NetHTTP: transport == "net/http"})
 	if err != nil {
 		t.Fatal(err)
@@ -30,16 +42,18 @@ func twoCalls(t *testing.T, srv *scriptServer, transport string) (got []Attempt,
 		t.Fatal(err)
 	}
 	d := &Deliverer{Client: c, Target: u, KeepBody: transport == "worker keep"}
-	next := func(r *Result) { got = append(got, r.Last()) }
+	next := func(r *Result) {
+		got = append(got, &Result{OK: r.OK, Attempts: append([]Attempt(nil), r.Attempts...)})
+	}
 	switch transport {
 	case "lanes":
-		return got, asLanes(context.Background(), d, templates("A", 1), 2, next)
+		return got, asLanes(context.Background(), d, templates("A", 1), n, next)
 	case "net/http":
-		for range 2 {
+		for range n {
 			next(d.Deliver(context.Background(), &Request{Body: []byte(`{}`)}))
 		}
 	default:
-		asWorker(d, templates("A", 1), 2, next)
+		asWorker(d, templates("A", 1), n, next)
 	}
 	return got, true
 }

@@ -639,6 +639,13 @@ func (lp *loop) parse(l *lane) {
 		lp.failed(l, cutHead(err, l.end, l.in))
 		return
 	}
+	if lean == nil && idleTimedOut(resp) {
+		// The receiver closed the kept-alive connection idle as the call
+		// went out: the worker's path makes it on a new one.
+		lp.drop(l)
+		lp.anew(l)
+		return
+	}
 	left := len(l.ar.b)+l.br.Buffered() > 0
 	if left && !l.buf.answerEnds(resp, lean, false) { // as rawAnswer: a kept-alive connection's only
 		b := leftover(l.br)

@@ -462,6 +462,7 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 		rc.close()
 		rc, buf.raw = nil, nil
 	}
+	redone := false // after a kept-alive connection's 408 (idleTimedOut)
 	for {
 		if rc == nil {
 			var err error
@@ -495,8 +496,29 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 		if err != nil {
 			return nil, err
 		}
-		return d.readAnswer(rc.r, method, &rc.resp, &rc.pre, &rc.lim)
+		resp, err := d.readAnswer(rc.r, method, &rc.resp, &rc.pre, &rc.lim)
+		if reused && !redone && err == nil && idleTimedOut(resp) {
+			// The receiver closed the connection idle as the call went
+			// out: made again on a new one, once.
+			if resp.Body != http.NoBody {
+				resp.Body.Close()
+			}
+			rc.close()
+			rc, buf.raw, buf.keptAlive, redone = nil, nil, false, true
+			continue
+		}
+		return resp, err
 	}
+}
+
+// idleTimedOut says resp, an answer read on a kept-alive connection, is a
+// 408 that ends its connection (Connection: close, or HTTP/1.0): what a
+// receiver sends as it closes a connection held idle past its timeout
+// (RFC 9110, 15.5.9; Node's and Apache's servers say so), no answer to
+// the call that went out on it just then, which it never had. A 408 that
+// keeps its connection is the receiver's answer to the call.
+func idleTimedOut(resp *http.Response) bool {
+	return resp.StatusCode == http.StatusRequestTimeout && resp.Close
 }
 
 // call writes the call p on the connection (with check, looking at it

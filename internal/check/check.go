@@ -1460,7 +1460,7 @@ func answer(a attempt.Attempt) string {
 	case a.Status == http.StatusRequestTimeout:
 		// RFC 9110 15.5.9: no refusal of the call, which the receiver
 		// says it never had whole; a sender repeats it, check does not.
-		return "got 408 (the receiver timed out waiting for the call, as one says when it closes an idle kept-alive connection a call just went out on; a sender makes the call again, check does not)"
+		return "got 408 (the receiver timed out waiting for the call; a sender makes the call again, check does not)"
 	case a.Status > 599:
 		// Well-formed (three digits), but no status HTTP defines: RFC
 		// 9110 (15) has a client take it as a 5xx, as whsim does.
