@@ -32,22 +32,34 @@ func twoCalls(t *testing.T, srv *scriptServer, transport string) (got []Attempt,
 // results; ok false where the transport is none of this system's.
 func calls(t *testing.T, srv *scriptServer, transport string, n int) (got []*Result, ok bool) {
 	t.Helper()
+	got, _, ok = callsTo(t, srv.url().String(), transport, n, nil)
+	return got, ok
+}
+
+// callsTo is calls to target, with after (when not nil) run after each
+// call, before the next, with its result; it returns the Deliverer too.
+func callsTo(t *testing.T, target, transport string, n int, after func(*Result)) (got []*Result, d *Deliverer, ok bool) {
+	t.Helper()
 	c, err := NewClient(ClientOptions{Timeout: callLimit(false), Concurrency: 1, NetHTTP: transport == "net/http"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.CloseIdleConnections)
-	u, err := url.Parse(srv.url().String())
+	u, err := url.Parse(target)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &Deliverer{Client: c, Target: u, KeepBody: transport == "worker keep"}
+	d = &Deliverer{Client: c, Target: u, KeepBody: transport == "worker keep"}
 	next := func(r *Result) {
 		got = append(got, &Result{OK: r.OK, Attempts: append([]Attempt(nil), r.Attempts...)})
+		if after != nil {
+			after(r)
+		}
 	}
 	switch transport {
 	case "lanes":
-		return got, asLanes(context.Background(), d, templates("A", 1), n, next)
+		ok := asLanes(context.Background(), d, templates("A", 1), n, next)
+		return got, d, ok
 	case "net/http":
 		for range n {
 			next(d.Deliver(context.Background(), &Request{Body: []byte(`{}`)}))
@@ -55,7 +67,7 @@ func calls(t *testing.T, srv *scriptServer, transport string, n int) (got []*Res
 	default:
 		asWorker(d, templates("A", 1), n, next)
 	}
-	return got, true
+	return got, d, true
 }
 
 // A receiver that closes the connection in the middle of its answer's
