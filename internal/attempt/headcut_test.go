@@ -1,9 +1,13 @@
 package attempt
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -125,4 +129,44 @@ func TestHeadCutShortIsNoWholeAnswer(t *testing.T) {
 			})
 		}
 	}
+}
+
+// An answer's bytes, then the connection's end: the fast path's reader
+// (readLean) and net/http's (the body kept) both say it is a head cut
+// short, in the same words, or neither does; and what they say so of is
+// no answer net/http reads whole.
+func FuzzCutHeadSameOnBothReaders(f *testing.F) {
+	for _, s := range []string{
+		"HTTP/1.1 200 OK\r\nContent-Le",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chun",
+		"HTTP/1.1 2",
+		"HTTP/1.1 200 OK\r\n",
+		"HTTP/1.1 200 OK\r\nContent-Length 5\r\n",
+		"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nX-A",
+		"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+		"HTTP/1.1 200 OK\r\nX: a\r\n b",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, answer string) {
+		said := func(keep bool) error {
+			lim := capReader{r: strings.NewReader(answer)}
+			lim.headStart()
+			var resp http.Response
+			var pre []byte
+			_, err := (&Deliverer{KeepBody: keep}).readAnswer(bufio.NewReader(&lim), http.MethodPost, &resp, &pre, &lim)
+			return err
+		}
+		lean, keep := said(false), said(true)
+		var l, k headCutError
+		leanCut, keepCut := errors.As(lean, &l), errors.As(keep, &k)
+		if leanCut != keepCut || l != k {
+			t.Fatalf("%q: the fast path said %v, net/http's reader %v", answer, lean, keep)
+		}
+		if leanCut {
+			if resp, err := http.ReadResponse(bufio.NewReader(strings.NewReader(answer)), nil); err == nil && resp.StatusCode >= 200 {
+				t.Fatalf("%q: said cut short (%v), and net/http reads a whole head", answer, lean)
+			}
+		}
+	})
 }

@@ -91,3 +91,28 @@ func TestCutShort(t *testing.T) {
 		}
 	}
 }
+
+// A head CutShort says was cut is no head net/http reads whole, and the
+// cut is in one of three places.
+func FuzzCutShort(f *testing.F) {
+	for _, s := range []string{"HTTP/1.1 200 OK\r\nContent-Le", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chun", "HTTP/1.1 2", "HTTP/1.1 200 OK\r\n\r\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, head string) {
+		where, ok := CutShort([]byte(head))
+		if !ok {
+			if where != "" {
+				t.Fatalf("CutShort(%q) = %q, false", head, where)
+			}
+			return
+		}
+		switch where {
+		case "in the status line", "in a header line", "before the end":
+		default:
+			t.Fatalf("CutShort(%q) = %q", head, where)
+		}
+		if final, _, _ := heads([]byte(head)); final {
+			t.Fatalf("CutShort(%q) = %q, and net/http reads it whole", head, where)
+		}
+	})
+}
