@@ -170,3 +170,30 @@ func FuzzCutHeadSameOnBothReaders(f *testing.F) {
 		}
 	})
 }
+
+// Over TLS (HTTP/1.1: the receiver offers no h2), where net/http's path
+// makes every call, a head the receiver's close cut says so the same way:
+// the bytes are kept above the records.
+func TestHeadCutShortOverTLS(t *testing.T) {
+	t.Parallel()
+	srv, roots := tlsScriptServer(t, func(k int, _ []byte) (string, bool, bool, bool) {
+		if k == 0 {
+			return ok200, false, false, false
+		}
+		return "HTTP/1.1 200 OK\r\nContent-Le", true, false, false
+	})
+	c, err := NewClient(ClientOptions{Timeout: callLimit(false), Concurrency: 1, RootCAs: roots})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.CloseIdleConnections)
+	d := &Deliverer{Client: c, Target: srv.url()}
+	var got []Attempt
+	for range 2 {
+		got = append(got, d.Deliver(context.Background(), &Request{Body: []byte(`{}`)}).Last())
+	}
+	const want = `the receiver closed the connection in a header line of its answer's head, after 27 bytes ("HTTP/1.1 200 OK\r\nContent-Le"): no whole answer came`
+	if got[0].Status != 200 || got[1].Kind != KindClosed || ShortError(got[1]) != want {
+		t.Errorf("calls: %s, then %s said %q; want 200, then %s said %q", brief(got[0]), brief(got[1]), ShortError(got[1]), KindClosed, want)
+	}
+}
