@@ -961,7 +961,9 @@ func drain(r io.Reader, w io.Writer, resp *http.Response) error {
 // reader takes the bytes before a close or a reset for the line, so that
 // bytes no answer starts with ("HELLO", then the close) are a malformed
 // answer, not a connection closed unanswered; a line it would take is cut
-// short by the end met reading the head on. An HTTP/2 SETTINGS frame is
+// short by the end met reading the head on. A status line the close cut
+// that bytes after it would have made one ("HTTP/1.1 2") is then said cut
+// on both paths (cutHead, from readAnswer). An HTTP/2 SETTINGS frame is
 // errH2C whatever ended the wait for the rest, as net/http's path says
 // from a connection's first bytes.
 func statusCut(line []byte, err error) error {
