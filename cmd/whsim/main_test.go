@@ -84,6 +84,7 @@ func TestScripts(t *testing.T) {
 			"distinctdocs": distinctDocs,
 			"checkcounts":  checkCounts,
 			"bigjson":      bigJSON,
+			"rawreceiver":  rawReceiver,
 		},
 	})
 }

@@ -384,10 +384,18 @@ func Classify(err error) string {
 		recErr  tls.RecordHeaderError
 		netErr  net.Error
 		redir   redirectError
+		cut     headCutError
 	)
 	switch {
 	case err == nil:
 		return ""
+	case errors.As(err, &cut):
+		// Before malformed: net/http's refusal of the line the close cut
+		// is no malformed answer (headCutError).
+		if cut.reset {
+			return KindReset
+		}
+		return KindClosed
 	case errors.As(err, &redir):
 		return KindRedirect
 	case errors.Is(err, context.Canceled):
@@ -610,9 +618,10 @@ func joinQuery(own, query string) string {
 // retryable says whether an attempt is worth another try: no answer (but
 // not an interruption or a certificate the client rejects), an answer not
 // read whole, 408, 429 or 5xx. A 408 says the receiver timed out waiting
-// for a call it never had whole, and may be repeated (RFC 9110, 15.5.9):
-// one sends it as it closes an idle kept-alive connection, and a call
-// that went out on it just then gets it.
+// for a call it never had whole, and may be repeated (RFC 9110, 15.5.9);
+// one that closes a kept-alive connection a call went out on just then
+// (idleTimedOut) has the call made again on a new one within its
+// attempt, and is no attempt's answer.
 func retryable(a Attempt) bool {
 	switch {
 	case a.Unfinished() != "", a.Status == http.StatusRequestTimeout, a.Status == http.StatusTooManyRequests, a.Status >= 500:
@@ -1147,6 +1156,7 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 	// connections (unfitTries), so that against a receiver that closes
 	// every one the last goes out on a new connection.
 	tries := unfitTries(d.Client.Transport)
+	redone := false // after a kept-alive connection's 408 (idleTimedOut)
 	for try := 0; ; try++ {
 		nt = buf.next(nt)
 		nt.wait = actx
@@ -1191,6 +1201,14 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 			}
 		}
 		nt.handed = err == nil
+		if err == nil && nt.call.keptAlive && !redone && try < tries && actx.Err() == nil && idleTimedOut(resp) {
+			// The receiver closed the kept-alive connection idle as the
+			// call went out: made again on another, once (net/http
+			// closes this one with the body).
+			resp.Body.Close()
+			redone = true
+			continue
+		}
 		if err == nil || !nt.unfit || try == tries || actx.Err() != nil {
 			break
 		}
@@ -1212,6 +1230,11 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 		if a, ok := d.heldAnswered(ctx, actx, call, t, res, len(body), start, err); ok {
 			a.Connect, a.KeptAlive = connect, call.keptAlive
 			return a, 0
+		}
+	}
+	if err != nil && call.conn != nil && ctx.Err() == nil {
+		if cut, ok := call.conn.cutHead(err).(headCutError); ok {
+			err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: cut}
 		}
 	}
 	if err != nil {
@@ -1451,6 +1474,11 @@ func ShortError(a Attempt) string {
 		// A timeout of a call that never went out: "timeout" alone would
 		// send the user to a slow receiver, which never read it.
 		return a.Kind + ": " + unwrapped(a.Err)
+	}
+	if (a.Kind == KindClosed || a.Kind == KindReset) && HeadCutWords(a.Err) {
+		// Where the receiver's close cut its answer's head: "connection
+		// closed" alone hid that an answer began (headCutError).
+		return unwrapped(a.Err)
 	}
 	if a.Kind != KindOther && a.Kind != KindMalformed && a.Kind != KindTLS && a.Kind != KindDNS && a.Kind != KindLocal && a.Kind != KindRedirect {
 		return a.Kind

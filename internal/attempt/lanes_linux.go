@@ -636,7 +636,14 @@ func (lp *loop) parse(l *lane) {
 	}
 	lean, err := unfinished(err) // a lean answer's body over MaxBodyRead, or cut off
 	if err != nil {
-		lp.failed(l, err)
+		lp.failed(l, cutHead(err, l.end, l.in))
+		return
+	}
+	if lean == nil && idleTimedOut(resp) {
+		// The receiver closed the kept-alive connection idle as the call
+		// went out: the worker's path makes it on a new one.
+		lp.drop(l)
+		lp.anew(l)
 		return
 	}
 	left := len(l.ar.b)+l.br.Buffered() > 0
@@ -697,7 +704,7 @@ func (lp *loop) detach(l *lane, read []byte) (rc *rawConn, ok bool) {
 	}
 	rc = newRawConn(lp.ctx, c)
 	rc.reuse = true
-	rc.lim.n = maxHead
+	rc.lim.headStart()
 	if len(read) > 0 {
 		rc.lim.r = io.MultiReader(bytes.NewReader(read), rc.io)
 	}

@@ -16,33 +16,6 @@ import (
 	"github.com/whsim/whsim/internal/reqid"
 )
 
-// asLanes makes n deliveries of pool's templates on one lane of the event
-// loops, as load.Run does, and says false where there are none to make
-// them (not Linux, WHSIM_TRANSPORT=net/http).
-func asLanes(ctx context.Context, d *Deliverer, pool [][]Template, n int, report func(*Result)) bool {
-	ids := reqid.NewIDs(1)
-	var mu sync.Mutex
-	taken := 0
-	return d.RunLanes(ctx, Lanes{
-		N: 1,
-		Take: func() []*Request {
-			mu.Lock()
-			defer mu.Unlock()
-			if taken == n || ctx.Err() != nil {
-				return nil
-			}
-			t := &pool[taken%len(pool)][0]
-			taken++
-			req := &Request{Event: t.Event, Query: t.Query, Header: t.Header, Seq: taken}
-			req.FromTemplate(t, ids.For(t.Event), 0)
-			return []*Request{req}
-		},
-		Over: func() bool { return ctx.Err() != nil },
-		Done: func(_ int, r *Result) { report(r) },
-		Skip: func(int, int) {},
-	})
-}
-
 var portRE = regexp.MustCompile(`127\.0\.0\.1:\d+`)
 
 // outcome is what a test compares of a delivery: its attempts without
@@ -435,5 +408,13 @@ func TestLanesAnswerBeforeTheCallIsWritten(t *testing.T) {
 				t.Errorf("the large call: %s, want %d", brief(a), tt.status)
 			}
 		})
+	}
+}
+
+// A lane holds as much of an answer as a head cut short is judged by on
+// the other paths (cutHead), so that the loops say what they say.
+func TestLaneHoldsAJudgedHead(t *testing.T) {
+	if laneAnswer != maxHeadJudged {
+		t.Fatalf("a lane holds %d bytes of an answer, a cut head is judged by %d", laneAnswer, maxHeadJudged)
 	}
 }

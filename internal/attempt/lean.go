@@ -108,9 +108,10 @@ func (h *leanHead) field(br *bufio.Reader) ([]byte, error) {
 		if len(line) > 0 && staleErr(err) && bytes.IndexByte(line, ':') < 0 {
 			// net/http's reader takes the bytes before the connection's
 			// end for a last line (bufio.Reader.ReadLine), and refuses
-			// one without a colon: a head cut there ("Content-Le", then
-			// the close) is a malformed answer on both paths, not a
-			// malformed one on net/http's and a closed connection here.
+			// one without a colon: said here in the same words, so that
+			// both paths refuse alike. Where the close cut a head that
+			// bytes after it would have made whole ("Content-Le"), both
+			// then say that instead (cutHead, from readAnswer).
 			return nil, malformedError("malformed MIME header: missing colon: " + strconv.Quote(string(line)))
 		}
 		return nil, headErr(err)

@@ -55,9 +55,17 @@ type rawConn struct {
 // (its 1xx answers' included) up to maxHead, as net/http's transport
 // counts them (the bytes its reader takes from the connection, with the
 // same 4 KiB buffer), then its body up to bodyCap (readAnswer).
+//
+// While it reads a head (headStart to bodyStart) it keeps the bytes it
+// gives, up to maxHeadJudged, and the error that ended r: a head the
+// receiver's close cut is said so (cutHead), as net/http's reader, which
+// takes the cut line for a whole one, cannot.
 type capReader struct {
-	r io.Reader
-	n int64
+	r       io.Reader
+	n       int64
+	heading bool
+	head    []byte
+	end     error
 }
 
 func (c *capReader) Read(p []byte) (int, error) {
@@ -69,7 +77,23 @@ func (c *capReader) Read(p []byte) (int, error) {
 	}
 	n, err := c.r.Read(p)
 	c.n -= int64(n)
+	if c.heading && n > 0 && len(c.head) < maxHeadJudged {
+		c.head = append(c.head, p[:min(n, maxHeadJudged-len(c.head))]...)
+	}
+	if err != nil && c.end == nil {
+		c.end = err
+	}
 	return n, err
+}
+
+// headStart counts, and keeps, an answer's heads from here.
+func (c *capReader) headStart() {
+	c.n, c.heading, c.head, c.end = maxHead, true, c.head[:0], nil
+}
+
+// bodyStart counts an answer's body from here: its last head is read.
+func (c *capReader) bodyStart() {
+	c.n, c.heading = bodyCap, false
 }
 
 // maxHead is how long an answer's head may be on the fast path, as
@@ -438,6 +462,7 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 		rc.close()
 		rc, buf.raw = nil, nil
 	}
+	redone := false // after a kept-alive connection's 408 (idleTimedOut)
 	for {
 		if rc == nil {
 			var err error
@@ -447,7 +472,7 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 		}
 		reused := rc.reuse
 		rc.reuse = true
-		rc.lim.n = maxHead
+		rc.lim.headStart()
 		if rc.deadline.Before(deadline) {
 			rc.deadline = deadline.Add(deadlineSlack(d.Client.Timeout))
 			if err := rc.c.SetDeadline(rc.deadline); err != nil {
@@ -471,8 +496,29 @@ func (d *Deliverer) rawRoundTrip(ctx context.Context, tr *http.Transport, method
 		if err != nil {
 			return nil, err
 		}
-		return d.readAnswer(rc.r, method, &rc.resp, &rc.pre, &rc.lim)
+		resp, err := d.readAnswer(rc.r, method, &rc.resp, &rc.pre, &rc.lim)
+		if reused && !redone && err == nil && idleTimedOut(resp) {
+			// The receiver closed the connection idle as the call went
+			// out: made again on a new one, once.
+			if resp.Body != http.NoBody {
+				resp.Body.Close()
+			}
+			rc.close()
+			rc, buf.raw, buf.keptAlive, redone = nil, nil, false, true
+			continue
+		}
+		return resp, err
 	}
+}
+
+// idleTimedOut says resp, an answer read on a kept-alive connection, is a
+// 408 that ends its connection (Connection: close, or HTTP/1.0): what a
+// receiver sends as it closes a connection held idle past its timeout
+// (RFC 9110, 15.5.9; Node's and Apache's servers say so), no answer to
+// the call that went out on it just then, which it never had. A 408 that
+// keeps its connection is the receiver's answer to the call.
+func idleTimedOut(resp *http.Response) bool {
+	return resp.StatusCode == http.StatusRequestTimeout && resp.Close
 }
 
 // call writes the call p on the connection (with check, looking at it
@@ -614,13 +660,16 @@ func (d *Deliverer) readAnswer(br *bufio.Reader, method string, resp *http.Respo
 				}
 			}
 			if err == nil && resp.StatusCode >= 200 && lim != nil {
-				lim.n = bodyCap
+				lim.bodyStart()
 			}
 		} else {
 			err = readLean(br, method, resp, d, pre, lim)
 		}
 		// An informational answer (100 Continue, 103 Early Hints) comes
 		// before the real one, as net/http skips it.
+		if err != nil && lim != nil {
+			err = cutHead(err, lim.end, lim.head)
+		}
 		if err != nil || resp.StatusCode < 100 || resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
 			return resp, err
 		}
@@ -680,7 +729,7 @@ func readLean(br *bufio.Reader, method string, resp *http.Response, keep keeper,
 	}
 	resp.Close = h.closes()
 	if status >= 200 && lim != nil {
-		lim.n = bodyCap // the last head is read: what follows is body
+		lim.bodyStart() // the last head is read: what follows is body
 	}
 	chunked, length := h.chunked, h.length
 	switch {
@@ -912,7 +961,9 @@ func drain(r io.Reader, w io.Writer, resp *http.Response) error {
 // reader takes the bytes before a close or a reset for the line, so that
 // bytes no answer starts with ("HELLO", then the close) are a malformed
 // answer, not a connection closed unanswered; a line it would take is cut
-// short by the end met reading the head on. An HTTP/2 SETTINGS frame is
+// short by the end met reading the head on. A status line the close cut
+// that bytes after it would have made one ("HTTP/1.1 2") is then said cut
+// on both paths (cutHead, from readAnswer). An HTTP/2 SETTINGS frame is
 // errH2C whatever ended the wait for the rest, as net/http's path says
 // from a connection's first bytes.
 func statusCut(line []byte, err error) error {

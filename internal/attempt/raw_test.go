@@ -288,6 +288,33 @@ func asWorker(d *Deliverer, pool [][]Template, n int, report func(*Result)) {
 	}
 }
 
+// asLanes makes n deliveries of pool's templates on one lane of the event
+// loops, as load.Run does, and says false where there are none to make
+// them (not Linux, WHSIM_TRANSPORT=net/http).
+func asLanes(ctx context.Context, d *Deliverer, pool [][]Template, n int, report func(*Result)) bool {
+	ids := reqid.NewIDs(1)
+	var mu sync.Mutex
+	taken := 0
+	return d.RunLanes(ctx, Lanes{
+		N: 1,
+		Take: func() []*Request {
+			mu.Lock()
+			defer mu.Unlock()
+			if taken == n || ctx.Err() != nil {
+				return nil
+			}
+			t := &pool[taken%len(pool)][0]
+			taken++
+			req := &Request{Event: t.Event, Query: t.Query, Header: t.Header, Seq: taken}
+			req.FromTemplate(t, ids.For(t.Event), 0)
+			return []*Request{req}
+		},
+		Over: func() bool { return ctx.Err() != nil },
+		Done: func(_ int, r *Result) { report(r) },
+		Skip: func(int, int) {},
+	})
+}
+
 // TestUnfinishedSplitsReadErrors: what ends an answer's body early still
 // counts as an answer; anything else left none. Most answers end with no
 // error, and that costs nothing (errors.As's target escaped, an

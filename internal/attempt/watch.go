@@ -158,6 +158,18 @@ type watchConn struct {
 	// that it has not yet noted. Set before net/http has the connection,
 	// never after.
 	readable *readableWait
+
+	// answer keeps the bytes read since the connection was last given a
+	// call (callConn.got), up to its head's end (or maxHeadJudged), and
+	// the read error that ended the connection then: a head the
+	// receiver's close cut is said so (cutHead), where net/http's reader
+	// takes the cut line for a whole one.
+	answer struct {
+		sync.Mutex
+		on   bool
+		head []byte
+		end  error
+	}
 }
 
 // strayNote is what a connection found holding bytes no call asked for
@@ -615,6 +627,7 @@ func (c *watchConn) noteRead(p []byte, n int, err error) (int, error) {
 		}
 	}
 	c.readBegun.Store(c.begun.Load())
+	c.keepHead(p[:n], err)
 	if n > 0 && isAnswerStart(p[:n]) {
 		c.answerAt.Store(c.begun.Load())
 	}
@@ -631,6 +644,51 @@ func (c *watchConn) noteRead(p []byte, n int, err error) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// keepHead keeps b, read with err, while a call's answer's head is
+// read (watchConn.answer): up to the empty line that ends a head whose
+// status is no 1xx, as far as the bytes show it.
+func (c *watchConn) keepHead(b []byte, err error) {
+	a := &c.answer
+	a.Lock()
+	defer a.Unlock()
+	if !a.on {
+		return
+	}
+	if err != nil && a.end == nil {
+		a.end = err
+	}
+	if len(b) == 0 {
+		return
+	}
+	from := max(len(a.head)-3, 0)
+	a.head = append(a.head, b[:min(len(b), maxHeadJudged-len(a.head))]...)
+	informational := len(a.head) > len("HTTP/1.1 1") && a.head[len("HTTP/1.1 ")] == '1'
+	ended := bytes.Contains(a.head[from:], []byte("\n\r\n")) || bytes.Contains(a.head[from:], []byte("\n\n"))
+	if ended && !informational || len(a.head) >= maxHeadJudged {
+		a.on, a.head = false, a.head[:0]
+	}
+}
+
+// startHead keeps the bytes of an answer from here (keepHead).
+func (c *watchConn) startHead() {
+	a := &c.answer
+	a.Lock()
+	a.on, a.head, a.end = true, a.head[:0], nil
+	a.Unlock()
+}
+
+// cutHead is err, a call's round trip's error on the connection, or a
+// headCutError when the receiver's close cut the answer's head (cutHead).
+func (c *watchConn) cutHead(err error) error {
+	a := &c.answer
+	a.Lock()
+	defer a.Unlock()
+	if !a.on {
+		return err
+	}
+	return cutHead(err, a.end, a.head)
 }
 
 func (c *watchConn) Write(p []byte) (int, error) {
@@ -1073,6 +1131,7 @@ func (s *callConn) got(i httptrace.GotConnInfo) {
 	// too, and the answer's putting idle says it (putIdle).
 	s.keptAlive = !underTLS && s.given > 0 || wc.idleGen.Load() >= 0
 	s.callAt = wc.begun.Load()
+	wc.startHead()
 	wc.callAt.Store(s.callAt)
 	wc.callWrite.Store(s.end.Load())
 	s.gen.Store(-2) // not written yet: no PutIdleConn makes it idle

@@ -579,6 +579,11 @@ func (e *UnreachableError) Error() string {
 		// The connection was taken and the call written: reached.
 		return fmt.Sprintf("no answer from %s: the connection was ended before an answer came (%s)", e.URL, e.Kind)
 	}
+	if attempt.HeadCutWords(e.Kind) {
+		// Reached, and the receiver's close cut the answer it began:
+		// the words say where.
+		return fmt.Sprintf("no answer from %s: %s", e.URL, e.Kind)
+	}
 	if why, ok := strings.CutPrefix(e.Kind, attempt.KindMalformed+": "); ok {
 		// Reached, and answered with no valid HTTP answer: the
 		// receiver's defect, not the network's.
@@ -1455,7 +1460,7 @@ func answer(a attempt.Attempt) string {
 	case a.Status == http.StatusRequestTimeout:
 		// RFC 9110 15.5.9: no refusal of the call, which the receiver
 		// says it never had whole; a sender repeats it, check does not.
-		return "got 408 (the receiver timed out waiting for the call, as one says when it closes an idle kept-alive connection a call just went out on; a sender makes the call again, check does not)"
+		return "got 408 (the receiver timed out waiting for the call; a sender makes the call again, check does not)"
 	case a.Status > 599:
 		// Well-formed (three digits), but no status HTTP defines: RFC
 		// 9110 (15) has a client take it as a 5xx, as whsim does.

@@ -502,6 +502,10 @@ func TestUnreachableErrorWords(t *testing.T) {
 			"no answer from http://h/hook: stream reset by the receiver (PROTOCOL_ERROR)"},
 		{attempt.Attempt{Kind: attempt.KindGoAway, Err: `Post "http://h/hook": connection shut down by the receiver (GOAWAY NO_ERROR)`},
 			"no answer from http://h/hook: connection shut down by the receiver (GOAWAY NO_ERROR)"},
+		// The receiver's close cut the answer's head it began: reached
+		// ("cannot reach" said it of one).
+		{attempt.Attempt{Kind: attempt.KindClosed, Err: `Post "http://h/hook": the receiver closed the connection in a header line of its answer's head, after 27 bytes ("HTTP/1.1 200 OK\r\nContent-Le"): no whole answer came`},
+			`no answer from http://h/hook: the receiver closed the connection in a header line of its answer's head, after 27 bytes ("HTTP/1.1 200 OK\r\nContent-Le"): no whole answer came`},
 	} {
 		u, _ := url.Parse("http://h/hook")
 		a, want := c.a, c.want

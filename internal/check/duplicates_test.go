@@ -56,9 +56,10 @@ func TestJudgeDuplicatesNoAnswerIsNoRefusal(t *testing.T) {
 	}
 }
 
-// A 408 is the receiver saying it timed out waiting for the call, which one
-// sends as it closes an idle kept-alive connection a call just went out
-// on: its reason says so, and that a sender would make the call again.
+// A 408 is the receiver saying it timed out waiting for the call (one
+// that closes a kept-alive connection as a call went out on it is made
+// again by the transport, and never reaches a reason): its reason says
+// so, and that a sender would make the call again.
 func TestAnswerSays408IsATimeoutWaitingForTheCall(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -79,8 +79,9 @@ func lastWords(msg string) string {
 // ("malformed HTTP status code"): its refusal then is of the close's
 // making, not the receiver's head, which came no further. A head whose
 // whole lines net/http refuses is no cut one, nor is a cut line that no
-// bytes after it make one net/http reads (tried with a few: a field's
-// value cut in its middle may be taken for one that was malformed).
+// bytes after it make one net/http reads (tried with a few, and the rest
+// of "chunked" for a Transfer-Encoding's value: another field's value cut
+// in its middle may be taken for one that was malformed).
 func CutShort(head []byte) (where string, ok bool) {
 	if final, _, _ := heads(head); final || len(head) == 0 {
 		return "", false
@@ -107,12 +108,32 @@ func CutShort(head []byte) (where string, ok bool) {
 		}
 		return "", false
 	}
-	for _, end := range []string{"\r\n\r\n", "0\r\n\r\n", ":0\r\n\r\n"} {
+	ends := []string{"\r\n\r\n", "0\r\n\r\n", ":0\r\n\r\n"}
+	if rest, ok := chunkedRest(last); ok {
+		ends = append(ends, rest+"\r\n\r\n")
+	}
+	for _, end := range ends {
 		if final, _, _ := heads(slices.Concat(lines, last, []byte(end))); final {
 			return "in a header line", true
 		}
 	}
 	return "", false
+}
+
+// chunkedRest is what completes line, a header line cut in its value, as
+// "Transfer-Encoding: chunked" ("ked" of "Transfer-Encoding: chun"), the
+// one value of that field net/http reads: ok false for any other line.
+func chunkedRest(line []byte) (rest string, ok bool) {
+	const chunked = "chunked"
+	name, value, found := bytes.Cut(line, []byte(":"))
+	if !found || !strings.EqualFold(string(name), "Transfer-Encoding") {
+		return "", false
+	}
+	value = bytes.TrimLeft(value, " \t")
+	if len(value) >= len(chunked) || !strings.EqualFold(string(value), chunked[:len(value)]) {
+		return "", false
+	}
+	return chunked[len(value):], true
 }
 
 // statusLine is a status line that completes a cut one (CutShort): what

@@ -60,6 +60,9 @@ func TestCutShort(t *testing.T) {
 		{"HTTP/1.1 200 OK\r\nContent-Le", "in a header line"},
 		{"HTTP/1.1 200 OK\r\nContent-Length", "in a header line"},
 		{"HTTP/1.1 200 OK\r\nContent-Length: 5\r", "in a header line"},
+		{"HTTP/1.1 200 OK\r\nTransfer-Encoding: chun", "in a header line"},
+		{"HTTP/1.1 200 OK\r\nTransfer-Encoding:", "in a header line"},
+		{"HTTP/1.1 200 OK\r\ntransfer-encoding: CHUNKE", "in a header line"},
 		{"HTTP/1.1 200 OK\r\nX: a\r\n ", "in a header line"},
 		{"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nX-A", "in a header line"},
 		{"HTTP/1.1 2", "in the status line"},
@@ -74,6 +77,8 @@ func TestCutShort(t *testing.T) {
 		{"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", ""},
 		{"HTTP/1.1 200 OK\r\nno colon here\r\nContent-Le", ""},
 		{"HTTP/1.1 2x", ""},
+		{"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzi", ""},
+		{"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunkedx", ""},
 		{"HTTP/1.1 2000", ""},
 		{"garbage", ""},
 		{"HTTP/1.1 100 Continue\r\n\r\nX-A", ""},
@@ -85,4 +90,29 @@ func TestCutShort(t *testing.T) {
 			t.Errorf("CutShort(%q) = %q, %v; want %q", tt.head, where, ok, tt.where)
 		}
 	}
+}
+
+// A head CutShort says was cut is no head net/http reads whole, and the
+// cut is in one of three places.
+func FuzzCutShort(f *testing.F) {
+	for _, s := range []string{"HTTP/1.1 200 OK\r\nContent-Le", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chun", "HTTP/1.1 2", "HTTP/1.1 200 OK\r\n\r\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, head string) {
+		where, ok := CutShort([]byte(head))
+		if !ok {
+			if where != "" {
+				t.Fatalf("CutShort(%q) = %q, false", head, where)
+			}
+			return
+		}
+		switch where {
+		case "in the status line", "in a header line", "before the end":
+		default:
+			t.Fatalf("CutShort(%q) = %q", head, where)
+		}
+		if final, _, _ := heads([]byte(head)); final {
+			t.Fatalf("CutShort(%q) = %q, and net/http reads it whole", head, where)
+		}
+	})
 }
