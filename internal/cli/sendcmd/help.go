@@ -46,9 +46,11 @@ all --count 100 sends 400, each a document with numbers of its own (an
 invoice's code and invoiceCode, a receipt's ` + spec.FieldReceiptNumber + `).
 
 --file sends a file's payloads byte for byte: each line of NDJSON as it
-stands (its line break aside), a document and each element of a JSON array
-without the blank space (spaces, line breaks) around it, which is no part
-of a JSON value (a file's last newline is not sent). A stream (- for stdin from a
+stands (its line break aside; the first line's spaces before its value
+too, and a file of one line is one line of NDJSON), a pretty-printed
+document and each element of a JSON array without the blank space
+(spaces, line breaks) around it, which is no part of a JSON value (a
+file's last newline is not sent). A stream (- for stdin from a
 pipe or a terminal, a FIFO) is read as it comes: each line is sent once it
 arrives, so a relay goes out as it comes, in the memory of one payload
 (and the hashes that tell repeats among the last 65,536 calls):
