@@ -41,6 +41,9 @@ type Request struct {
 	Header    http.Header
 	Body      []byte
 	RequestID string // the body's requestId, for reports and webhook-id
+	// NoRequestID says the body names no requestId (reqid.Named): reports
+	// say so (reqid.Shown, null in JSON), apart from an empty one.
+	NoRequestID bool
 	// WebhookID, when set, is the webhook-id a Signer signs with instead
 	// of RequestID: a replayed call keeps the id it was first sent with.
 	WebhookID string

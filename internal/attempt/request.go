@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
+
+	"github.com/whsim/whsim/internal/reqid"
 )
 
 // Template is a pre-built delivery: the body is encoded once, off the hot
@@ -18,6 +20,8 @@ type Template struct {
 	// -1 to send Body as it is (a --file body, a --set requestId).
 	IDOff     int
 	RequestID string // the id in Body, when IDOff is -1
+	// NoRequestID says Body names no requestId (reqid.Named).
+	NoRequestID bool
 	// DocOffs are where the last DocDigits digits of each of the
 	// document's numbers (an invoice's code and invoiceCode, a receipt's
 	// spec.FieldReceiptNumber) start in Body: each delivery writes its document's serial
@@ -82,6 +86,25 @@ func (r *Request) Payload() []byte {
 func (r *Request) FromTemplate(t *Template, id string, doc uint64) {
 	r.Body, r.RequestID, r.tmpl, r.doc = nil, id, t, doc%DocSerials
 }
+
+// ID is the requestId the reports of r give (send's and replay's lines,
+// JSON, JUnit, HTML), as listen gives a call's: its value read as
+// receivers read it (reqid.Value), named false when the body names none
+// (a body that names an empty one is named). A requestId that is no
+// string (a number) is read from the body, as listen reads it.
+func (r *Request) ID() (id string, named bool) {
+	if r.NoRequestID {
+		return "", false
+	}
+	id = reqid.Value(r.RequestID)
+	if id == "" && r.Body != nil {
+		id = reqid.Read(r.Body)
+	}
+	return id, true
+}
+
+// ShownID is r's requestId as text shows it (reqid.Shown).
+func (r *Request) ShownID() string { return reqid.Shown(r.ID()) }
 
 // ReplayWebhookID is the webhook-id to sign a replayed call with: the
 // captured one (a re-delivery keeps its id), unless the call has a fresh

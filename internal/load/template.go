@@ -35,6 +35,7 @@ func newTemplate(event string, header http.Header, body []byte, freshIDs bool, d
 	if start >= 0 {
 		t.RequestID = string(body[start:end])
 	}
+	t.NoRequestID = !reqid.Named(body)
 	return t
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/load"
-	"github.com/whsim/whsim/internal/reqid"
 	"net/http"
 	"strconv"
 
@@ -23,6 +22,15 @@ func marshalJSONLine(v any) []byte {
 	return buf.Bytes()
 }
 
+// appendRequestID appends req's requestId as JSON: null for a body that
+// names none, "" for one that names an empty one, as listen's JSON says.
+func appendRequestID(b []byte, req *attempt.Request) []byte {
+	if id, named := req.ID(); named {
+		return jsonstr.Append(b, id)
+	}
+	return append(b, "null"...)
+}
+
 // appendResultJSON appends the stable JSON form of a delivery (send and
 // replay --output json), one line, without reflection or allocation: it
 // runs once per delivery. With verbose (-v) it adds the request's headers
@@ -34,8 +42,7 @@ func appendResultJSON(b []byte, r *attempt.Result, verbose bool) []byte {
 	b = strconv.AppendInt(b, int64(req.Seq), 10)
 	b = append(b, `,"event":`...)
 	b = jsonstr.Append(b, req.Event)
-	b = append(b, `,"requestId":`...)
-	b = jsonstr.Append(b, reqid.Value(req.RequestID))
+	b = appendRequestID(append(b, `,"requestId":`...), req)
 	b = append(b, `,"duplicate":`...)
 	b = strconv.AppendBool(b, req.Duplicate)
 	if req.Source != "" {
