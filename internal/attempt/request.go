@@ -34,6 +34,10 @@ type Template struct {
 	// payload carried (its numbers: a void after the create, the same
 	// document under a new requestId), so that it is no new document.
 	Resent, KnownDocument bool
+	// NoDocument says Body names no document: none of the numbers the
+	// spec keys a document on (an invoice's code and invoiceCode, a
+	// receipt's number), in either shape. Its delivery is no document's.
+	NoDocument bool
 	// DocKey, of a generated body whose numbers are sent as they are (no
 	// DocOffs: the user set them), is a hash of its kind and numbers,
 	// which every delivery of a body with those numbers carries: one

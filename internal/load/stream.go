@@ -73,7 +73,7 @@ func (s *Stream) add(p Payload) error {
 		s.seq++
 		// As feed.make makes a --file body's delivery: sent as it is.
 		r := &attempt.Request{Event: t.Event, Query: t.Query, Header: t.Header, Body: t.Body, RequestID: t.RequestID, NoRequestID: t.NoRequestID,
-			Document: !t.Resent && !t.KnownDocument, Duplicate: t.Resent, Seq: s.seq}
+			Document: !t.Resent && !t.KnownDocument && !t.NoDocument, NoDocument: t.NoDocument, Duplicate: t.Resent, Seq: s.seq}
 		s.out = append(s.out, []*attempt.Request{r})
 	}
 	return nil

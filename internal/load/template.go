@@ -26,6 +26,8 @@ func newTemplate(event string, header http.Header, body []byte, freshIDs bool, d
 	if e, ok := spec.Lookup(event); ok && docs != nil && len(t.DocOffs) == 0 {
 		if key := docs.documentKey(body, e); key != "" {
 			t.DocKey = reqid.Hash(key) | 1 // 0 is none
+		} else {
+			t.NoDocument = true // every number missing or empty
 		}
 	}
 	start, end := reqid.Find(body)

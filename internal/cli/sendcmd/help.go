@@ -38,7 +38,9 @@ short by Ctrl-C), not started (what --count had left when Ctrl-C or
 --duration ended the run; with --rate, also each call due before --duration
 ended that never started), documents (the distinct documents the calls
 carried: of --file, by their numbers, so a document's void or the document
-under a new requestId is none), duplicates (repeats: --duplicate's, --file's
+under a new requestId is none; a body that names no document, every number
+missing or empty, is none either, and "(N calls carried no document
+number)" says how many), duplicates (repeats: --duplicate's, --file's
 rounds, a --file payload that is an earlier one's call again), requests per
 second, latency p50/p90/p99/p99.9/max, and which load model ran. Retry
 notices and warnings go to stderr. --count is documents per event: --event

@@ -140,12 +140,14 @@ type statsJSON struct {
 		// either, and is not in notStarted (it is read once).
 		NotStartedUncounted bool `json:"notStartedUncounted,omitempty"`
 		// Documents is how many distinct documents the calls carried
-		// (send's; replay's calls count none).
-		Documents      int            `json:"documents,omitempty"`
-		Duplicates     int            `json:"duplicates"`
-		Retries        int            `json:"retries"`
-		FailedByStatus map[string]int `json:"failedByStatus"`
-		FailedByError  map[string]int `json:"failedByError"`
+		// (send's; replay's calls count none), WithoutDocument how many
+		// calls (re-deliveries aside) named none, when not 0.
+		Documents       *int           `json:"documents,omitempty"`
+		WithoutDocument int            `json:"withoutDocument,omitempty"`
+		Duplicates      int            `json:"duplicates"`
+		Retries         int            `json:"retries"`
+		FailedByStatus  map[string]int `json:"failedByStatus"`
+		FailedByError   map[string]int `json:"failedByError"`
 		// ClosedAsSent and ResentAfterClose are load.Stats', when not 0.
 		ClosedAsSent     int `json:"closedAsSent,omitempty"`
 		ResentAfterClose int `json:"resentAfterClose,omitempty"`
@@ -192,7 +194,10 @@ func appendStatsJSON(b []byte, st *load.Stats) []byte {
 		}
 		s.RetryNotMadeByStatus[strconv.Itoa(k)] = v
 	}
-	s.Documents, s.Duplicates, s.Retries = st.Documents, st.Duplicates, st.Retries
+	if st.Documents > 0 || st.NoDocument > 0 {
+		s.Documents = &st.Documents
+	}
+	s.WithoutDocument, s.Duplicates, s.Retries = st.NoDocument, st.Duplicates, st.Retries
 	s.FailedByStatus, s.FailedByError = map[string]int{}, map[string]int{}
 	for k, v := range st.ByStatus {
 		s.FailedByStatus[strconv.Itoa(k)] = v

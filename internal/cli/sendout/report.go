@@ -289,10 +289,14 @@ func (s SendSummary) AppendText(b []byte, rst *term.Style) []byte {
 			b = append(b, " and "+load.StdinUncounted...)
 		}
 	}
-	if st.Documents > 0 {
+	if st.Documents > 0 || st.NoDocument > 0 {
 		// The calls and the documents they carried apart: a receiver
-		// that keys on the document stores this many.
+		// that keys on the document stores this many. A body that
+		// names no document is none, said apart.
 		b = fmt.Appendf(b, "  documents %d", st.Documents)
+		if st.NoDocument > 0 {
+			b = fmt.Appendf(b, " (%d %s no document number)", st.NoDocument, term.Plural(st.NoDocument, "call carried", "calls carried"))
+		}
 	}
 	b = fmt.Appendf(b, "  duplicates %d  retries %d\n", st.Duplicates, st.Retries)
 	if s.Note != "" {
