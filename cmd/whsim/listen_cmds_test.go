@@ -163,8 +163,14 @@ func envFile(ts *testscript.TestScript, neg bool, args []string) {
 // captureBodies writes the request bodies of a capture file, base64, one a
 // line, so that two captures' bodies compare with cmp: bodies <capture> <out>
 func captureBodies(ts *testscript.TestScript, neg bool, args []string) {
+	// -raw writes each body as it is, a line break after it, for cmp
+	// against the file that was sent.
+	raw := len(args) > 0 && args[0] == "-raw"
+	if raw {
+		args = args[1:]
+	}
 	if neg || len(args) != 2 {
-		ts.Fatalf("usage: bodies <capture> <out>")
+		ts.Fatalf("usage: bodies [-raw] <capture> <out>")
 	}
 	f, err := os.Open(ts.MkAbs(args[0]))
 	ts.Check(err)
@@ -179,6 +185,11 @@ func captureBodies(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(err)
 		body, err := rec.RequestBody()
 		ts.Check(err)
+		if raw {
+			out.Write(body)
+			out.WriteString("\n")
+			continue
+		}
 		out.WriteString(base64.StdEncoding.EncodeToString(body) + "\n")
 	}
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), out.Bytes(), 0o644))

@@ -41,6 +41,9 @@ type Request struct {
 	Header    http.Header
 	Body      []byte
 	RequestID string // the body's requestId, for reports and webhook-id
+	// NoRequestID says the body names no requestId (reqid.Named): reports
+	// say so (reqid.Shown, null in JSON), apart from an empty one.
+	NoRequestID bool
 	// WebhookID, when set, is the webhook-id a Signer signs with instead
 	// of RequestID: a replayed call keeps the id it was first sent with.
 	WebhookID string
@@ -48,7 +51,10 @@ type Request struct {
 	// Document marks the first delivery of a document of the run: the
 	// run's documents are counted by it, apart from its calls.
 	Document bool
-	Seq      int // position in the run, from 1
+	// NoDocument says the body names no document (Template.NoDocument):
+	// counted apart (load.Stats.NoDocument), never as a document.
+	NoDocument bool
+	Seq        int // position in the run, from 1
 	// Source is where the request was read ("capture.ndjson:12", the
 	// record's line), "" for one made up: a failure names the line to
 	// look at or replay alone.

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
+
+	"github.com/whsim/whsim/internal/reqid"
 )
 
 // Template is a pre-built delivery: the body is encoded once, off the hot
@@ -18,6 +20,8 @@ type Template struct {
 	// -1 to send Body as it is (a --file body, a --set requestId).
 	IDOff     int
 	RequestID string // the id in Body, when IDOff is -1
+	// NoRequestID says Body names no requestId (reqid.Named).
+	NoRequestID bool
 	// DocOffs are where the last DocDigits digits of each of the
 	// document's numbers (an invoice's code and invoiceCode, a receipt's
 	// spec.FieldReceiptNumber) start in Body: each delivery writes its document's serial
@@ -30,6 +34,10 @@ type Template struct {
 	// payload carried (its numbers: a void after the create, the same
 	// document under a new requestId), so that it is no new document.
 	Resent, KnownDocument bool
+	// NoDocument says Body names no document: none of the numbers the
+	// spec keys a document on (an invoice's code and invoiceCode, a
+	// receipt's number), in either shape. Its delivery is no document's.
+	NoDocument bool
 	// DocKey, of a generated body whose numbers are sent as they are (no
 	// DocOffs: the user set them), is a hash of its kind and numbers,
 	// which every delivery of a body with those numbers carries: one
@@ -82,6 +90,25 @@ func (r *Request) Payload() []byte {
 func (r *Request) FromTemplate(t *Template, id string, doc uint64) {
 	r.Body, r.RequestID, r.tmpl, r.doc = nil, id, t, doc%DocSerials
 }
+
+// ID is the requestId the reports of r give (send's and replay's lines,
+// JSON, JUnit, HTML), as listen gives a call's: its value read as
+// receivers read it (reqid.Value), named false when the body names none
+// (a body that names an empty one is named). A requestId that is no
+// string (a number) is read from the body, as listen reads it.
+func (r *Request) ID() (id string, named bool) {
+	if r.NoRequestID {
+		return "", false
+	}
+	id = reqid.Value(r.RequestID)
+	if id == "" && r.Body != nil {
+		id = reqid.Read(r.Body)
+	}
+	return id, true
+}
+
+// ShownID is r's requestId as text shows it (reqid.Shown).
+func (r *Request) ShownID() string { return reqid.Shown(r.ID()) }
 
 // ReplayWebhookID is the webhook-id to sign a replayed call with: the
 // captured one (a re-delivery keeps its id), unless the call has a fresh

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/whsim/whsim/internal/attempt"
-	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/termsafe"
 )
 
@@ -126,7 +125,7 @@ func (r *SendRecorder) Observe(res *attempt.Result) {
 			f.Error, f.Taken = termsafe.Text(shown), taken
 		}
 		if q := res.Request; q != nil {
-			f.Seq, f.Event, f.RequestID = q.Seq, termsafe.Text(q.Event), termsafe.Text(reqid.Value(q.RequestID))
+			f.Seq, f.Event, f.RequestID = q.Seq, termsafe.Text(q.Event), termsafe.Text(q.ShownID())
 		}
 		r.failures = append(r.failures, f)
 	}

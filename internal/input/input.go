@@ -425,6 +425,10 @@ func (rd *Reader) detect() error {
 		rd.kind, rd.state = Empty, stDone
 		return nil
 	}
+	// The white space of the first line itself, before its value, is
+	// the line's as a later line's is (a line is sent as it stands):
+	// only the blank lines before it are no part of it.
+	lead := head[bytes.LastIndexByte(head, '\n')+1:]
 	text := first.text
 	switch {
 	case !rd.linesOnly && !rd.har && isHAR(text):
@@ -437,15 +441,15 @@ func (rd *Reader) detect() error {
 		rd.kind, rd.state, rd.doc = Document, stDocument, withLine(head, first)
 		return nil
 	case rd.linesOnly || first.long || json.Valid(text):
-		return rd.lines(first)
+		return rd.lines(rd.withLead(lead, first))
 	case !first.nl && IsRecord(text):
-		return rd.lines(first) // one capture record, torn
+		return rd.lines(rd.withLead(lead, first)) // one capture record, torn
 	case !startsJSON(text):
 		// YAML, text, HTML: not a payload with a defect but no JSON at
 		// all, said once rather than as a broken payload a line.
 		return notJSONError(head, first)
 	case depth(text) <= 0:
-		return rd.lines(first)
+		return rd.lines(rd.withLead(lead, first))
 	}
 	// A first line that leaves brackets open starts a pretty-printed
 	// document, or is an NDJSON record cut short: the second line tells.
@@ -466,12 +470,14 @@ func (rd *Reader) detect() error {
 		// One line, no whole value: a line cut short or broken, which
 		// the syntax check places; nothing pretty-printed is one line.
 		first.text = bytes.TrimSuffix(doc[len(head):], []byte("\n"))
+		first = rd.withLead(lead, first)
 		return rd.lines(first)
 	}
 	if ok && (second.long || json.Valid(second.text)) {
 		rd.lineBuf = append(rd.lineBuf[:0], second.text...)
 		second.text = rd.lineBuf
 		first.text = bytes.TrimSuffix(doc[len(head):], []byte("\n"))
+		first = rd.withLead(lead, first)
 		rd.lines(first)
 		rd.pending = append(rd.pending, second)
 		return nil
@@ -528,6 +534,24 @@ func notJSONError(head []byte, first line) error {
 	}
 	col := utf8.RuneCount(head[bytes.LastIndexByte(head, '\n')+1:]) + 1
 	return &FormatError{Line: first.n, Column: col, Msg: fmt.Sprintf("not JSON or NDJSON (the line begins %s, which starts no JSON value)", strconv.Quote(string(start)))}
+}
+
+// withLead makes lead, the white space a first line starts with (which
+// detect read before its value), the start of l; a line it makes longer
+// than max is long.
+func (rd *Reader) withLead(lead []byte, l line) line {
+	if len(lead) == 0 {
+		return l
+	}
+	l.off -= int64(len(lead))
+	switch {
+	case l.long:
+	case len(lead)+len(l.text) > rd.max:
+		l.long, l.record, l.text = true, IsRecord(l.text), nil
+	default:
+		l.text = append(slices.Clip(lead), l.text...)
+	}
+	return l
 }
 
 func withLine(head []byte, l line) []byte {

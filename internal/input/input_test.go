@@ -100,6 +100,17 @@ func TestDetect(t *testing.T) {
 		{name: "array in an ndjson file is a line", file: "a.ndjson", in: "[1,2]\n[3]\n", kind: NDJSON, want: []string{"1:0/-1 [1,2]", "2:0/-1 [3]"}},
 		{name: "ndjson with blank and CRLF lines", file: "-", in: "\n{\"a\":1}\r\n\n{\"b\":2}\n", kind: NDJSON,
 			want: []string{`2:0/-1 {"a":1}`, `4:0/-1 {"b":2}`}},
+		// A line is its bytes as they stand, the white space it starts
+		// with too, the first line's as every other's: only the blank
+		// lines before it are no line's (the first was sent without it).
+		{name: "indented lines", file: "-", in: "\n \t{\"a\":1}\n  {\"b\":2} \n", kind: NDJSON,
+			want: []string{"2:0/-1  \t{\"a\":1}", `3:0/-1   {"b":2} `}},
+		{name: "indented lines named ndjson", file: "a.ndjson", in: "  {\"a\":1}\n  {\"b\":2}\n", kind: NDJSON,
+			want: []string{`1:0/-1   {"a":1}`, `2:0/-1   {"b":2}`}},
+		{name: "an indented broken first line, then payloads", file: "a.json", in: "\r\n  {bad\n {\"a\":1}\n", kind: NDJSON,
+			want: []string{"2:0/-1   {bad", `3:0/-1  {"a":1}`}},
+		{name: "an indented broken first line named ndjson", file: "a.ndjson", in: "  {\"a\":\n", kind: NDJSON, want: []string{`1:0/-1   {"a":`}},
+		{name: "indented captures", file: "c.log", in: " " + rec + "\n " + rec + "\n", kind: Captures, want: []string{"1:0/-1  " + rec, "2:0/-1  " + rec}},
 		{name: "captures", file: "c.log", in: rec + "\n" + rec + "\n", kind: Captures, want: []string{"1:0/-1 " + rec, "2:0/-1 " + rec}},
 		{name: "torn capture", file: "c.log", in: rec + "\n" + rec[:20], kind: Captures, want: []string{"1:0/-1 " + rec, "2:0/-1 TORN"}},
 		{name: "one torn record", file: "c.ndjson", in: rec[:20], kind: Captures, want: []string{"1:0/-1 TORN"}},
@@ -395,8 +406,7 @@ func TestOffsets(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rest := strings.TrimLeft(in[it.Offset:], " ")
-		if !strings.HasPrefix(rest, string(it.Body)) {
+		if !strings.HasPrefix(in[it.Offset:], string(it.Body)) {
 			t.Errorf("line %d at %d: %q", it.Line, it.Offset, in[it.Offset:])
 		}
 	}
@@ -408,7 +418,7 @@ func TestOffsets(t *testing.T) {
 func FuzzDetect(f *testing.F) {
 	for _, s := range []string{"", " ", "{}", "{\n}", "[1,2]", "[", "[{},]", "1\n2", rec, rec[:20], rec + "\n" + rec[:9],
 		"{\n\"a\":[\n1]}", "[\"]\"]", "\"\\\"[\"", "{\"a\":\n1}\n{}\n", "\xff\xfe", "[]]",
-		"{\"log\":{\"entries\":[]}}", "{\n \"log\" : {\n\"entries\":[\n"} {
+		"{\"log\":{\"entries\":[]}}", "{\n \"log\" : {\n\"entries\":[\n", "\n  {}\n {}", " \t{\"a\":\n{}\n"} {
 		f.Add([]byte(s), false, uint16(0))
 	}
 	f.Fuzz(func(t *testing.T, in []byte, ndjson bool, max uint16) {
@@ -443,6 +453,10 @@ func FuzzDetect(f *testing.F) {
 			}
 			if it.Long && it.Body != nil {
 				t.Fatal("a long item with bytes")
+			}
+			if it.Element < 0 && it.Line > 0 && it.Body != nil && !bytes.HasPrefix(in[it.Offset:], it.Body) {
+				// A line is its bytes as they stand, where it starts.
+				t.Fatalf("line %d at %d is %q, the input there %q", it.Line, it.Offset, it.Body, in[it.Offset:])
 			}
 			_ = rd.Check(it)
 		}

@@ -262,7 +262,7 @@ type summary struct {
 	Method     string    `json:"method"`
 	Path       string    `json:"path"`
 	Event      string    `json:"event"`
-	RequestID  string    `json:"requestId"`
+	RequestID  *string   `json:"requestId"` // null: the body names none
 	Size       int       `json:"size"`
 	Status     int       `json:"status"`
 	Verdict    string    `json:"verdict"`
@@ -298,7 +298,11 @@ func appendSummary(b []byte, c *call) []byte {
 	b = append(b, `,"event":`...)
 	b = jsonstr.Append(b, c.Event)
 	b = append(b, `,"requestId":`...)
-	b = jsonstr.Append(b, c.RequestID)
+	if c.NoRequestID {
+		b = append(b, "null"...)
+	} else {
+		b = jsonstr.Append(b, c.RequestID)
+	}
 	b = append(b, `,"size":`...)
 	b = strconv.AppendInt(b, int64(c.Size), 10)
 	b = append(b, `,"status":`...)
@@ -328,6 +332,14 @@ func appendSummary(b []byte, c *call) []byte {
 	return append(b, '}')
 }
 
+// requestIDOf is c's requestId for the API: nil when its body names none.
+func requestIDOf(c *call) *string {
+	if c.NoRequestID {
+		return nil
+	}
+	return &c.RequestID
+}
+
 func summarize(c *call) summary {
 	var head *int64
 	if j := c.Record.Rejected; j != nil {
@@ -335,7 +347,7 @@ func summarize(c *call) summary {
 	}
 	return summary{
 		ID: c.ID, ReceivedAt: c.Record.Time, Method: c.Record.Method, Path: c.Record.ShownPath(),
-		Event: c.Event, RequestID: c.RequestID, Size: c.Size, Status: c.Status(),
+		Event: c.Event, RequestID: requestIDOf(c), Size: c.Size, Status: c.Status(),
 		Verdict: c.Verdict, Findings: c.FindingCount, Flags: len(c.Flags), RepeatOf: c.RepeatOf,
 		TooLarge: c.tooLarge != "", Unanswered: c.Record.Unanswered != nil, BodyOverLimit: c.Record.BodyOverLimit,
 		HeadBytes: head,

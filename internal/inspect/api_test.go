@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -132,7 +133,7 @@ func TestListFiltersAndPages(t *testing.T) {
 	var got []summary
 	get(t, srv.URL+"/api/calls", &got)
 	c := got[1]
-	if c.Event != "CREATE_RECEIVABLE_DOC" || c.RequestID != "r-2" || c.Status != 500 || c.Verdict != "invalid" || c.Findings != 2 || c.Size != len(receiptBad) || !c.ReceivedAt.Equal(t0.Add(2*time.Second)) {
+	if c.Event != "CREATE_RECEIVABLE_DOC" || c.RequestID == nil || *c.RequestID != "r-2" || c.Status != 500 || c.Verdict != "invalid" || c.Findings != 2 || c.Size != len(receiptBad) || !c.ReceivedAt.Equal(t0.Add(2*time.Second)) {
 		t.Errorf("summary = %+v", c)
 	}
 	// A filter that can match nothing by its spelling is refused, not
@@ -935,14 +936,14 @@ func TestAPIOpensACallOlderThanListensWindow(t *testing.T) {
 	srv := newTestServer(t, s, nil)
 	var list []summary
 	get(t, srv.URL+"/api/calls?before=3", &list)
-	if fmt.Sprint(ids(list)) != "[2 1]" || list[0].RequestID != want[2] || list[1].RequestID != want[1] {
+	if fmt.Sprint(ids(list)) != "[2 1]" || ridOf(list[0]) != want[2] || ridOf(list[1]) != want[1] {
 		t.Fatalf("GET /api/calls?before=3 = %+v", list)
 	}
 	var d detail
 	if resp := get(t, srv.URL+"/api/calls/1", &d); resp.StatusCode != 200 {
 		t.Fatalf("GET /api/calls/1: %d", resp.StatusCode)
 	}
-	if d.ID != 1 || d.RequestID != want[1] || d.Body != `{"requestId":"`+want[1]+`"}` || len(d.Findings) != 1 || d.Response == nil {
+	if d.ID != 1 || ridOf(d.summary) != want[1] || d.Body != `{"requestId":"`+want[1]+`"}` || len(d.Findings) != 1 || d.Response == nil {
 		t.Errorf("GET /api/calls/1 = %+v", d)
 	}
 	resp, err := apiGet(srv.URL + "/api/calls/1/raw")
@@ -1158,9 +1159,9 @@ func TestDecodedBodyIsTheDocument(t *testing.T) {
 	srv := newTestServer(t, s, nil)
 	var d detail
 	get(t, srv.URL+"/api/calls/1", &d)
-	if d.Tree == nil || d.Decoded != "gzip" || d.RequestID != "r-1" || !strings.Contains(d.DocNumber, "CGFP-GZ") || d.BodyEncoding != capture.Base64 {
+	if d.Tree == nil || d.Decoded != "gzip" || ridOf(d.summary) != "r-1" || !strings.Contains(d.DocNumber, "CGFP-GZ") || d.BodyEncoding != capture.Base64 {
 		t.Errorf("gzip call: tree %v, decoded %q, requestId %q, document %q, raw %s; want the document's tree, gzip, r-1, CGFP-GZ, the base64 bytes sent",
-			d.Tree != nil, d.Decoded, d.RequestID, d.DocNumber, d.BodyEncoding)
+			d.Tree != nil, d.Decoded, ridOf(d.summary), d.DocNumber, d.BodyEncoding)
 	}
 	get(t, srv.URL+"/api/calls/2", &d)
 	if d.Tree == nil || d.Decoded != "deflate" || len(d.Document) != 2 {
@@ -1634,4 +1635,56 @@ func TestLoadFileTellsOfABodyNotDecodable(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("told of %q, want %q", got, want)
 	}
+}
+
+// A call whose body names no requestId (none, or null) has requestId null
+// in the list and in its detail; one that names an empty one "" (both
+// were ""; the page showed "-" of both), as listen's JSON says them.
+func TestRequestIDAbsentOrEmpty(t *testing.T) {
+	t.Parallel()
+	s := NewStore(10)
+	s.Add(record(1, "CREATE_RECEIVABLE_DOC", []byte(`{"businessType":5007,"data":{}}`), 200), nil)
+	s.Add(record(2, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":"","businessType":5007,"data":{}}`), 200), nil)
+	s.Add(record(3, "CREATE_RECEIVABLE_DOC", []byte(`{"requestId":null,"businessType":5007,"data":{}}`), 200), nil)
+	srv := newTestServer(t, s, nil)
+	resp, err := apiGet(srv.URL + "/api/calls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{`"id":1,`, `"id":2,`, `"id":3,`} {
+		i := strings.Index(string(list), want)
+		if i < 0 {
+			t.Fatalf("no %s in %s", want, list)
+		}
+		rest := string(list[i:])
+		rid := rest[strings.Index(rest, `"requestId":`):]
+		wantID := `"requestId":null,`
+		if want == `"id":2,` {
+			wantID = `"requestId":"",`
+		}
+		if !strings.HasPrefix(rid, wantID) {
+			t.Errorf("call %s: %.30s, want %s", want, rid, wantID)
+		}
+	}
+	for id, want := range map[string]string{"1": "<nil>", "2": `""`, "3": "<nil>"} {
+		var d detail
+		get(t, srv.URL+"/api/calls/"+id, &d)
+		got := "<nil>"
+		if d.RequestID != nil {
+			got = strconv.Quote(*d.RequestID)
+		}
+		if got != want {
+			t.Errorf("call %s: requestId %s, want %s", id, got, want)
+		}
+	}
+}
+
+// ridOf is a summary's requestId, "" for none.
+func ridOf(s summary) string {
+	if s.RequestID == nil {
+		return ""
+	}
+	return *s.RequestID
 }

@@ -48,7 +48,10 @@ type call struct {
 	Verdict      string
 	Event        string // the query's businessType, "" when there is none
 	RequestID    string // the body's requestId, "" when there is none
-	Size         int    // the request body's size in bytes
+	// NoRequestID says the body names none (reqid.Named): the API gives
+	// null, apart from a body that names an empty one, as listen does.
+	NoRequestID bool
+	Size        int // the request body's size in bytes
 	// Flags are what listen prints under the call as FLAG lines (the
 	// receiver behind --forward-to accepted an invalid call, refused a
 	// re-delivery).
@@ -110,7 +113,9 @@ func (c *call) Status() int {
 // caller has it (listen does), nil to decode it from the record.
 func newCall(id uint64, rec *capture.Record, body []byte, fs []validate.Finding) *call {
 	c := newCallWithID(id, rec, body, fs)
-	c.RequestID = reqid.Read(c.content)
+	var named bool
+	c.RequestID, named = reqid.Lookup(c.content)
+	c.NoRequestID = !named
 	return c
 }
 
@@ -1154,6 +1159,7 @@ func (f *Feed) run() {
 		for i, c := range batch {
 			call := newCallWithID(0, c.rec, c.body, c.fs)
 			call.RequestID = c.id
+			call.NoRequestID = c.id == "" && !reqid.Named(call.content)
 			if c.body == nil && c.size > 0 {
 				call = call.light()
 				call.Size, call.doc = c.size, c.doc

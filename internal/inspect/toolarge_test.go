@@ -166,7 +166,7 @@ func TestLoadFileListsARecordTooLarge(t *testing.T) {
 	srv := newTestServer(t, s, nil)
 	var calls []summary
 	get(t, srv.URL+"/api/calls", &calls)
-	if len(calls) != 2 || calls[1].ID != 1 || !calls[1].TooLarge || calls[0].RequestID != "r-2" {
+	if len(calls) != 2 || calls[1].ID != 1 || !calls[1].TooLarge || ridOf(calls[0]) != "r-2" {
 		t.Fatalf("listed %+v, want call 1 too large and call 2", calls)
 	}
 	var d detail

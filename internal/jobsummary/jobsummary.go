@@ -517,6 +517,7 @@ func Send(summaryJSON []byte, target string, pass bool, failures []Failure, more
 			Interrupted, NotStarted int
 			NotStartedUncounted     bool
 			Documents, Duplicates   int
+			WithoutDocument         int
 			RequestsPerSecond       *float64           // null: no call was answered
 			LatencyMS               map[string]float64 `json:"latencyMs"`
 			FailedByStatus          map[string]int
@@ -540,7 +541,7 @@ func Send(summaryJSON []byte, target string, pass bool, failures []Failure, more
 	_ = json.Unmarshal(summaryJSON, &j)
 	sum := j.Summary
 	s := &Summary{Title: "whsim send", Target: target, Pass: pass, Failures: failures, More: more,
-		Headline: sendHeadline(sum.Sent, sum.Documents, sum.Duplicates, sum.Succeeded, sum.Failed, sum.Interrupted, sum.NotStarted, sum.NotStartedUncounted, sum.RequestsPerSecond)}
+		Headline: sendHeadline(sum.Sent, sum.Documents, sum.WithoutDocument, sum.Duplicates, sum.Succeeded, sum.Failed, sum.Interrupted, sum.NotStarted, sum.NotStartedUncounted, sum.RequestsPerSecond)}
 	if sum.NotStarted > 0 || sum.NotStartedUncounted {
 		// Calls the run set out to make and never started (--duration
 		// before --count's end, --max-concurrency full): not sent is no
@@ -627,8 +628,12 @@ func Send(summaryJSON []byte, target string, pass bool, failures []Failure, more
 // the calls and the documents apart (a repeat is no new document), and
 // the calls cut short or never started, which a run that was stopped
 // leaves and which are neither succeeded nor failed.
-func sendHeadline(sent, documents, duplicates, succeeded, failed, interrupted, notStarted int, uncounted bool, rps *float64) string {
-	h := fmt.Sprintf("%d sent (%d documents, %d duplicates), %d succeeded, %d failed", sent, documents, duplicates, succeeded, failed)
+func sendHeadline(sent, documents, without, duplicates, succeeded, failed, interrupted, notStarted int, uncounted bool, rps *float64) string {
+	docs := fmt.Sprintf("%d documents", documents)
+	if without > 0 {
+		docs += fmt.Sprintf(", %d %s no document number", without, plural(without, "call carried", "calls carried"))
+	}
+	h := fmt.Sprintf("%d sent (%s, %d duplicates), %d succeeded, %d failed", sent, docs, duplicates, succeeded, failed)
 	if interrupted > 0 {
 		h += fmt.Sprintf(", %d interrupted", interrupted)
 	}

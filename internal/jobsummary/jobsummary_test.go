@@ -114,6 +114,21 @@ func TestSendClosedAsSent(t *testing.T) {
 	}
 }
 
+// The calls that carried no document number are said beside the
+// documents, and only when there are some.
+func TestSendWithoutDocument(t *testing.T) {
+	t.Parallel()
+	js := []byte(`{"summary":{"sent":6,"succeeded":6,"failed":0,"documents":2,"withoutDocument":3,"duplicates":1,"requestsPerSecond":5}}`)
+	md := string(Send(js, "http://x", true, nil, 0).Markdown())
+	if want := "**6 sent (2 documents, 3 calls carried no document number, 1 duplicates), 6 succeeded, 0 failed, 5 req/s**"; !strings.Contains(md, want) {
+		t.Errorf("send summary lacks %q:\n%s", want, md)
+	}
+	js = []byte(`{"summary":{"sent":1,"succeeded":1,"failed":0,"documents":0,"withoutDocument":1,"duplicates":0,"requestsPerSecond":5}}`)
+	if md := string(Send(js, "http://x", true, nil, 0).Markdown()); !strings.Contains(md, "(0 documents, 1 call carried no document number, 0 duplicates)") {
+		t.Errorf("send summary of one call without a document:\n%s", md)
+	}
+}
+
 // A send stopped by Ctrl-C is no pass, even with nothing failed, and its
 // headline counts the calls cut short and those never started.
 func TestSendInterrupted(t *testing.T) {

@@ -233,8 +233,8 @@ func (f *feed) make(t *attempt.Template, doc uint64, first, again bool) *attempt
 	}
 	r := &f.reqs[0]
 	f.reqs = f.reqs[1:]
-	*r = attempt.Request{Event: t.Event, Query: t.Query, Header: t.Header, Body: t.Body, RequestID: t.RequestID,
-		Document: first, Duplicate: again}
+	*r = attempt.Request{Event: t.Event, Query: t.Query, Header: t.Header, Body: t.Body, RequestID: t.RequestID, NoRequestID: t.NoRequestID,
+		Document: first && !t.NoDocument, NoDocument: t.NoDocument, Duplicate: again}
 	if t.IDOff >= 0 || len(t.DocOffs) > 0 {
 		// The body is made when the request is delivered (Request.tmpl).
 		id := t.RequestID

@@ -107,7 +107,11 @@ func (fc *fileCalls) mark(t *attempt.Template, e spec.Event) {
 	if fc.calls.add(h.Sum64()) {
 		t.Resent = true
 	}
-	if key := fc.docs.documentKey(t.Body, e); key != "" && fc.known.add(reqid.Hash(key)) {
+	// A body that names no document (no number the spec keys one on)
+	// is no document: counted apart, not as one of its own.
+	key := fc.docs.documentKey(t.Body, e)
+	t.NoDocument = key == ""
+	if key != "" && fc.known.add(reqid.Hash(key)) {
 		t.KnownDocument = true
 	}
 }

@@ -48,8 +48,9 @@ func TestFileLanes(t *testing.T) {
 // repeats an earlier one's call (its event and bytes) is a duplicate, a
 // re-delivery; one of a document an earlier payload carried (its numbers:
 // a void after the create, the same document under a new requestId) is no
-// new document; a payload without numbers is a document of its own. A
-// file read as a stream counts them so too.
+// new document; a payload that names no document (no number, or an empty
+// one) is none, marked NoDocument (it was counted a document of its own).
+// A file read as a stream counts them so too.
 func TestFilePayloadsCountedAsDocuments(t *testing.T) {
 	t.Parallel()
 	rec := func(id, bt, no string) Payload {
@@ -64,13 +65,16 @@ func TestFilePayloadsCountedAsDocuments(t *testing.T) {
 		rec(b, "5007", "SKD00000001"), // the same document under a new requestId
 		rec(c, "5009", "SKD00000001"), // its void
 		rec(b, "5007", "SKD00000002"), // another document (a requestId used before, under another number)
-		none, none,                    // a document without numbers, and its re-delivery
+		none, none,                    // a body without numbers, and its re-delivery
+		rec(c, "5007", ""), // an empty number: no document either
 	}
-	want := []string{"document", "duplicate", "", "", "document", "document", "duplicate"}
+	want := []string{"document", "duplicate", "", "", "document", "none", "duplicate", "none"}
 	kind := func(r *attempt.Request) string {
 		switch {
-		case r.Document && r.Duplicate:
+		case r.Document && (r.Duplicate || r.NoDocument):
 			return "both"
+		case r.NoDocument && !r.Duplicate:
+			return "none"
 		case r.Document:
 			return "document"
 		case r.Duplicate:

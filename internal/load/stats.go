@@ -116,8 +116,11 @@ type Stats struct {
 	// ended (an open run's schedule) and never started: --max-concurrency
 	// was reached and held them past the end.
 	HeldBack   int
-	Duplicates int            // deliberate re-deliveries sent
-	Documents  int            // distinct documents sent (Request.Document)
+	Duplicates int // deliberate re-deliveries sent
+	Documents  int // distinct documents sent (Request.Document)
+	// NoDocument counts the deliveries, re-deliveries aside, whose body
+	// named no document (Request.NoDocument): no document of Documents.
+	NoDocument int
 	Retries    int            // attempts beyond the first
 	ByStatus   map[int]int    // final status of failed deliveries that got an answer
 	ByError    map[string]int // error kind of failed deliveries that got none
@@ -175,6 +178,9 @@ func (s *Stats) Add(r *attempt.Result) {
 	}
 	if r.Request != nil && r.Request.Document {
 		s.Documents++
+	}
+	if r.Request != nil && r.Request.NoDocument && !r.Request.Duplicate {
+		s.NoDocument++
 	}
 	if r.Late > 0 {
 		s.Late++
@@ -262,6 +268,7 @@ func (s *Stats) Merge(o *Stats) {
 	s.NotStartedUncounted = s.NotStartedUncounted || o.NotStartedUncounted
 	s.Duplicates += o.Duplicates
 	s.Documents += o.Documents
+	s.NoDocument += o.NoDocument
 	s.Retries += o.Retries
 	s.ClosedAsSent += o.ClosedAsSent
 	s.ResentAfterClose += o.ResentAfterClose

@@ -72,8 +72,8 @@ func (s *Stream) add(p Payload) error {
 		t := &lane[0][0]
 		s.seq++
 		// As feed.make makes a --file body's delivery: sent as it is.
-		r := &attempt.Request{Event: t.Event, Query: t.Query, Header: t.Header, Body: t.Body, RequestID: t.RequestID,
-			Document: !t.Resent && !t.KnownDocument, Duplicate: t.Resent, Seq: s.seq}
+		r := &attempt.Request{Event: t.Event, Query: t.Query, Header: t.Header, Body: t.Body, RequestID: t.RequestID, NoRequestID: t.NoRequestID,
+			Document: !t.Resent && !t.KnownDocument && !t.NoDocument, NoDocument: t.NoDocument, Duplicate: t.Resent, Seq: s.seq}
 		s.out = append(s.out, []*attempt.Request{r})
 	}
 	return nil

@@ -65,13 +65,14 @@ func TestStreamSendsAsFileLanesWould(t *testing.T) {
 				if feedNext != nil {
 					f := feedNext()[0]
 					if f.Event != r.Event || f.Query != r.Query || f.RequestID != r.RequestID || string(f.Body) != string(r.Body) ||
-						f.Seq != r.Seq || f.Document != r.Document || f.Duplicate != r.Duplicate {
+						f.Seq != r.Seq || f.Document != r.Document || f.NoDocument != r.NoDocument || f.Duplicate != r.Duplicate {
 						t.Errorf("delivery %d: %+v, a feed's %+v", len(got)+1, *r, *f)
 					}
 				}
 				got = append(got, r.Event+" "+r.RequestID[:4])
-				if r.Seq != len(got) || !r.Document || r.Duplicate {
-					t.Errorf("delivery %d: Seq %d, Document %v, Duplicate %v; want Seq %d, a document, no duplicate", len(got), r.Seq, r.Document, r.Duplicate, len(got))
+				// The bodies name no document: none, said apart.
+				if r.Seq != len(got) || r.Document || !r.NoDocument || r.Duplicate {
+					t.Errorf("delivery %d: Seq %d, Document %v, NoDocument %v, Duplicate %v; want Seq %d, no document, no duplicate", len(got), r.Seq, r.Document, r.NoDocument, r.Duplicate, len(got))
 				}
 			}
 			if len(got) != len(tc.want) {

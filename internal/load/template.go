@@ -26,6 +26,8 @@ func newTemplate(event string, header http.Header, body []byte, freshIDs bool, d
 	if e, ok := spec.Lookup(event); ok && docs != nil && len(t.DocOffs) == 0 {
 		if key := docs.documentKey(body, e); key != "" {
 			t.DocKey = reqid.Hash(key) | 1 // 0 is none
+		} else {
+			t.NoDocument = true // every number missing or empty
 		}
 	}
 	start, end := reqid.Find(body)
@@ -35,6 +37,7 @@ func newTemplate(event string, header http.Header, body []byte, freshIDs bool, d
 	if start >= 0 {
 		t.RequestID = string(body[start:end])
 	}
+	t.NoRequestID = !reqid.Named(body)
 	return t
 }
 

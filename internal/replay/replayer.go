@@ -344,7 +344,7 @@ func request(rec *capture.Record, ids *reqid.IDs) (req *attempt.Request, renewed
 	if event == "" {
 		event = "-"
 	}
-	return &attempt.Request{Event: event, Method: method, Query: rec.Query, Header: h, Body: body, RequestID: id}, renewed, nil
+	return &attempt.Request{Event: event, Method: method, Query: rec.Query, Header: h, Body: body, RequestID: id, NoRequestID: !reqid.Named(doc)}, renewed, nil
 }
 
 // replayBody is the body request sends for rec, or why rec is no call to

@@ -86,3 +86,33 @@ func foundWhole(body []byte) bool {
 	s, e := Find(body)
 	return s >= 0 && e == len(body)-2
 }
+
+// A body that names no requestId (none, null, or none that reads) is not
+// one that names an empty one: Lookup and Named tell them apart, and
+// Shown says them apart ("-" and "" in quotes), as every command's text
+// does.
+func TestLookupTellsAbsentFromEmpty(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		body, id string
+		named    bool
+		shown    string
+	}{
+		{`{"businessType":5007}`, "", false, "-"},
+		{`{"requestId":null,"businessType":5007}`, "", false, "-"},
+		{`{"requestId":"unterminated`, "", false, "-"},
+		{``, "", false, "-"},
+		{`{"requestId":"","businessType":5007}`, "", true, `""`},
+		{` {"businessType":5007, "requestId" : ""}`, "", true, `""`},
+		{`{"requestId":"r-1"}`, "r-1", true, "r-1"},
+		{`{"requestId":12}`, "12", true, "12"},
+	} {
+		id, named := Lookup([]byte(c.body))
+		if id != c.id || named != c.named || Named([]byte(c.body)) != c.named || Read([]byte(c.body)) != c.id {
+			t.Errorf("Lookup(%q) = %q, %v; want %q, %v", c.body, id, named, c.id, c.named)
+		}
+		if got := Shown(id, named); got != c.shown {
+			t.Errorf("Shown of %q = %q, want %q", c.body, got, c.shown)
+		}
+	}
+}

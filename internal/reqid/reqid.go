@@ -88,14 +88,45 @@ func hash(s string) uint64 {
 // A byte that is not UTF-8 stays as it is (see Find): text shows it as its
 // escape, JSON as U+FFFD, as receivers read it.
 func Read(body []byte) string {
+	id, _ := Lookup(body)
+	return id
+}
+
+// Named says whether body names a requestId: a top-level member of that
+// name whose value is not null. A body that names none is no body with an
+// empty one ("requestId":""), and every report tells them apart: Shown in
+// text, null rather than "" in JSON.
+func Named(body []byte) bool {
+	sp, ok := jsonlex.MemberAnyBytes(body, spec.FieldRequestID)
+	return ok && sp.Kind != jsonlex.Null
+}
+
+// Lookup is Read and Named in one reading of body.
+func Lookup(body []byte) (id string, named bool) {
 	sp, ok := jsonlex.MemberAnyBytes(body, spec.FieldRequestID)
 	switch {
 	case !ok || sp.Kind == jsonlex.Null:
-		return ""
+		return "", false
 	case sp.Kind == jsonlex.String:
-		return jsonlex.StringAt(body, sp)
+		return jsonlex.StringAt(body, sp), true
 	}
-	return string(body[sp.Start:sp.End])
+	return string(body[sp.Start:sp.End]), true
+}
+
+// Absent is what text shows for the requestId of a body that names none.
+const Absent = "-"
+
+// Shown is a requestId as every command's text (a line, a JUnit case, a
+// report's table) shows it: Absent when the body names none, "" in quotes
+// when it names an empty one, else id (to be made terminal-safe).
+func Shown(id string, named bool) string {
+	switch {
+	case !named:
+		return Absent
+	case id == "":
+		return `""`
+	}
+	return id
 }
 
 // Value is the requestId a body's raw one stands for: raw is the bytes

@@ -287,10 +287,9 @@ func (p *CallPrinter) appendRequest(b []byte, c *receiver.Call, ev string) []byt
 		b = appendByteSize(b, int(j.HeadBytes))
 		return append(b, " of head"...)
 	}
-	id := reqid.Read(c.Content)
-	if id == "" {
-		id = "-"
-	}
+	// "-" for a body that names none, "" in quotes for an empty one, as
+	// send and replay show them.
+	id := reqid.Shown(reqid.Lookup(c.Content))
 	b = append(b, "  requestId="...)
 	b = append(b, termsafe.Text(id)...)
 	b = append(b, "  "...)
@@ -424,8 +423,8 @@ func (p *CallPrinter) printJSON(c *receiver.Call, verdict string, status int, fl
 	if c.HasEvent {
 		o.Event = &c.Event
 	}
-	if id := reqid.Read(c.Content); id != "" {
-		o.RequestID = &id
+	if id, named := reqid.Lookup(c.Content); named {
+		o.RequestID = &id // "" for an empty one, as send's JSON says
 	}
 	for k, vs := range r.Headers {
 		v := strings.Join(vs, ", ")

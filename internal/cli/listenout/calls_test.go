@@ -78,6 +78,30 @@ func TestJSON(t *testing.T) {
 	}
 }
 
+// A call whose body names no requestId is "-" on its line and null in its
+// JSON; one that names an empty one is "" in quotes and "": not the same
+// call, said apart, as send and replay say them.
+func TestRequestIDAbsentOrEmpty(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		body, text, json string
+	}{
+		{`{"businessType":5007}`, "  requestId=-  ", `"requestId":null`},
+		{`{"requestId":null}`, "  requestId=-  ", `"requestId":null`},
+		{`{"requestId":""}`, `  requestId=""  `, `"requestId":""`},
+	} {
+		var text, js bytes.Buffer
+		NewCallPrinter(&text, false, term.Style{}).Observe(call(c.body, nil), nil)
+		NewCallPrinter(&js, true, term.Style{}).Observe(call(c.body, nil), nil)
+		if !strings.Contains(text.String(), c.text) {
+			t.Errorf("%s: line %q, want %q in it", c.body, text.String(), c.text)
+		}
+		if !strings.Contains(js.String(), c.json) || !json.Valid(js.Bytes()) {
+			t.Errorf("%s: JSON %s, want %s in it", c.body, js.String(), c.json)
+		}
+	}
+}
+
 // A faulted call shows its fault on its line, under it, in its JSON and in
 // the summary, which counts the calls the receiver was sent against the
 // sender's.

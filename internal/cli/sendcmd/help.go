@@ -38,7 +38,9 @@ short by Ctrl-C), not started (what --count had left when Ctrl-C or
 --duration ended the run; with --rate, also each call due before --duration
 ended that never started), documents (the distinct documents the calls
 carried: of --file, by their numbers, so a document's void or the document
-under a new requestId is none), duplicates (repeats: --duplicate's, --file's
+under a new requestId is none; a body that names no document, every number
+missing or empty, is none either, and "(N calls carried no document
+number)" says how many), duplicates (repeats: --duplicate's, --file's
 rounds, a --file payload that is an earlier one's call again), requests per
 second, latency p50/p90/p99/p99.9/max, and which load model ran. Retry
 notices and warnings go to stderr. --count is documents per event: --event
@@ -46,9 +48,11 @@ all --count 100 sends 400, each a document with numbers of its own (an
 invoice's code and invoiceCode, a receipt's ` + spec.FieldReceiptNumber + `).
 
 --file sends a file's payloads byte for byte: each line of NDJSON as it
-stands (its line break aside), a document and each element of a JSON array
-without the blank space (spaces, line breaks) around it, which is no part
-of a JSON value (a file's last newline is not sent). A stream (- for stdin from a
+stands (its line break aside; the first line's spaces before its value
+too, and a file of one line is one line of NDJSON), a pretty-printed
+document and each element of a JSON array without the blank space
+(spaces, line breaks) around it, which is no part of a JSON value (a
+file's last newline is not sent). A stream (- for stdin from a
 pipe or a terminal, a FIFO) is read as it comes: each line is sent once it
 arrives, so a relay goes out as it comes, in the memory of one payload
 (and the hashes that tell repeats among the last 65,536 calls):

@@ -19,7 +19,6 @@ import (
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/load"
-	"github.com/whsim/whsim/internal/reqid"
 
 	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
@@ -335,7 +334,7 @@ func (c *Console) Retry(req *attempt.Request, n int, a attempt.Attempt) {
 	defer c.mu.Unlock()
 	c.clearBar()
 	fmt.Fprintf(c.err, "%s %s %s attempt %d: %s, retrying in %s\n", c.warn.Pre+"retry"+c.warn.Post,
-		termsafe.Text(req.Event), termsafe.Text(reqid.Value(req.RequestID)), n, termsafe.Text(what), a.Wait.Round(time.Millisecond))
+		termsafe.Text(req.Event), termsafe.Text(req.ShownID()), n, termsafe.Text(what), a.Wait.Round(time.Millisecond))
 }
 
 // Warn tells a warning on stderr, terminal-safe.

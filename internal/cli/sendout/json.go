@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/load"
-	"github.com/whsim/whsim/internal/reqid"
 	"net/http"
 	"strconv"
 
@@ -23,6 +22,15 @@ func marshalJSONLine(v any) []byte {
 	return buf.Bytes()
 }
 
+// appendRequestID appends req's requestId as JSON: null for a body that
+// names none, "" for one that names an empty one, as listen's JSON says.
+func appendRequestID(b []byte, req *attempt.Request) []byte {
+	if id, named := req.ID(); named {
+		return jsonstr.Append(b, id)
+	}
+	return append(b, "null"...)
+}
+
 // appendResultJSON appends the stable JSON form of a delivery (send and
 // replay --output json), one line, without reflection or allocation: it
 // runs once per delivery. With verbose (-v) it adds the request's headers
@@ -34,8 +42,7 @@ func appendResultJSON(b []byte, r *attempt.Result, verbose bool) []byte {
 	b = strconv.AppendInt(b, int64(req.Seq), 10)
 	b = append(b, `,"event":`...)
 	b = jsonstr.Append(b, req.Event)
-	b = append(b, `,"requestId":`...)
-	b = jsonstr.Append(b, reqid.Value(req.RequestID))
+	b = appendRequestID(append(b, `,"requestId":`...), req)
 	b = append(b, `,"duplicate":`...)
 	b = strconv.AppendBool(b, req.Duplicate)
 	if req.Source != "" {
@@ -133,12 +140,14 @@ type statsJSON struct {
 		// either, and is not in notStarted (it is read once).
 		NotStartedUncounted bool `json:"notStartedUncounted,omitempty"`
 		// Documents is how many distinct documents the calls carried
-		// (send's; replay's calls count none).
-		Documents      int            `json:"documents,omitempty"`
-		Duplicates     int            `json:"duplicates"`
-		Retries        int            `json:"retries"`
-		FailedByStatus map[string]int `json:"failedByStatus"`
-		FailedByError  map[string]int `json:"failedByError"`
+		// (send's; replay's calls count none), WithoutDocument how many
+		// calls (re-deliveries aside) named none, when not 0.
+		Documents       *int           `json:"documents,omitempty"`
+		WithoutDocument int            `json:"withoutDocument,omitempty"`
+		Duplicates      int            `json:"duplicates"`
+		Retries         int            `json:"retries"`
+		FailedByStatus  map[string]int `json:"failedByStatus"`
+		FailedByError   map[string]int `json:"failedByError"`
 		// ClosedAsSent and ResentAfterClose are load.Stats', when not 0.
 		ClosedAsSent     int `json:"closedAsSent,omitempty"`
 		ResentAfterClose int `json:"resentAfterClose,omitempty"`
@@ -185,7 +194,10 @@ func appendStatsJSON(b []byte, st *load.Stats) []byte {
 		}
 		s.RetryNotMadeByStatus[strconv.Itoa(k)] = v
 	}
-	s.Documents, s.Duplicates, s.Retries = st.Documents, st.Duplicates, st.Retries
+	if st.Documents > 0 || st.NoDocument > 0 {
+		s.Documents = &st.Documents
+	}
+	s.WithoutDocument, s.Duplicates, s.Retries = st.NoDocument, st.Duplicates, st.Retries
 	s.FailedByStatus, s.FailedByError = map[string]int{}, map[string]int{}
 	for k, v := range st.ByStatus {
 		s.FailedByStatus[strconv.Itoa(k)] = v

@@ -16,8 +16,9 @@ func TestDeliveryJUnitName(t *testing.T) {
 	}{
 		{attempt.Request{Event: "E", RequestID: "id-1", Seq: 1}, "id-1"},
 		{attempt.Request{Event: "E", RequestID: "id-1", Seq: 7, Duplicate: true}, "id-1 (re-delivery)"},
-		{attempt.Request{Event: "E", Seq: 3}, "#3"},
-		{attempt.Request{Event: "E", Seq: 4, Duplicate: true}, "#4 (re-delivery)"},
+		{attempt.Request{Event: "E", Seq: 3, NoRequestID: true}, "#3"},
+		{attempt.Request{Event: "E", Seq: 4, Duplicate: true, NoRequestID: true}, "#4 (re-delivery)"},
+		{attempt.Request{Event: "E", Seq: 5, Body: []byte(`{"requestId":""}`)}, `""`},
 	} {
 		res := &attempt.Result{Request: &tt.req, OK: true}
 		if got := (*delivery)(res).JUnit().Name; got != tt.want {

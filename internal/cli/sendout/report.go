@@ -14,7 +14,6 @@ import (
 
 	"github.com/whsim/whsim/internal/attempt"
 	"github.com/whsim/whsim/internal/load"
-	"github.com/whsim/whsim/internal/reqid"
 	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 	"github.com/whsim/whsim/internal/threshold"
@@ -36,7 +35,7 @@ func (c *delivery) AppendText(b []byte, st *term.Style) []byte {
 	res := (*attempt.Result)(c)
 	last := res.Last()
 	req := res.Request
-	b = fmt.Appendf(b, "%-29s %-36s ", termsafe.Text(req.Event), termsafe.Text(reqid.Value(req.RequestID)))
+	b = fmt.Appendf(b, "%-29s %-36s ", termsafe.Text(req.Event), termsafe.Text(req.ShownID()))
 	if last.Status != 0 {
 		b = fmt.Appendf(b, "%d %s", last.Status, fmtLatency(res.Latency()))
 	} else {
@@ -104,8 +103,10 @@ func (c *delivery) AppendJSON(b []byte, st *term.Style) []byte {
 func (c *delivery) JUnit() term.TestCase {
 	res := (*attempt.Result)(c)
 	last := res.Last()
-	tc := term.TestCase{Suite: res.Request.Event, Name: reqid.Value(res.Request.RequestID), Class: "whsim.delivery"}
-	if tc.Name == "" {
+	// A call whose body names no requestId is named by its place; one
+	// that names an empty one by "" in quotes, as its line shows it.
+	tc := term.TestCase{Suite: res.Request.Event, Name: res.Request.ShownID(), Class: "whsim.delivery"}
+	if _, named := res.Request.ID(); !named {
 		tc.Name = "#" + strconv.Itoa(res.Request.Seq)
 	}
 	if res.Request.Duplicate {
@@ -288,10 +289,14 @@ func (s SendSummary) AppendText(b []byte, rst *term.Style) []byte {
 			b = append(b, " and "+load.StdinUncounted...)
 		}
 	}
-	if st.Documents > 0 {
+	if st.Documents > 0 || st.NoDocument > 0 {
 		// The calls and the documents they carried apart: a receiver
-		// that keys on the document stores this many.
+		// that keys on the document stores this many. A body that
+		// names no document is none, said apart.
 		b = fmt.Appendf(b, "  documents %d", st.Documents)
+		if st.NoDocument > 0 {
+			b = fmt.Appendf(b, " (%d %s no document number)", st.NoDocument, term.Plural(st.NoDocument, "call carried", "calls carried"))
+		}
 	}
 	b = fmt.Appendf(b, "  duplicates %d  retries %d\n", st.Duplicates, st.Retries)
 	if s.Note != "" {

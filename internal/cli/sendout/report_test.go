@@ -365,3 +365,36 @@ func TestSendSummarySaysDueCallsTheBoundHeldBack(t *testing.T) {
 		t.Errorf("%q lacks %q", got, want)
 	}
 }
+
+// A delivery whose body names no requestId is "-" on its line, null in its
+// JSON and its place (#n) in JUnit; one whose body names an empty one ""
+// in quotes, "" and "" in quotes (both were "" and #n): not the same call,
+// said apart as listen says them. A requestId that is no string is the
+// body's, as listen reads it.
+func TestDeliveryRequestIDAbsentOrEmpty(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		req               attempt.Request
+		text, json, junit string
+	}{
+		{attempt.Request{Body: []byte(`{"businessType":5007}`), NoRequestID: true}, " - ", `"requestId":null`, "#3"},
+		{attempt.Request{Body: []byte(`{"requestId":"","businessType":5007}`)}, ` "" `, `"requestId":""`, `""`},
+		{attempt.Request{Body: []byte(`{"requestId":12}`)}, " 12 ", `"requestId":"12"`, "12"},
+		{attempt.Request{RequestID: "r-1"}, " r-1 ", `"requestId":"r-1"`, "r-1"},
+	} {
+		req := tc.req
+		req.Seq, req.Event = 3, "CREATE_RECEIVABLE_DOC"
+		res := &attempt.Result{Request: &req, OK: true, Attempts: []attempt.Attempt{{Status: 200, Latency: time.Millisecond}}}
+		line := string((*delivery)(res).AppendText(nil, &term.Style{}))
+		if !strings.HasPrefix(line, "CREATE_RECEIVABLE_DOC        "+tc.text) {
+			t.Errorf("%s: line %q, want the requestId %q", req.Body, line, tc.text)
+		}
+		js := appendResultJSON(nil, res, false)
+		if !strings.Contains(string(js), tc.json) || !json.Valid(js) {
+			t.Errorf("%s: JSON %s, want %s", req.Body, js, tc.json)
+		}
+		if got := (*delivery)(res).JUnit().Name; got != tc.junit {
+			t.Errorf("%s: JUnit name %q, want %q", req.Body, got, tc.junit)
+		}
+	}
+}

@@ -43,6 +43,13 @@ const BIDI_MARK = /([\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff])/;
 // reorders the text after it or draws nothing as its \uXXXX escape, as
 // the tree shows it (in a header value, a query value or a requestId,
 // U+202E drew "12345" as "54321").
+// ridText is a call's requestId as whsim's text says it: "-" when its
+// body names none (null), "" in quotes when it names an empty one.
+function ridText(v) {
+  if (v == null) return "-";
+  return v === "" ? '""' : v;
+}
+
 function shown(s) {
   const str = String(s ?? "");
   if (str.search(BIDI_MARK) < 0) return str;
@@ -158,9 +165,9 @@ function row(c) {
     el("td", { class: "path", title: escaped(c.path) }, shown(c.path)),
     el("td", { class: "event", title: escaped(c.event) }, shown(c.event || "-")),
     // The mark goes first: the cell cuts a long requestId short.
-    el("td", { class: "rid", title: escaped(c.requestId) },
+    el("td", { class: "rid", title: escaped(ridText(c.requestId)) },
       c.repeatOf ? el("span", { class: "dup", title: "requestId seen before, in call #" + c.repeatOf }, "↻ #" + c.repeatOf + " ") : null,
-      shown(c.requestId || "-")),
+      shown(ridText(c.requestId))),
     // A record too large to read back is listed as what listen knew of it.
     el("td", { class: "num" }, c.tooLarge ? (c.size ? size(c.size) + ", " : "") + "too large to show" : bodySize(c)),
     c.unanswered
@@ -548,7 +555,7 @@ function detail(d) {
       el("span", { class: "badge " + (verdictClass[d.verdict] || "") }, d.verdict || "not known")),
     el("p", { class: "meta" }, el("a", { class: "permalink", href: "#/calls/" + d.id, title: "this call's link" }, "#" + d.id),
       " · " + (d.receivedAt.startsWith("0001-") ? "time not known" : new Date(d.receivedAt).toISOString()) + " · from " + d.remote +
-      " · " + bodySize(d) + " · requestId ", shown(d.requestId || "-")),
+      " · " + bodySize(d) + " · requestId ", shown(ridText(d.requestId))),
     actions(d));
   out.append(flagsList(d));
   out.append(faultNote(d));
