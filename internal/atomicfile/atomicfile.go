@@ -286,7 +286,7 @@ func fdDir(dir string) bool {
 
 // writeThrough writes to what path is or leads to, as a shell's > does.
 func writeThrough(path string, perm os.FileMode, write func(io.Writer) error) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	f, err := OpenInPlace(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
 	if err != nil {
 		return err
 	}
@@ -295,4 +295,25 @@ func writeThrough(path string, perm os.FileMode, write func(io.Writer) error) er
 		return err
 	}
 	return f.Close()
+}
+
+// OpenInPlace opens path to write to it in place (os.OpenFile's flag and
+// perm), but a FIFO that no process has open for reading is an error at
+// once, saying so: the open would wait for a reader, and the run, ended,
+// with it, deaf to SIGTERM (found by hunt48: --junit or
+// GITHUB_STEP_SUMMARY naming such a FIFO hung whsim after its run). A
+// FIFO being read is written as before, as are devices and files.
+func OpenInPlace(path string, flag int, perm os.FileMode) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|nonblock, perm)
+	if pe, ok := err.(*fs.PathError); ok && noReader(pe.Err) {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: errNoReader{}}
+	}
+	return f, err
+}
+
+// errNoReader is the open of a FIFO no process reads.
+type errNoReader struct{}
+
+func (errNoReader) Error() string {
+	return "a FIFO no process is reading: nothing would read what is written"
 }

@@ -107,6 +107,27 @@ func TestWriteThrough(t *testing.T) {
 			t.Errorf("the FIFO's reader got %q, want %q", b[:n], "new")
 		}
 	})
+	// A FIFO no process reads: the open waited for a reader, for good
+	// and deaf to SIGTERM (--junit fifo, GITHUB_STEP_SUMMARY=fifo hung
+	// whsim; found by hunt48). An error at once, naming the path; on the
+	// old code this call never returns.
+	t.Run("fifo without a reader", func(t *testing.T) {
+		fifo := filepath.Join(t.TempDir(), "out.fifo")
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Skip("no FIFO here:", err)
+		}
+		err := Write(fifo, 0o600, write)
+		if err == nil || !strings.Contains(err.Error(), fifo+": a FIFO no process is reading") {
+			t.Fatalf("Write = %v, want the FIFO without a reader named", err)
+		}
+		if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+			t.Fatalf("the FIFO was replaced: %v %v", fi.Mode(), err)
+		}
+		if f, err := OpenInPlace(fifo, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+			f.Close()
+			t.Fatal("OpenInPlace opened a FIFO no process reads")
+		}
+	})
 }
 
 // RemoveReplaced removes what a failed Write would have replaced, a file

@@ -1024,7 +1024,8 @@ func (r *runner) report(res Result) {
 func (r *runner) stamp(res *Result) {
 	now := time.Now()
 	res.Ended = now
-	if res.Took == 0 {
+	// A skipped check ran nothing: it took no time.
+	if res.Took == 0 && res.Verdict != Skip {
 		res.Took = now.Sub(r.since)
 	}
 	r.since = now

@@ -314,6 +314,12 @@ func readFlagsAndConfig(a *cmdutil.App, only string) func(cmd *cobra.Command, ar
 	return func(cmd *cobra.Command, args []string) error {
 		a.CommandLine = map[string]bool{}
 		cmd.Flags().Visit(func(f *pflag.Flag) { a.CommandLine[f.Name] = true })
+		a.Shorthands = map[string]string{}
+		cmd.Flags().VisitAll(func(f *pflag.Flag) {
+			if f.Shorthand != "" {
+				a.Shorthands[f.Shorthand] = f.Name
+			}
+		})
 		sources, err := cmdutil.LoadConfig(cmd, a.ConfigPath, configTree(a, cmd.Root(), only))
 		if err != nil {
 			return err

@@ -189,6 +189,15 @@ func ParseTarget(s string) (*url.URL, error) {
 	if u.Host == "" {
 		return nil, &TargetError{s, "no host"}
 	}
+	// net/url takes any digits for a port; the dial then fails on each
+	// call, which send and check --rerun counted as the receiver's
+	// failure (STILL FAILING, exit 1) though nothing was sent (found by
+	// hunt48).
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return nil, &TargetError{s, "port " + p + ": want 1 to 65535"}
+		}
+	}
 	if _, err := url.ParseQuery(u.RawQuery); err != nil {
 		return nil, &TargetError{s, "bad query: " + err.Error()}
 	}

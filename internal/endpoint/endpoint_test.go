@@ -121,6 +121,13 @@ func TestParseTarget(t *testing.T) {
 		"http://h/x?a=b%20c":   "http://h/x?a=b%20c",
 		"http://h/x y?a=b+c":   "http://h/x%20y?a=b+c",
 		"http://h/x?a=中&b='1'": "http://h/x?a=中&b='1'",
+		// A port no socket has was dialled on every call: each failed, and
+		// read as the receiver's failure (found by hunt48).
+		"http://h:99999/x":  `"http://h:99999/x": port 99999: want 1 to 65535`,
+		"http://[::1]:0/x":  `"http://[::1]:0/x": port 0: want 1 to 65535`,
+		"http://h:65535/x":  "http://h:65535/x",
+		"http://h:0080/x":   "http://h:0080/x",
+		"https://[::1]:1/x": "https://[::1]:1/x",
 	} {
 		if got := parsedAs(ParseTarget, in); got != want {
 			t.Errorf("ParseTarget(%q) = %s, want %s", in, got, want)

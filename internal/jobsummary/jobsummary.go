@@ -19,6 +19,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/whsim/whsim/internal/atomicfile"
 	"github.com/whsim/whsim/internal/term"
 	"github.com/whsim/whsim/internal/termsafe"
 )
@@ -389,7 +390,7 @@ func longestRun(s string, c byte) int {
 // whsim more than once). When not even the section's head fits, nothing is
 // written and the error says so.
 func Append(path string, s *Summary) error {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	f, err := atomicfile.OpenInPlace(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return fmt.Errorf("%s: %w", Env, err)
 	}

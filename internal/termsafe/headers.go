@@ -36,10 +36,18 @@ func secretName(n []byte) bool {
 		}
 	}
 	for _, w := range [...]string{"signature", "token", "secret", "api-key", "api_key", "apikey",
-		"access-key", "access_key", "password", "passwd", "auth", "session", "credential", "private-key"} {
+		"access-key", "access_key", "password", "passwd", "auth", "session", "credential", "private-key", "hmac"} {
 		if bytes.Contains(n, []byte(w)) {
 			return true
 		}
+	}
+	// A key in a header of its own name is the caller's: X-Functions-Key
+	// (Azure Functions), Ocp-Apim-Subscription-Key (Azure API
+	// Management), X-App-Key. They were printed, saved and sent to a
+	// report's URL in the clear (found by hunt48). An idempotency key
+	// names a request, not who sends it.
+	if (bytes.HasSuffix(n, []byte("-key")) || bytes.HasSuffix(n, []byte("_key"))) && !bytes.Contains(n, []byte("idempotency")) {
+		return true
 	}
 	return false
 }

@@ -44,6 +44,9 @@ type App struct {
 	// flag the command line did not ("environment WHSIM_SEED"), for
 	// errors about its value (SayFlagSources).
 	FlagSources map[string]string
+	// Shorthands maps the command's one-letter flags to their names
+	// ("H" to "header"), for SayFlagSources.
+	Shorthands map[string]string
 	// Summarized says the run appended its section to the GitHub job
 	// summary (reportfile.AppendJobSummary): a run that ends without one
 	// (reportfile.FinishJobSummary) appends one saying why.

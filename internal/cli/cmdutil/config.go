@@ -214,8 +214,11 @@ func configErr(err error) error {
 	return UsageErr(&ConfigError{Err: err})
 }
 
-// flagNamed finds the flags an error message names: --shape, --count.
-var flagNamed = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|[\s(])--([a-z][a-z0-9-]*)`) })
+// flagNamed finds the flags an error message names: --shape, --count,
+// and a shorthand standing alone, -H.
+var flagNamed = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[\s(])(?:--([a-z][a-z0-9-]*)|-([A-Za-z])(?:$|[\s,:;)]))`)
+})
 
 // SayFlagSources adds to an error message about flag values where each
 // flag it names got its value, when the environment or the config file
@@ -227,13 +230,19 @@ func (a *App) SayFlagSources(msg string) string {
 	}
 	var said []string
 	for _, m := range flagNamed().FindAllStringSubmatch(msg, -1) {
-		name := m[1]
+		name, as := m[1], "--"+m[1]
+		if m[2] != "" {
+			// A shorthand is named as the message names it: "-H would
+			// go ..." from a config file's header is otherwise a puzzle
+			// too (found by hunt48).
+			name, as = a.Shorthands[m[2]], "-"+m[2]
+		}
 		where, ok := a.FlagSources[name]
 		if !ok || a.OnCommandLine(name) || slices.Contains(said, name) {
 			continue
 		}
 		said = append(said, name)
-		msg += fmt.Sprintf(" (--%s came from %s)", name, where)
+		msg += fmt.Sprintf(" (%s came from %s)", as, where)
 	}
 	return msg
 }

@@ -16,7 +16,8 @@ func TestSayFlagSources(t *testing.T) {
 	t.Parallel()
 	a := &App{
 		CommandLine: map[string]bool{"event": true},
-		FlagSources: map[string]string{"shape": "environment WHSIM_GENERATE_SHAPE", "count": "config file whsim.yaml, line 3"},
+		FlagSources: map[string]string{"shape": "environment WHSIM_GENERATE_SHAPE", "count": "config file whsim.yaml, line 3", "header": "config file whsim.yaml, line 2", "event": "environment WHSIM_EVENT"},
+		Shorthands:  map[string]string{"H": "header", "e": "event"},
 	}
 	tests := []struct{ msg, want string }{
 		{`--shape: unknown shape "x"`, `--shape: unknown shape "x" (--shape came from environment WHSIM_GENERATE_SHAPE)`},
@@ -28,6 +29,15 @@ func TestSayFlagSources(t *testing.T) {
 		{"--seed: bad", "--seed: bad"},
 		// a word that only contains --shape is no flag
 		{"x--shape", "x--shape"},
+		// a shorthand, named as the message names it (found by hunt48:
+		// "-H would go to the report's URL" said nothing of the file)
+		{"--rerun r.json: -H would go to the report's URL", "--rerun r.json: -H would go to the report's URL (-H came from config file whsim.yaml, line 2)"},
+		{"-H and --shape: x", "-H and --shape: x (-H came from config file whsim.yaml, line 2) (--shape came from environment WHSIM_GENERATE_SHAPE)"},
+		// a shorthand typed, unknown, or inside a word or longer one: nothing
+		{"-e: bad", "-e: bad"},
+		{"-k: bad", "-k: bad"},
+		{"x-H y", "x-H y"},
+		{"-Hx y", "-Hx y"},
 	}
 	for _, tt := range tests {
 		if got := a.SayFlagSources(tt.msg); got != tt.want {
