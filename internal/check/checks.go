@@ -1031,7 +1031,9 @@ func (r *runner) load() error {
 	if err := r.ctx.Err(); err != nil {
 		return err
 	}
-	ls := &loadStats{Calls: st.Sent, Concurrency: conc, Answered: bad.answered, TimedOut: bad.timedOut}
+	ls := &LoadStats{Calls: st.Sent, Concurrency: conc, Answered: bad.answered, TimedOut: bad.timedOut,
+		FailedByStatus: maps.Clone(bad.byStatus), FailedByError: maps.Clone(bad.byError), CutShort2xx: bad.cut, CutShortChunked: bad.cutChunk,
+		OverBound2xx: bad.over, ClosedAsSent: bad.closedAsSent, KeptAliveHeld: bad.keptAliveHeld, UnaskedAnswers: st.Unasked}
 	if st.Elapsed > 0 {
 		ls.PerSecond = float64(st.finished) / st.Elapsed.Seconds() // load.Stats.RequestsPerSecond
 	}
