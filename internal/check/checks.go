@@ -960,7 +960,8 @@ func (r *runner) load() error {
 			bad.hist.Record(a.Latency)
 			bad.byError[fmt.Sprintf("got %d with the body unfinished (%s)", a.Status, a.BodyStop())]++
 		case a.Status != 0:
-			if a.Oversized {
+			if a.Oversized && is2xx(a.Status) {
+				// Said of a 2xx only: one refused fails on its status.
 				bad.over++
 			}
 			if a.Truncated && is2xx(a.Status) {
