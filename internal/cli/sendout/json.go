@@ -89,6 +89,19 @@ func appendResultJSON(b []byte, r *attempt.Result, verbose bool) []byte {
 				b = jsonstr.Append(b, kv[1])
 			}
 		}
+		if s := a.Silent; s != nil {
+			// What passed on the connection of a call the time limit
+			// ended (attempt.Silence): per call, which the summary and
+			// the run's last line group without.
+			b = append(b, `,"wroteBytes":`...)
+			b = strconv.AppendInt(b, int64(s.Wrote), 10)
+			b = append(b, `,"wroteWhole":`...)
+			b = strconv.AppendBool(b, s.Whole)
+			b = append(b, `,"bodyBytes":`...)
+			b = strconv.AppendInt(b, int64(s.Body), 10)
+			b = append(b, `,"answerBytes":`...)
+			b = strconv.AppendInt(b, int64(s.Read), 10)
+		}
 		if a.Wait != 0 {
 			b = append(b, `,"waitMs":`...)
 			b = attempt.AppendMS(b, a.Wait)
