@@ -42,6 +42,29 @@ func (s *Silence) Words() string {
 	return w + " and " + thousands(s.Read) + " " + plural(s.Read, "byte", "bytes") + " of an answer came, not its whole head"
 }
 
+// Group is Words without the counts, which differ from call to call:
+// what a summary says of every call it counts so.
+func (s *Silence) Group() string {
+	switch {
+	case !s.Whole:
+		return BodyNotTakenWords + ": the write of the call did not complete within the time limit"
+	case s.Read == 0:
+		return "the call was written whole and no byte of an answer came within the time limit"
+	}
+	return "the call was written whole and bytes of an answer came, not its whole head, within the time limit"
+}
+
+// ErrorGroup is ShortError without what differs from call to call: the
+// bytes a call whose body was never taken wrote, which split the calls of
+// one cause into as many groups as counts. A count of calls by cause keys
+// on it.
+func ErrorGroup(a Attempt) string {
+	if s := a.Silent; s != nil && !s.Whole && a.Kind == KindTimeout && strings.Contains(a.Err, BodyNotTakenWords) {
+		return KindTimeout + ": " + s.Group()
+	}
+	return ShortError(a)
+}
+
 // thousands writes n with a comma every three digits: 262,144.
 func thousands(n int) string {
 	s := strconv.Itoa(n)

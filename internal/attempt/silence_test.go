@@ -112,3 +112,56 @@ func TestTimeoutSaysWhatPassed(t *testing.T) {
 		})
 	}
 }
+
+func TestSilenceWords(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		s           Silence
+		words, grup string
+	}{
+		{Silence{Wrote: 1634, Whole: true, Body: 1459, Waited: 5 * time.Second},
+			"no answer within the time limit (5s): the call was written whole (1,634 bytes; whether the receiver read them is not known) and no byte of an answer came",
+			"the call was written whole and no byte of an answer came within the time limit"},
+		{Silence{Wrote: 1634, Whole: true, Body: 1459, Read: 1, Waited: time.Second},
+			"no answer within the time limit (1s): the call was written whole (1,634 bytes; whether the receiver read them is not known) and 1 byte of an answer came, not its whole head",
+			"the call was written whole and bytes of an answer came, not its whole head, within the time limit"},
+		{Silence{Wrote: 65536, Body: 262144, Waited: time.Second}, "",
+			BodyNotTakenWords + ": the write of the call did not complete within the time limit"},
+	} {
+		if tt.s.Whole {
+			if got := tt.s.Words(); got != tt.words {
+				t.Errorf("%+v: words %q\nwant %q", tt.s, got, tt.words)
+			}
+		}
+		if got := tt.s.Group(); got != tt.grup {
+			t.Errorf("%+v: group %q\nwant %q", tt.s, got, tt.grup)
+		}
+	}
+}
+
+// Calls whose body was never taken, that differ only in how many bytes
+// of them went out, are one group: ShortError's counts split check's
+// load reason into a group per count ("1 timeout: ... (65536 bytes ...),
+// 1 timeout: ... (131072 bytes ...)").
+func TestErrorGroupOfBodiesNeverTaken(t *testing.T) {
+	t.Parallel()
+	res := &Result{Request: &Request{Body: make([]byte, 262144)}}
+	var groups []string
+	for _, n := range []int{0, 65536, 131072} {
+		a := Attempt{Kind: KindTimeout, Err: `Post "http://h/hook": ` + notTakenWords(n, res), Silent: &Silence{Wrote: n, Body: 262144, Waited: time.Second}}
+		groups = append(groups, ErrorGroup(a))
+		if ShortError(a) == ErrorGroup(a) {
+			t.Errorf("%d bytes: the short error %q lost its count", n, ShortError(a))
+		}
+	}
+	want := KindTimeout + ": " + BodyNotTakenWords + ": the write of the call did not complete within the time limit"
+	for _, g := range groups {
+		if g != want {
+			t.Errorf("group %q, want %q", g, want)
+		}
+	}
+	plain := Attempt{Kind: KindTimeout, Err: "context deadline exceeded"}
+	if got := ErrorGroup(plain); got != KindTimeout {
+		t.Errorf("a timeout not measured: group %q, want %q", got, KindTimeout)
+	}
+}

@@ -990,7 +990,7 @@ func (r *runner) load() error {
 				// listen backlog (slowCause).
 				bad.timed = append(bad.timed, timing{r.timeLimit(a), a.Connect, true, a.KeptAlive})
 			}
-			bad.byError[attempt.ShortError(a)]++
+			bad.byError[attempt.ErrorGroup(a)]++
 			if a.ClosedAsSent {
 				bad.closedAsSent++
 			}
