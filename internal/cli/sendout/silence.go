@@ -76,7 +76,7 @@ func (t *silences) note(a attempt.Attempt) {
 }
 
 // words say what passed on every call that timed out, when each was
-// measured and all were written whole, or none was: "" otherwise.
+// measured: "" otherwise.
 func (t *silences) words() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -91,7 +91,9 @@ func (t *silences) words() string {
 		return fmt.Sprintf("%s: the write of the call did not complete within the time limit (%s): %s bytes of each call written, of %s",
 			attempt.BodyNotTakenWords, t.waited, t.wrote, body)
 	case t.whole < t.n:
-		return ""
+		// Two groups: each call's line says its own.
+		return fmt.Sprintf("%d of the %d calls %s written whole and got no whole answer, %d %s not (%s); each call's line says what went out and what came",
+			t.whole, t.n, was(t.whole), t.cut, was(t.cut), attempt.BodyNotTakenWords)
 	}
 	w := fmt.Sprintf("each call was written whole (%s bytes; whether the receiver read them is not known)", t.wrote)
 	switch {
@@ -101,6 +103,14 @@ func (t *silences) words() string {
 		return fmt.Sprintf("%s and no whole answer came within the time limit (%s): %s bytes of an answer came on each, not its whole head", w, t.waited, t.read)
 	}
 	return fmt.Sprintf("%s and no whole answer came within the time limit (%s): %s bytes of an answer came on %d of the %d calls, not its whole head, and no byte on the rest", w, t.waited, t.read, t.answered, t.n)
+}
+
+// was is the verb for n calls: "was" for one, else "were".
+func was(n int) string {
+	if n == 1 {
+		return "was"
+	}
+	return "were"
 }
 
 // thousands writes n with a comma every three digits: 262,144.

@@ -38,10 +38,11 @@ func TestSilencesWords(t *testing.T) {
 			timeout(&attempt.Silence{Wrote: 922, Whole: true, Read: 16, Waited: time.Second}),
 			timeout(&attempt.Silence{Wrote: 922, Whole: true, Waited: time.Second})},
 			"each call was written whole (922 bytes; whether the receiver read them is not known) and no whole answer came within the time limit (1s): 16 bytes of an answer came on 1 of the 2 calls, not its whole head, and no byte on the rest"},
-		// Not one group: the line says none of it, each call's line does.
+		// Not one group: the line counts each, each call's line says it.
 		{"some whole, some not", []attempt.Attempt{
 			timeout(&attempt.Silence{Wrote: 922, Whole: true, Waited: time.Second}),
-			timeout(&attempt.Silence{Wrote: 100, Body: 262144, Waited: time.Second})}, ""},
+			timeout(&attempt.Silence{Wrote: 100, Body: 262144, Waited: time.Second})},
+			"1 of the 2 calls was written whole and got no whole answer, 1 was not (the body was never taken); each call's line says what went out and what came"},
 		{"one not measured", []attempt.Attempt{
 			timeout(&attempt.Silence{Wrote: 922, Whole: true, Waited: time.Second}),
 			timeout(nil)}, ""},
