@@ -1,9 +1,11 @@
 package attempt
 
 import (
+	"bufio"
 	"context"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"strings"
 	"sync"
@@ -13,8 +15,8 @@ import (
 	"github.com/whsim/whsim/internal/reqid"
 )
 
-// silentServer accepts connections, reads what comes (the call whole),
-// writes head, if any, and never answers more.
+// silentServer accepts connections, reads the call whole, then writes
+// head, if any, and never answers more.
 func silentServer(t *testing.T, head string) *url.URL {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -32,10 +34,18 @@ func silentServer(t *testing.T, head string) *url.URL {
 			mu.Lock()
 			conns = append(conns, c)
 			mu.Unlock()
-			if head != "" {
-				_, _ = io.WriteString(c, head)
-			}
-			go func() { _, _ = io.Copy(io.Discard, c) }()
+			go func() {
+				// The call read whole first: bytes before it are no
+				// answer of its.
+				br := bufio.NewReader(c)
+				if r, err := http.ReadRequest(br); err == nil {
+					_, _ = io.Copy(io.Discard, r.Body)
+					if head != "" {
+						_, _ = io.WriteString(c, head)
+					}
+				}
+				_, _ = io.Copy(io.Discard, br)
+			}()
 		}
 	}()
 	t.Cleanup(func() {
