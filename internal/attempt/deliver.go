@@ -150,6 +150,10 @@ type Attempt struct {
 	// HTTP/2 leaves it false). A receiver that answers only a
 	// connection's first call shows itself so: its second gets nothing.
 	KeptAlive bool `json:"-"`
+	// Silent, on an attempt the time limit ended before an answer came
+	// on a connection it had, says what passed on it: the bytes of the
+	// call written, and of an answer read. nil when not measured.
+	Silent *Silence `json:"-"`
 }
 
 // BodyStop says what stopped the reading of the answer's body: BodyErr
@@ -1269,10 +1273,19 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 		if kind == KindInterrupted && ctx.Err() == nil {
 			kind = KindTimeout // the client's own deadline
 		}
-		if kind == KindTimeout && len(body) > 0 && ctx.Err() == nil {
+		var silent *Silence
+		if kind == KindTimeout && ctx.Err() == nil {
 			// "awaiting headers" would send the user to a slow answer
-			// when the receiver never took the whole call.
-			if why := call.notTaken(res); why != "" {
+			// when the receiver never took the whole call, and says
+			// nothing of what went out and what came.
+			why := ""
+			if len(body) > 0 {
+				why = call.notTaken(res)
+			}
+			if silent = call.silence(res, d.Client.Timeout, why != ""); silent != nil && why == "" {
+				why = silent.Words()
+			}
+			if why != "" {
 				err = &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: t.redacted, Err: timeoutError(why)}
 			}
 		}
@@ -1287,7 +1300,7 @@ func (d *Deliverer) netAttempt(ctx context.Context, tr directTransport, direct b
 			connect = time.Since(connStart)
 		}
 		return Attempt{Kind: kind, Err: d.maskedErr(kind, err, t, res), Latency: time.Since(start), Connect: connect, Connected: gotConn, ClosedAsSent: closedAsSent, EndedAfterSent: endedAfterSent,
-			KeptAlive: call.keptAlive}, 0
+			KeptAlive: call.keptAlive, Silent: silent}, 0
 	}
 	var kept []byte
 	if resp.StatusCode == http.StatusSwitchingProtocols {

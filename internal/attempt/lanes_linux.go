@@ -722,7 +722,21 @@ func (lp *loop) detach(l *lane, read []byte) (rc *rawConn, ok bool) {
 // answer came, and closes its connection.
 func (lp *loop) failed(l *lane, err error) {
 	lp.drop(l)
-	lp.attempted(l, lp.d.rawFailed(lp.ctx, l.method, l.t, l.res, err, l.start, l.buf, ""), 0)
+	// A call the time limit ended once it went out whole (one written in
+	// part is written away): what passed, as the worker's path says it.
+	words, silent := "", (*Silence)(nil)
+	if l.state == laneRead && len(l.out) == 0 && lp.ctx.Err() == nil && Classify(err) == KindTimeout {
+		silent = &Silence{Wrote: len(l.buf.req), Whole: true, Read: len(l.in), Waited: lp.d.Client.Timeout}
+		if l.res != nil && l.res.Request != nil {
+			silent.Body = len(l.res.Request.Body)
+		}
+		words = silent.Words()
+	}
+	a := lp.d.rawFailed(lp.ctx, l.method, l.t, l.res, err, l.start, l.buf, words)
+	if a.Kind == KindTimeout {
+		a.Silent = silent
+	}
+	lp.attempted(l, a, 0)
 }
 
 // drop closes a lane's connection (which leaves the loop's set with it:

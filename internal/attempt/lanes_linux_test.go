@@ -27,7 +27,12 @@ func outcome(r *Result) string {
 		a.Latency, a.Connect = 0, 0
 		a.Err = portRE.ReplaceAllString(a.Err, "127.0.0.1:P")
 		a.Header = nil
+		s := a.Silent
+		a.Silent = nil // a pointer: what it says is compared
 		fmt.Fprintf(&b, " | %+v", a)
+		if s != nil {
+			fmt.Fprintf(&b, " silent %+v", *s)
+		}
 	}
 	return b.String()
 }

@@ -336,14 +336,31 @@ func (d *Deliverer) rawAnswer(ctx context.Context, method string, t *target, buf
 	lean, err := unfinished(err) // a lean answer's body over MaxBodyRead, or cut off
 	if err != nil {
 		notTaken := ""
+		var silent *Silence
 		if rc := buf.raw; rc != nil {
 			rc.close() // and waits for the end of a rest write
 			buf.raw = nil
-			if sent, total := rc.io.Progress(); sent < total {
+			sent, total := rc.io.Progress()
+			if sent < total {
 				notTaken = notTakenWords(rc.before+sent, res)
 			}
+			if total > 0 && ctx.Err() == nil && Classify(err) == KindTimeout {
+				// What passed on the connection: the head's bytes read
+				// are those its bound let through.
+				silent = &Silence{Wrote: rc.before + sent, Whole: sent == total, Read: int(maxHead - rc.lim.n), Waited: d.Client.Timeout}
+				if res.Request != nil {
+					silent.Body = len(res.Request.Body)
+				}
+				if silent.Whole {
+					notTaken = silent.Words()
+				}
+			}
 		}
-		return d.rawFailed(ctx, method, t, res, err, start, buf, notTaken), 0
+		a := d.rawFailed(ctx, method, t, res, err, start, buf, notTaken)
+		if a.Kind == KindTimeout {
+			a.Silent = silent
+		}
+		return a, 0
 	}
 	rc := buf.raw
 	rc.before = 0 // of this call only: the connection may carry the next

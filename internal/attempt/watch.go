@@ -54,6 +54,10 @@ type watchConn struct {
 	// having written nothing (the receiver's reset already there) put no
 	// byte of its call before the receiver, however it was begun.
 	wrote, ended atomic.Int64
+	// got counts the bytes reads returned (over TLS, the records' own):
+	// of a call the time limit ended, what came of an answer
+	// (callConn.silence).
+	got atomic.Int64
 	// firstRead is set by the connection's first read, and h2Settings
 	// then says the bytes it gave start with an HTTP/2 SETTINGS frame's
 	// header: a receiver that speaks only HTTP/2 (h2c) sends one at once,
@@ -628,6 +632,9 @@ func (c *watchConn) noteRead(p []byte, n int, err error) (int, error) {
 	}
 	c.readBegun.Store(c.begun.Load())
 	c.keepHead(p[:n], err)
+	if n > 0 {
+		c.got.Add(int64(n))
+	}
 	if n > 0 && isAnswerStart(p[:n]) {
 		c.answerAt.Store(c.begun.Load())
 	}
@@ -913,6 +920,7 @@ type callConn struct {
 	conn    *watchConn
 	at      int64        // conn's bytes begun when it was given the call
 	wroteAt int64        // conn's bytes written when it was given the call
+	gotAt   int64        // conn's bytes read when it was given the call
 	gen     atomic.Int64 // conn's writes as the call's answer began (wrote)
 	// given is conn's writes when it was given the call: the same as
 	// the answer began, none of the call was written (a write refused on
@@ -1046,6 +1054,35 @@ func (s *callConn) notTaken(res *Result) string {
 	return notTakenWords(int(c.wire().wrote.Load()-s.wroteAt), res)
 }
 
+// silence says what passed on the connection of a call the time limit
+// ended before an answer came (Attempt.Silent): the bytes of the call
+// written, whole when its write ended without error (notTaken said it
+// did not, cut), and of an answer read. nil when the call's connection is
+// none of those watched, or its write is not known to have ended.
+func (s *callConn) silence(res *Result, limit time.Duration, cut bool) *Silence {
+	c, e := s.conn, s.end.Load()
+	if c == nil || e == nil {
+		return nil
+	}
+	sl := &Silence{Wrote: int(c.wire().wrote.Load() - s.wroteAt), Read: int(c.got.Load() - s.gotAt), Waited: limit}
+	if res.Request != nil {
+		sl.Body = len(res.Request.Body)
+	}
+	if cut {
+		return sl
+	}
+	select {
+	case <-e.done:
+		if e.err != nil {
+			return nil
+		}
+	default:
+		return nil
+	}
+	sl.Whole = true
+	return sl
+}
+
 // writeEndWait bounds notTaken's wait for the end of a write net/http
 // gave up on.
 const writeEndWait = time.Second
@@ -1126,6 +1163,7 @@ func (s *callConn) got(i httptrace.GotConnInfo) {
 		return
 	}
 	s.conn, s.at, s.wroteAt, s.given = wc, wc.wire().begun.Load(), wc.wire().wrote.Load(), wc.gen.Load()
+	s.gotAt = wc.got.Load()
 	// A plain connection's writes are calls', and net/http puts one back
 	// idle only after its answer; over TLS, the handshake's are written
 	// too, and the answer's putting idle says it (putIdle).

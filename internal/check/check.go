@@ -266,10 +266,10 @@ type Tally struct {
 	Skipped string `json:"skipped,omitempty"`
 }
 
-// loadStats are the figures of the load check. The percentiles are over
+// LoadStats are the figures of the load check. The percentiles are over
 // the calls that were answered or timed out (at the time limit); Answered
 // 0 and TimedOut 0 mean there are none.
-type loadStats struct {
+type LoadStats struct {
 	Calls       int
 	Concurrency int
 	PerSecond   float64
@@ -277,6 +277,26 @@ type loadStats struct {
 	P99, Max    time.Duration
 	Answered    int
 	TimedOut    int
+	// The counts the load case's reason gives (every one measured on
+	// every run of load): FailedByStatus the answers not 2xx, by status;
+	// FailedByError the calls that got no whole answer (none, or one cut
+	// off, or one that came before the body went whole), by the reason's
+	// words for them; CutShort2xx the 2xx answers cut short, of them
+	// CutShortChunked those with no declared length; OverBound2xx the 2xx
+	// answers whose body ran past attempt.MaxBodyRead; ClosedAsSent and
+	// KeptAliveHeld the calls that got no answer on kept-alive connections
+	// the receiver closed as they went out, or held unanswered past the
+	// time limit (a receiver that answers a connection's first call
+	// only); UnaskedAnswers the kept-alive connections found holding bytes
+	// after an answer that no call asked for.
+	FailedByStatus  map[int]int
+	FailedByError   map[string]int
+	CutShort2xx     int
+	CutShortChunked int
+	OverBound2xx    int
+	ClosedAsSent    int
+	KeptAliveHeld   int
+	UnaskedAnswers  int
 }
 
 // Stop says where a run ended early: after which check/case, and why.
@@ -336,7 +356,7 @@ type Summary struct {
 	Checks map[string]*Tally
 	// Order is the ids of the checks that ran, in run order.
 	Order []string
-	Load  *loadStats
+	Load  *LoadStats
 	// P99 and Slowest are over the calls of the run outside load.
 	P99     time.Duration
 	Slowest string

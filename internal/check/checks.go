@@ -960,7 +960,8 @@ func (r *runner) load() error {
 			bad.hist.Record(a.Latency)
 			bad.byError[fmt.Sprintf("got %d with the body unfinished (%s)", a.Status, a.BodyStop())]++
 		case a.Status != 0:
-			if a.Oversized {
+			if a.Oversized && is2xx(a.Status) {
+				// Said of a 2xx only: one refused fails on its status.
 				bad.over++
 			}
 			if a.Truncated && is2xx(a.Status) {
@@ -989,7 +990,7 @@ func (r *runner) load() error {
 				// listen backlog (slowCause).
 				bad.timed = append(bad.timed, timing{r.timeLimit(a), a.Connect, true, a.KeptAlive})
 			}
-			bad.byError[attempt.ShortError(a)]++
+			bad.byError[attempt.ErrorGroup(a)]++
 			if a.ClosedAsSent {
 				bad.closedAsSent++
 			}
@@ -1031,7 +1032,9 @@ func (r *runner) load() error {
 	if err := r.ctx.Err(); err != nil {
 		return err
 	}
-	ls := &loadStats{Calls: st.Sent, Concurrency: conc, Answered: bad.answered, TimedOut: bad.timedOut}
+	ls := &LoadStats{Calls: st.Sent, Concurrency: conc, Answered: bad.answered, TimedOut: bad.timedOut,
+		FailedByStatus: maps.Clone(bad.byStatus), FailedByError: maps.Clone(bad.byError), CutShort2xx: bad.cut, CutShortChunked: bad.cutChunk,
+		OverBound2xx: bad.over, ClosedAsSent: bad.closedAsSent, KeptAliveHeld: bad.keptAliveHeld, UnaskedAnswers: st.Unasked}
 	if st.Elapsed > 0 {
 		ls.PerSecond = float64(st.finished) / st.Elapsed.Seconds() // load.Stats.RequestsPerSecond
 	}

@@ -757,8 +757,7 @@ func (r *runner) defect(d *effDoc) string {
 		// Not "acknowledged and lost", nor the probe in doubt: the
 		// receiver said it did not store the calls, in the body of a
 		// 2xx, which the ERP takes as delivered (accepts-valid warns).
-		return fmt.Sprintf("holds nothing for it, as the receiver said: %s; the ERP takes any 2xx as delivered and never sends the call again, so the document is lost: answer 5xx when a call was not stored (a sender retries it), 4xx when it never will be",
-			saidFailedWords(d)) + settled
+		return saidFailedDefect(saidFailedWords(d)) + settled
 	case a.Count == 0 && r.probeNotFound != "":
 		// Not "acknowledged and lost": a probe URL that matches no route
 		// of the receiver's answers the same 404 for every document.
@@ -923,26 +922,47 @@ func (d *effDoc) saidFailed() string {
 	return ""
 }
 
+// saidFailedDefect is what a document the probe holds nothing of shows
+// when its calls' 2xx answers said the call failed (words, saidFailedOf):
+// a run's reason and its rerun's say it alike.
+func saidFailedDefect(words string) string {
+	return "holds nothing for it, as the receiver said: " + words + "; the ERP takes any 2xx as delivered and never sends the call again, so the document is lost: answer 5xx when a call was not stored (a sender retries it), 4xx when it never will be"
+}
+
 // saidFailedWords says which of the documents' 2xx answers said the call
 // failed, and what the first said: "its calls got 2xx, but the body of
 // each said the call failed ("success": false)".
 func saidFailedWords(docs ...*effDoc) string {
-	ok, said, first := 0, 0, ""
+	var answers [][]attempt.Attempt
 	for _, d := range docs {
 		for _, sc := range d.sent {
-			for _, a := range sc.answers {
-				if !is2xx(a.Status) {
-					continue
-				}
-				ok++
-				if why := bodySaysFailed(a.BodyPrefix); why != "" {
-					said++
-					if first == "" {
-						first = why
-					}
+			answers = append(answers, sc.answers)
+		}
+	}
+	return saidFailedOf(answers...)
+}
+
+// saidFailedOf is saidFailedWords of calls' answers, each call's in
+// turn; "" when no 2xx answer said the call failed. A rerun of a document
+// says it as the run did (rerunEffects).
+func saidFailedOf(answers ...[]attempt.Attempt) string {
+	ok, said, first := 0, 0, ""
+	for _, as := range answers {
+		for _, a := range as {
+			if !is2xx(a.Status) {
+				continue
+			}
+			ok++
+			if why := bodySaysFailed(a.BodyPrefix); why != "" {
+				said++
+				if first == "" {
+					first = why
 				}
 			}
 		}
+	}
+	if said == 0 {
+		return ""
 	}
 	which := "each"
 	if said < ok {

@@ -249,7 +249,7 @@ func (q *quietRow) heldCalls() []int {
 
 // failedCalls says the row's calls that ended without an answer, by
 // what they got, in the order sent: "connection closed: calls 7-9, 11;
-// timeout: calls 6, 10" (ShortError's words), and how many things.
+// timeout: calls 6, 10" (ErrorGroup's words), and how many things.
 func (q *quietRow) failedCalls() (string, int) {
 	var kinds []string
 	byKind := map[string][]int{}
@@ -257,7 +257,7 @@ func (q *quietRow) failedCalls() (string, int) {
 		if c.held || !c.s.silent {
 			continue
 		}
-		k := attempt.ShortError(c.s.a)
+		k := attempt.ErrorGroup(c.s.a)
 		if byKind[k] == nil {
 			kinds = append(kinds, k)
 		}

@@ -215,3 +215,23 @@ func TestQuietRowSaysWhereHeldCallsWereSent(t *testing.T) {
 		})
 	}
 }
+
+// Calls whose bodies were never taken, that differ only in how many
+// bytes of them went out, are one kind in a stop's reason: each count
+// was a kind of its own ("timeout: the body was never taken: ... (0
+// bytes of the call written, ...): calls 2; timeout: ... (65536 bytes
+// ...): calls 3").
+func TestQuietRowGroupsBodiesNeverTaken(t *testing.T) {
+	var q quietRow
+	q.begin()
+	q.end(1, silence{answered: true})
+	for n, wrote := range []int{0, 65536, 2048} {
+		q.begin()
+		a := attempt.Attempt{Kind: attempt.KindTimeout, Err: fmt.Sprintf(`Post "http://h/hook": %s: the write of the call did not complete within the time limit (%d bytes of the call written, of a 262144-byte body)`, attempt.BodyNotTakenWords, wrote), Silent: &attempt.Silence{Wrote: wrote, Body: 262144}}
+		q.end(n+2, silence{quiet: true, silent: true, timedOut: true, a: a})
+	}
+	const want = "timeout: the body was never taken: the write of the call did not complete within the time limit: calls 2-4"
+	if got, kinds := q.failedCalls(); got != want || kinds != 1 {
+		t.Errorf("failed %q of %d kinds, want %q of 1", got, kinds, want)
+	}
+}

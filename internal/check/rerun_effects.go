@@ -197,6 +197,17 @@ func rerunEffects(ctx context.Context, cfg RerunConfig, c Failed) (RerunResult, 
 	}
 	res.Outcome = StillFailing
 	res.Reason = fmt.Sprintf("%s %s: the probe answered %s, want %s; calls: %s", e.Kind, q.Code, raw, wantText, callText)
+	if a.Count == 0 {
+		// As the run's reason says it (runner.defect): the receiver's
+		// own 2xx answers said it stored nothing.
+		var answers [][]attempt.Attempt
+		for _, s := range sent {
+			answers = append(answers, s.answers)
+		}
+		if words := saidFailedOf(answers...); words != "" {
+			res.Reason = fmt.Sprintf("%s %s: %s; the probe answered %s, want %s; calls: %s", e.Kind, q.Code, saidFailedDefect(words), raw, wantText, callText)
+		}
+	}
 	return res, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -502,6 +503,17 @@ type (
 		Max         float64 `json:"maxMs"`
 		Answered    int     `json:"answered"`
 		TimedOut    int     `json:"timedOut"`
+		// The counts the load case's reason gives: its maps always
+		// ({} when none), the rest only when not 0 (absent is none: load
+		// measures each on every run).
+		FailedByStatus  map[int]int    `json:"failedByStatus"`
+		FailedByError   map[string]int `json:"failedByError"`
+		CutShort2xx     int            `json:"cutShort2xx,omitempty"`
+		CutShortChunked int            `json:"cutShort2xxChunked,omitempty"`
+		OverBound2xx    int            `json:"overBound2xx,omitempty"`
+		ClosedAsSent    int            `json:"closedAsSent,omitempty"`
+		KeptAliveHeld   int            `json:"keptAliveHeld,omitempty"`
+		UnaskedAnswers  int            `json:"unaskedAnswers,omitempty"`
 	}
 	latencyJSON struct {
 		P99          float64 `json:"p99Ms"`
@@ -536,7 +548,13 @@ func (s CheckSummary) AppendJSON(b []byte) []byte {
 		j.Cases = &casesJSON{Run: sum.Done, Total: sum.Total}
 	}
 	if l := sum.Load; l != nil {
-		j.Load = &loadJSON{l.Calls, l.Concurrency, l.PerSecond, attempt.MS(l.P50), attempt.MS(l.P90), attempt.MS(l.P99), attempt.MS(l.Max), l.Answered, l.TimedOut}
+		j.Load = &loadJSON{Calls: l.Calls, Concurrency: l.Concurrency, PerSecond: l.PerSecond,
+			P50: attempt.MS(l.P50), P90: attempt.MS(l.P90), P99: attempt.MS(l.P99), Max: attempt.MS(l.Max), Answered: l.Answered, TimedOut: l.TimedOut,
+			FailedByStatus: map[int]int{}, FailedByError: map[string]int{},
+			CutShort2xx: l.CutShort2xx, CutShortChunked: l.CutShortChunked, OverBound2xx: l.OverBound2xx,
+			ClosedAsSent: l.ClosedAsSent, KeptAliveHeld: l.KeptAliveHeld, UnaskedAnswers: l.UnaskedAnswers}
+		maps.Copy(j.Load.FailedByStatus, l.FailedByStatus)
+		maps.Copy(j.Load.FailedByError, l.FailedByError)
 	}
 	if e := sum.Effects; e != nil {
 		j.Effects = &effectsJSON{e.Documents, e.Load, e.LoadProbed, attempt.MS(e.Slowest), e.SlowestDoc, attempt.MS(e.Settle)}

@@ -1,6 +1,7 @@
 package checkout
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -420,6 +421,47 @@ func TestSetFirst(t *testing.T) {
 	} {
 		if got := SetFirst(tc.cmds); got != tc.want {
 			t.Errorf("%s: SetFirst = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestCheckSummaryLoadJSON: the summary's load object carries every count
+// the load case's reason gives (the answers not 2xx by status, the calls
+// with no whole answer by why, the 2xx cut short or over the bound, the
+// calls kept-alive connections lost, the connections holding bytes no
+// call asked for), as the text and JUnit say them; it carried the
+// figures alone. The maps are always there ({} is none measured, not
+// unmeasured); the other counts only when not 0.
+func TestCheckSummaryLoadJSON(t *testing.T) {
+	t.Parallel()
+	const figures = `"calls":300,"concurrency":16,"perSecond":250,"p50Ms":2,"p90Ms":3,"p99Ms":4,"maxMs":5,`
+	tests := []struct {
+		name string
+		load check.LoadStats
+		want string
+	}{
+		{"none failed", check.LoadStats{}, `"answered":300,"timedOut":0,"failedByStatus":{},"failedByError":{}`},
+		{"every count", check.LoadStats{
+			TimedOut: 4, FailedByStatus: map[int]int{503: 60, 301: 2}, FailedByError: map[string]int{"timeout": 4, "got 200 with the body unfinished (timeout)": 1},
+			CutShort2xx: 7, CutShortChunked: 3, OverBound2xx: 2, ClosedAsSent: 5, KeptAliveHeld: 4, UnaskedAnswers: 1},
+			`"answered":300,"timedOut":4,"failedByStatus":{"301":2,"503":60},"failedByError":{"got 200 with the body unfinished (timeout)":1,"timeout":4},` +
+				`"cutShort2xx":7,"cutShort2xxChunked":3,"overBound2xx":2,"closedAsSent":5,"keptAliveHeld":4,"unaskedAnswers":1`},
+	}
+	for _, tt := range tests {
+		l := tt.load
+		l.Calls, l.Concurrency, l.PerSecond, l.Answered = 300, 16, 250, 300
+		l.P50, l.P90, l.P99, l.Max = 2*time.Millisecond, 3*time.Millisecond, 4*time.Millisecond, 5*time.Millisecond
+		out := CheckSummary{checkSum(func(s *check.Summary) { s.Load = &l })}.AppendJSON(nil)
+		var got struct {
+			Summary struct {
+				Load json.RawMessage `json:"load"`
+			} `json:"summary"`
+		}
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("%s: %v: %s", tt.name, err, out)
+		}
+		if want := "{" + figures + tt.want + "}"; string(got.Summary.Load) != want {
+			t.Errorf("%s:\n got %s\nwant %s", tt.name, got.Summary.Load, want)
 		}
 	}
 }

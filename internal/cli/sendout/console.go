@@ -88,6 +88,8 @@ type Console struct {
 	// cannot be reached.
 	failures atomic.Int64
 	firstErr atomic.Pointer[attempt.Attempt]
+	// silent tallies what passed on the calls that timed out.
+	silent silences
 	// stopRun ends the run's deliveries early, its cause the stdout
 	// write that failed (Report).
 	stopRun context.CancelCauseFunc
@@ -264,8 +266,12 @@ func (c *Console) Report(res *attempt.Result) {
 	}
 	if !res.OK {
 		c.failures.Add(1)
-		if last := res.Last(); last.Status == 0 && c.firstErr.Load() == nil {
+		last := res.Last()
+		if last.Status == 0 && c.firstErr.Load() == nil {
 			c.firstErr.CompareAndSwap(nil, &last)
+		}
+		if last.Status == 0 {
+			c.silent.note(last)
 		}
 	}
 }
@@ -310,6 +316,10 @@ func (c *Console) Unreachable(st *load.Stats, target *url.URL) string {
 		// fault, which the reader's words say.
 		why = strings.TrimPrefix(attempt.ShortError(*first), attempt.KindMalformed+": ")
 		return fmt.Sprintf("every call to %s got a malformed answer (not valid HTTP): %s", termsafe.URL(target), termsafe.Text(why))
+	case kinds[0] == attempt.KindTimeout && c.silent.words() != "":
+		// Reached: what went out of each call and what came, in words
+		// without the counts that differ from call to call (their range).
+		return fmt.Sprintf("no answer from %s: every call timed out: %s", termsafe.URL(target), c.silent.words())
 	case kinds[0] == attempt.KindTimeout && attempt.ShortError(*first) != attempt.KindTimeout:
 		// Reached, and the call waited for what the receiver did not
 		// give (an HTTP/2 stream): why it timed out, not "slower".

@@ -78,29 +78,11 @@ func appendResultJSON(b []byte, r *attempt.Result, verbose bool) []byte {
 		b = jsonstr.Append(b, why)
 	}
 	b = append(b, `,"attempts":[`...)
-	for i, a := range r.Attempts[:r.Tries()] {
+	for i := range r.Attempts[:r.Tries()] {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, '{')
-		if a.Status != 0 {
-			b = append(b, `"status":`...)
-			b = strconv.AppendInt(b, int64(a.Status), 10)
-			b = append(b, ',')
-		}
-		b = append(b, `"latencyMs":`...)
-		b = attempt.AppendMS(b, a.Latency)
-		for _, kv := range [...][2]string{{"errorKind", a.Kind}, {"error", a.Err}, {"unfinished", a.Unfinished()}, {"location", a.Location}, {"notRetried", a.NotRetried}} {
-			if kv[1] != "" {
-				b = append(b, `,"`+kv[0]+`":`...)
-				b = jsonstr.Append(b, kv[1])
-			}
-		}
-		if a.Wait != 0 {
-			b = append(b, `,"waitMs":`...)
-			b = attempt.AppendMS(b, a.Wait)
-		}
-		b = append(b, '}')
+		b = appendAttemptJSON(b, &r.Attempts[i])
 	}
 	b = append(b, ']')
 	if verbose {
@@ -110,6 +92,44 @@ func appendResultJSON(b []byte, r *attempt.Result, verbose bool) []byte {
 		b = jsonstr.Append(b, string(r.RespBody))
 	}
 	return append(b, "}\n"...)
+}
+
+// appendAttemptJSON appends an attempt's object of a delivery's
+// "attempts".
+func appendAttemptJSON(b []byte, a *attempt.Attempt) []byte {
+	b = append(b, '{')
+	if a.Status != 0 {
+		b = append(b, `"status":`...)
+		b = strconv.AppendInt(b, int64(a.Status), 10)
+		b = append(b, ',')
+	}
+	b = append(b, `"latencyMs":`...)
+	b = attempt.AppendMS(b, a.Latency)
+	for _, kv := range [...][2]string{{"errorKind", a.Kind}, {"error", a.Err}, {"unfinished", a.Unfinished()}, {"location", a.Location}, {"notRetried", a.NotRetried}} {
+		if kv[1] != "" {
+			b = append(b, `,"`+kv[0]+`":`...)
+			b = jsonstr.Append(b, kv[1])
+		}
+	}
+	if s := a.Silent; s != nil {
+		// What passed on the connection of a call the time limit
+		// ended (attempt.Silence): per call, which the summary and
+		// the run's last line group without.
+		b = append(b, `,"wroteBytes":`...)
+		b = strconv.AppendInt(b, int64(s.Wrote), 10)
+		b = append(b, `,"wroteWhole":`...)
+		b = strconv.AppendBool(b, s.Whole)
+		b = append(b, `,"bodyBytes":`...)
+		b = strconv.AppendInt(b, int64(s.Body), 10)
+		b = append(b, `,"answerBytes":`...)
+		b = strconv.AppendInt(b, int64(s.Read), 10)
+	}
+	if a.Wait != 0 {
+		b = append(b, `,"waitMs":`...)
+		b = attempt.AppendMS(b, a.Wait)
+	}
+	b = append(b, '}')
+	return b
 }
 
 // appendHeaderJSON appends ,"name":{...} unless h is empty; -v only, so

@@ -193,6 +193,11 @@ func noAnswerText(a attempt.Attempt) string {
 	if note := attempt.TakenNote(a); note != "" {
 		return attempt.FailureText(a) + " " + note
 	}
+	if s := a.Silent; s != nil && s.Whole && a.Kind == attempt.KindTimeout {
+		// What passed on the connection, which "timeout" alone hides:
+		// the call went out whole, and no answer came, or part of one.
+		return attempt.KindTimeout + ": " + s.Words()
+	}
 	return attempt.FailureText(a)
 }
 
