@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/input"
@@ -197,6 +198,67 @@ func FuzzCheckCaptureFastPath(f *testing.F) {
 		}
 		if gotTorn != wantTorn || !reflect.DeepEqual(got, want) || gotWhy != wantWhy || gotQuietWhy != wantQuietWhy {
 			t.Fatalf("fast path %v %+v %q %q\nslow path %v %+v %q %q\nfor %q", gotTorn, got, gotWhy, gotQuietWhy, wantTorn, want, wantWhy, wantQuietWhy, line)
+		}
+	})
+}
+
+// plainUTCTime vouches only for times time.Time.UnmarshalJSON accepts, and
+// takes listen's own form; what it leaves goes to UnmarshalJSON.
+func TestPlainUTCTime(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		raw  string
+		want bool
+	}{
+		{`"2026-12-01T10:00:00.000000001Z"`, true},
+		{`"2026-12-01T10:00:00Z"`, true},
+		{`"0000-01-28T23:59:59.1Z"`, true},
+		{`"2026-12-01T10:00:00.123456789123Z"`, true},
+		{`"2026-02-29T10:00:00Z"`, false}, // not a leap year: UnmarshalJSON refuses
+		{`"2024-02-29T10:00:00Z"`, false}, // a leap year: UnmarshalJSON's to accept
+		{`"2026-12-31T10:00:00Z"`, false},
+		{`"2026-13-01T10:00:00Z"`, false},
+		{`"2026-00-01T10:00:00Z"`, false},
+		{`"2026-12-00T10:00:00Z"`, false},
+		{`"2026-12-01T24:00:00Z"`, false},
+		{`"2026-12-01T10:60:00Z"`, false},
+		{`"2026-12-01T10:00:60Z"`, false},
+		{`"2026-12-01t10:00:00Z"`, false},
+		{`"2026-12-01T10:00:00z"`, false},
+		{`"2026-12-01T10:00:00.Z"`, false},
+		{`"2026-12-01T10:00:00,5Z"`, false},
+		{`"2026-12-01T10:00:00.5x5Z"`, false},
+		{`"2026-12-01T10:00:00+08:00"`, false},
+		{`"2026-12-01T10:00:00\u005a"`, false},
+		{`"2026-1a-01T10:00:00Z"`, false},
+		{`"2026-12-01T10:00:00Z`, false},
+		{`2026-12-01T10:00:00Z"`, false},
+		{`""`, false},
+		{`null`, false},
+	} {
+		if got := plainUTCTime([]byte(tc.raw)); got != tc.want {
+			t.Errorf("plainUTCTime(%s) = %v, want %v", tc.raw, got, tc.want)
+		}
+		var tm time.Time
+		if tc.want && tm.UnmarshalJSON([]byte(tc.raw)) != nil {
+			t.Errorf("%s: UnmarshalJSON refuses what plainUTCTime vouches for", tc.raw)
+		}
+	}
+}
+
+// FuzzPlainUTCTime holds plainUTCTime to time.Time.UnmarshalJSON: every
+// time it vouches for, UnmarshalJSON accepts.
+func FuzzPlainUTCTime(f *testing.F) {
+	f.Add([]byte(`"2026-12-01T10:00:00.000000001Z"`))
+	f.Add([]byte(`"2026-02-28T23:59:59Z"`))
+	f.Add([]byte(`"9999-12-28T00:00:00.9999999999Z"`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if !plainUTCTime(raw) {
+			return
+		}
+		var tm time.Time
+		if err := tm.UnmarshalJSON(raw); err != nil {
+			t.Fatalf("plainUTCTime vouches for %q, UnmarshalJSON refuses it: %v", raw, err)
 		}
 	})
 }
