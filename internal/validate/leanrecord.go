@@ -368,6 +368,24 @@ func plainUTCTime(raw []byte) bool {
 	return true
 }
 
+// plainLength reads raw, a JSON string as written, when it holds 1 to 18
+// ASCII digits and nothing else (a Content-Length as clients send it): the
+// number strconv.ParseInt gives for it, without the copy into a string and
+// the trimming. ok is false for anything else, which ParseInt then reads
+// (FuzzPlainLength holds the two to the same number).
+func plainLength(raw []byte) (n int64, ok bool) {
+	if len(raw) < 3 || len(raw) > 20 {
+		return 0, false
+	}
+	for _, c := range raw[1 : len(raw)-1] {
+		if c-'0' > 9 {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
 // leanHeaders checks a header map, whose names are compared regardless of
 // case, as HTTP's (a name given twice gives up: capture.Decode refuses
 // it). Past 32 names, more than a call carries, it gives up rather than
@@ -435,7 +453,9 @@ func leanLargestLength(lx *jsonlex.Lexer) (largest int64) {
 		if !replayableValue(lx.Bytes()[s:e], esc) {
 			panic(leanGiveUp{})
 		}
-		if n, err := strconv.ParseInt(string(bytes.TrimSpace(lx.Content(s, e, esc))), 10, 64); err == nil && n > largest {
+		if n, ok := plainLength(lx.Bytes()[s:e]); ok {
+			largest = max(largest, n)
+		} else if n, err := strconv.ParseInt(string(bytes.TrimSpace(lx.Content(s, e, esc))), 10, 64); err == nil && n > largest {
 			largest = n
 		}
 		if !lx.More(']') {
@@ -521,15 +541,25 @@ func headerToken(name []byte) bool {
 		return false
 	}
 	for _, c := range name {
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' {
-			continue
+		m := uint64(tokenLow)
+		if c >= 64 {
+			m = tokenHigh
 		}
-		if bytes.IndexByte([]byte("!#$%&'*+-.^_`|~"), c) < 0 {
+		if c >= 128 || m>>(c&63)&1 == 0 {
 			return false
 		}
 	}
 	return true
 }
+
+// tokenLow and tokenHigh mark the bytes of an HTTP token (letters, digits
+// and !#$%&'*+-.^_`|~), bit c of tokenLow for c under 64, bit c-64 of
+// tokenHigh above: one test a byte in place of up to six comparisons and
+// a search (TestHeaderTokenEveryByte holds them to that definition).
+const (
+	tokenLow  = 0x03ff6cfa00000000
+	tokenHigh = 0x57ffffffc7fffffe
+)
 
 // replayableValue says whether a header value, its string as written
 // (raw), holds no byte replay refuses: a control character but a tab, or

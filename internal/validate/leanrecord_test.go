@@ -1,8 +1,10 @@
 package validate
 
 import (
+	"bytes"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -259,6 +261,74 @@ func FuzzPlainUTCTime(f *testing.F) {
 		var tm time.Time
 		if err := tm.UnmarshalJSON(raw); err != nil {
 			t.Fatalf("plainUTCTime vouches for %q, UnmarshalJSON refuses it: %v", raw, err)
+		}
+	})
+}
+
+// headerToken's bit masks are RFC 9110's token: letters, digits and
+// !#$%&'*+-.^_`|~, every byte of the 256 tested alone, between two
+// letters, and the empty name refused.
+func TestHeaderTokenEveryByte(t *testing.T) {
+	t.Parallel()
+	token := func(c byte) bool {
+		return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+			strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+	}
+	for c := range 256 {
+		if got, want := headerToken([]byte{byte(c)}), token(byte(c)); got != want {
+			t.Errorf("headerToken(%q) = %v, want %v", byte(c), got, want)
+		}
+		if got, want := headerToken([]byte{'X', byte(c), 'y'}), token(byte(c)); got != want {
+			t.Errorf("headerToken(X%qy) = %v, want %v", byte(c), got, want)
+		}
+	}
+	if headerToken(nil) {
+		t.Error("headerToken of an empty name is true")
+	}
+}
+
+// plainLength reads what strconv.ParseInt reads, or leaves it to it.
+func TestPlainLength(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		raw  string
+		n    int64
+		want bool
+	}{
+		{`"0"`, 0, true},
+		{`"2690"`, 2690, true},
+		{`"007"`, 7, true},
+		{`"999999999999999999"`, 999999999999999999, true},
+		{`"9999999999999999999"`, 0, false}, // 19 digits: ParseInt's to read (out of range)
+		{`""`, 0, false},
+		{`" 12"`, 0, false},
+		{`"+12"`, 0, false},
+		{`"-1"`, 0, false},
+		{`"1e3"`, 0, false},
+		{`"1\/"`, 0, false},
+		{`"１"`, 0, false},
+	} {
+		n, ok := plainLength([]byte(tc.raw))
+		if n != tc.n || ok != tc.want {
+			t.Errorf("plainLength(%s) = %d, %v; want %d, %v", tc.raw, n, ok, tc.n, tc.want)
+		}
+	}
+}
+
+// FuzzPlainLength holds plainLength to strconv.ParseInt of the string's
+// trimmed content: whatever it reads, ParseInt reads as the same number.
+func FuzzPlainLength(f *testing.F) {
+	f.Add([]byte(`"2690"`))
+	f.Add([]byte(`"000000000000000001"`))
+	f.Add([]byte(`" 7 "`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		n, ok := plainLength(raw)
+		if !ok {
+			return
+		}
+		want, err := strconv.ParseInt(string(bytes.TrimSpace(raw[1:len(raw)-1])), 10, 64)
+		if err != nil || want != n {
+			t.Fatalf("plainLength(%q) = %d, ParseInt %d, %v", raw, n, want, err)
 		}
 	})
 }
