@@ -19,7 +19,8 @@ import (
 // when its turn comes and closed after it: 300 inputs under a limit of 256
 // descriptors must not fail with "too many open files". Other inputs
 // (stdin, a FIFO, a device) stay open from OpenFiles on: opening a FIFO
-// again would need its writer again.
+// again would need its writer again. Stdin redirected from a regular file
+// is held as a fileStdin, read at offsets as a named file is.
 type files struct {
 	names []string
 	rs    []io.ReadCloser // nil: a regular file, opened in its turn
@@ -47,6 +48,10 @@ func OpenFiles(ctx context.Context, names []string, stdin io.Reader) (*files, er
 	}
 	fs := &files{names: names, rs: make([]io.ReadCloser, len(names)), stdin: stdin}
 	for i, name := range names {
+		if f := regularStdin(name, stdin); f != nil {
+			fs.rs[i] = fileStdin{f}
+			continue
+		}
 		r, err := ctxio.OpenInput(ctx, name, stdin)
 		if err != nil {
 			fs.Close()
@@ -73,8 +78,37 @@ func (fs *files) Close() {
 	}
 }
 
+// fileStdin is stdin redirected from a regular file (whsim validate - <
+// big.ndjson). checkInput gets its *os.File, as it gets a named file's, and
+// reads its lines in ranges from the file's current offset (checkRanges),
+// each worker its own, where ctxio's wrapper would make it one stream: a
+// regular file's reads end, so they need not give way to ctx. Closing it
+// leaves fd 0 open; once its run is done with it, its offset is put at the file's end
+// (see open), where reading it whole as a stream leaves it for whoever
+// reads the file on (a shell's { whsim validate -; cat; } < f).
+type fileStdin struct{ f *os.File }
+
+func (s fileStdin) Read(p []byte) (int, error) { return s.f.Read(p) }
+func (s fileStdin) Close() error               { return nil }
+
+// regularStdin is stdin when name is "-" and stdin is an open regular
+// file, else nil.
+func regularStdin(name string, stdin io.Reader) *os.File {
+	f, ok := stdin.(*os.File)
+	if name != "-" || !ok || f == nil {
+		return nil
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	return f
+}
+
 // open returns input i, opening a regular file now; close closes it.
 func (fs *files) open(ctx context.Context, i int) (r io.Reader, close func(), err error) {
+	if s, ok := fs.rs[i].(fileStdin); ok {
+		return s.f, func() { _, _ = s.f.Seek(0, io.SeekEnd); fs.rs[i] = nil }, nil
+	}
 	if r := fs.rs[i]; r != nil {
 		return r, func() { r.Close(); fs.rs[i] = nil }, nil
 	}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -186,5 +188,101 @@ func TestParseEvent(t *testing.T) {
 		if got != tt.want || (err == nil) != (tt.err == "") || (err != nil && err.Error() != tt.err) {
 			t.Errorf("ParseEvent(%q) = %q, %v; want %q, %q", tt.in, got, err, tt.want, tt.err)
 		}
+	}
+}
+
+// Stdin redirected from a regular file (whsim validate - < big.ndjson) is
+// read at offsets, as a named file is: checkInput gets its *os.File, from
+// the file's current offset on, and reports what the stream of the same
+// bytes reports; the offset is left at the file's end, as reading it whole
+// leaves it. A pipe stays a stream (its reads cannot be repeated). Fails on
+// stdin wrapped whatever it is (one reader, no ranges).
+func TestCheckFilesStdinFromAFile(t *testing.T) {
+	t.Parallel()
+	v := mustNew(t, Options{Strict: true})
+	rec := splitInputs(t)[0].in // records and failing records, 12 lines
+	// Some 1.3 MB: ranges of 512 KiB on two workers or more. A first line
+	// read before whsim starts (a shell's { read -r x; whsim validate -; }).
+	const first = "{\"skipped\": true}\n"
+	body := strings.Repeat(rec, 60)
+	path := filepath.Join(t.TempDir(), "big.ndjson")
+	if err := os.WriteFile(path, []byte(first+body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	each := func(stdin io.Reader) (string, Summary) {
+		t.Helper()
+		fs, err := OpenFiles(context.Background(), []string{"-"}, stdin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fs.Close()
+		var out strings.Builder
+		sum, err := v.CheckFiles(context.Background(), fs, "", nil, func(c Case) error {
+			fmt.Fprintf(&out, "%s %+v\n", c.File, *c.result)
+			return nil
+		})
+		fmt.Fprintf(&out, "error: %v\n", err)
+		return out.String(), sum
+	}
+	want, wantSum := each(strings.NewReader(body))
+
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Seek(int64(len(first)), io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	fs, err := OpenFiles(context.Background(), []string{"-"}, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, done, err := fs.open(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r != io.Reader(f) {
+		t.Fatalf("stdin from a file is read as %T, not as its *os.File", r)
+	}
+	if ra, n := offsets(r, int64(len(first+body)), true); ra == nil || n != int64(len(body)) {
+		t.Fatalf("stdin from a file at offset %d: %v bytes at offsets, want %d", len(first), n, len(body))
+	}
+	done()
+	if _, err := f.Seek(int64(len(first)), io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	got, sum := each(f)
+	if got != want || sum != wantSum {
+		t.Fatalf("stdin from a file (%+v):\n%s\nthe stream (%+v):\n%s", sum, got, wantSum, want)
+	}
+	if at, _ := f.Seek(0, io.SeekCurrent); at != int64(len(first+body)) {
+		t.Errorf("stdin's offset after the run %d, want its end %d", at, len(first+body))
+	}
+
+	pipe := func() *os.File {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { pr.Close() })
+		go func() {
+			_, _ = io.WriteString(pw, body)
+			pw.Close()
+		}()
+		return pr
+	}
+	pr := pipe()
+	pfs, err := OpenFiles(context.Background(), []string{"-"}, pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _, err := pfs.open(context.Background(), 0); err != nil || r == io.Reader(pr) {
+		t.Fatalf("stdin from a pipe is read as %T (%v), not as a stream", r, err)
+	}
+	pfs.Close()
+	got, sum = each(pipe())
+	if got != want || sum != wantSum {
+		t.Fatalf("stdin from a pipe (%+v):\n%s\nthe stream (%+v):\n%s", sum, got, wantSum, want)
 	}
 }

@@ -183,7 +183,7 @@ func (v *Validator) checkItems(rd *input.Reader, kind input.Kind, in source, fn 
 // offsets is r as an input read at offsets (checkRanges) from where its
 // reading starts, and the bytes it has from there: an open regular file,
 // whose size is size, or bytes in memory. Nil for anything else: a pipe,
-// a terminal, stdin (even from a file: it comes wrapped), whose reads
+// a terminal, stdin that is not a regular file (fileStdin), whose reads
 // cannot be repeated.
 func offsets(r io.Reader, size int64, regular bool) (io.ReaderAt, int64) {
 	var ra io.ReaderAt

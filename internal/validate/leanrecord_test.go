@@ -1,10 +1,13 @@
 package validate
 
 import (
+	"bytes"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/whsim/whsim/internal/capture"
 	"github.com/whsim/whsim/internal/input"
@@ -197,6 +200,135 @@ func FuzzCheckCaptureFastPath(f *testing.F) {
 		}
 		if gotTorn != wantTorn || !reflect.DeepEqual(got, want) || gotWhy != wantWhy || gotQuietWhy != wantQuietWhy {
 			t.Fatalf("fast path %v %+v %q %q\nslow path %v %+v %q %q\nfor %q", gotTorn, got, gotWhy, gotQuietWhy, wantTorn, want, wantWhy, wantQuietWhy, line)
+		}
+	})
+}
+
+// plainUTCTime vouches only for times time.Time.UnmarshalJSON accepts, and
+// takes listen's own form; what it leaves goes to UnmarshalJSON.
+func TestPlainUTCTime(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		raw  string
+		want bool
+	}{
+		{`"2026-12-01T10:00:00.000000001Z"`, true},
+		{`"2026-12-01T10:00:00Z"`, true},
+		{`"0000-01-28T23:59:59.1Z"`, true},
+		{`"2026-12-01T10:00:00.123456789123Z"`, true},
+		{`"2026-02-29T10:00:00Z"`, false}, // not a leap year: UnmarshalJSON refuses
+		{`"2024-02-29T10:00:00Z"`, false}, // a leap year: UnmarshalJSON's to accept
+		{`"2026-12-31T10:00:00Z"`, false},
+		{`"2026-13-01T10:00:00Z"`, false},
+		{`"2026-00-01T10:00:00Z"`, false},
+		{`"2026-12-00T10:00:00Z"`, false},
+		{`"2026-12-01T24:00:00Z"`, false},
+		{`"2026-12-01T10:60:00Z"`, false},
+		{`"2026-12-01T10:00:60Z"`, false},
+		{`"2026-12-01t10:00:00Z"`, false},
+		{`"2026-12-01T10:00:00z"`, false},
+		{`"2026-12-01T10:00:00.Z"`, false},
+		{`"2026-12-01T10:00:00,5Z"`, false},
+		{`"2026-12-01T10:00:00.5x5Z"`, false},
+		{`"2026-12-01T10:00:00+08:00"`, false},
+		{`"2026-12-01T10:00:00\u005a"`, false},
+		{`"2026-1a-01T10:00:00Z"`, false},
+		{`"2026-12-01T10:00:00Z`, false},
+		{`2026-12-01T10:00:00Z"`, false},
+		{`""`, false},
+		{`null`, false},
+	} {
+		if got := plainUTCTime([]byte(tc.raw)); got != tc.want {
+			t.Errorf("plainUTCTime(%s) = %v, want %v", tc.raw, got, tc.want)
+		}
+		var tm time.Time
+		if tc.want && tm.UnmarshalJSON([]byte(tc.raw)) != nil {
+			t.Errorf("%s: UnmarshalJSON refuses what plainUTCTime vouches for", tc.raw)
+		}
+	}
+}
+
+// FuzzPlainUTCTime holds plainUTCTime to time.Time.UnmarshalJSON: every
+// time it vouches for, UnmarshalJSON accepts.
+func FuzzPlainUTCTime(f *testing.F) {
+	f.Add([]byte(`"2026-12-01T10:00:00.000000001Z"`))
+	f.Add([]byte(`"2026-02-28T23:59:59Z"`))
+	f.Add([]byte(`"9999-12-28T00:00:00.9999999999Z"`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if !plainUTCTime(raw) {
+			return
+		}
+		var tm time.Time
+		if err := tm.UnmarshalJSON(raw); err != nil {
+			t.Fatalf("plainUTCTime vouches for %q, UnmarshalJSON refuses it: %v", raw, err)
+		}
+	})
+}
+
+// headerToken's bit masks are RFC 9110's token: letters, digits and
+// !#$%&'*+-.^_`|~, every byte of the 256 tested alone, between two
+// letters, and the empty name refused.
+func TestHeaderTokenEveryByte(t *testing.T) {
+	t.Parallel()
+	token := func(c byte) bool {
+		return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+			strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+	}
+	for c := range 256 {
+		if got, want := headerToken([]byte{byte(c)}), token(byte(c)); got != want {
+			t.Errorf("headerToken(%q) = %v, want %v", byte(c), got, want)
+		}
+		if got, want := headerToken([]byte{'X', byte(c), 'y'}), token(byte(c)); got != want {
+			t.Errorf("headerToken(X%qy) = %v, want %v", byte(c), got, want)
+		}
+	}
+	if headerToken(nil) {
+		t.Error("headerToken of an empty name is true")
+	}
+}
+
+// plainLength reads what strconv.ParseInt reads, or leaves it to it.
+func TestPlainLength(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		raw  string
+		n    int64
+		want bool
+	}{
+		{`"0"`, 0, true},
+		{`"2690"`, 2690, true},
+		{`"007"`, 7, true},
+		{`"999999999999999999"`, 999999999999999999, true},
+		{`"9999999999999999999"`, 0, false}, // 19 digits: ParseInt's to read (out of range)
+		{`""`, 0, false},
+		{`" 12"`, 0, false},
+		{`"+12"`, 0, false},
+		{`"-1"`, 0, false},
+		{`"1e3"`, 0, false},
+		{`"1\/"`, 0, false},
+		{`"１"`, 0, false},
+	} {
+		n, ok := plainLength([]byte(tc.raw))
+		if n != tc.n || ok != tc.want {
+			t.Errorf("plainLength(%s) = %d, %v; want %d, %v", tc.raw, n, ok, tc.n, tc.want)
+		}
+	}
+}
+
+// FuzzPlainLength holds plainLength to strconv.ParseInt of the string's
+// trimmed content: whatever it reads, ParseInt reads as the same number.
+func FuzzPlainLength(f *testing.F) {
+	f.Add([]byte(`"2690"`))
+	f.Add([]byte(`"000000000000000001"`))
+	f.Add([]byte(`" 7 "`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		n, ok := plainLength(raw)
+		if !ok {
+			return
+		}
+		want, err := strconv.ParseInt(string(bytes.TrimSpace(raw[1:len(raw)-1])), 10, 64)
+		if err != nil || want != n {
+			t.Fatalf("plainLength(%q) = %d, ParseInt %d, %v", raw, n, want, err)
 		}
 	})
 }
