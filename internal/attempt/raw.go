@@ -565,7 +565,7 @@ func (d *Deliverer) dialRaw(ctx context.Context, tr *http.Transport, t *target, 
 	if err != nil {
 		return nil, err
 	}
-	rc := newRawConn(ctx, unwrap(c))
+	rc := newRawConn(ctx, unwatch(c))
 	buf.raw = rc
 	return rc, nil
 }
