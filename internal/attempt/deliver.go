@@ -531,7 +531,8 @@ func (d *Deliverer) notes() *clientNotes {
 // come after the run's last answer was read. It waits for that look, or
 // the close, on each (bounded by ctx and the client's time limit), and
 // looks at the socket itself. The connections stay open; what comes
-// later is not seen. The fast path counts its own as it reads.
+// later is not seen. The fast path and the event loops look at their
+// own as a worker or lane ends (rawConn.closeIdle, loop.done).
 func (d *Deliverer) SettleUnasked(ctx context.Context) {
 	notes := d.notes()
 	if notes == nil {
@@ -931,7 +932,7 @@ func (bb *bodyBuf) release() {
 		bb.cancel(context.Canceled)
 	}
 	if bb.raw != nil {
-		bb.raw.close()
+		bb.raw.closeIdle() // kept alive after an answer: a delivery's failure closed it
 		bb.raw = nil
 	}
 }

@@ -41,8 +41,8 @@ func TestRunCountsEveryStrayAnswer(t *testing.T) {
 		overTLS   bool // HTTP/1.1 over TLS: net/http's path
 	}{
 		{attempt.TransportNetHTTP, false, false}, {attempt.TransportNetHTTP, true, false},
-		{attempt.TransportGoroutines, false, false},
-		{"", false, false}, // the event loops, where the system has them
+		{attempt.TransportGoroutines, false, false}, {attempt.TransportGoroutines, true, false},
+		{"", false, false}, {"", true, false}, // the event loops, where the system has them
 		{"", false, true}, {"", true, true},
 	} {
 		name := tc.transport
