@@ -515,14 +515,50 @@ type Deliverer struct {
 // TLS the socket holds records, not their bytes.
 func (d *Deliverer) Unasked() int64 {
 	n := d.unasked.Load()
-	switch t := d.Client.Transport.(type) {
-	case directTransport:
-		n += t.notes.unasked.Load()
-	case idleClosing:
-		n += t.notes.unasked.Load()
+	if notes := d.notes(); notes != nil {
+		n += notes.unasked.Load()
 	}
 	return n
 }
+
+// notes are the client's watched connections' (clientNotes), nil for a
+// client of another transport.
+func (d *Deliverer) notes() *clientNotes {
+	switch t := d.Client.Transport.(type) {
+	case directTransport:
+		return t.notes
+	case idleClosing:
+		return t.notes
+	}
+	return nil
+}
+
+// SettleUnasked has Unasked count, before it is read at the end of a
+// run, the bytes no call asked for that the client's open connections on
+// net/http's path, idle after an answer, hold by now: net/http's reader
+// notes them only as it looks at the connection again (it closes one
+// with bytes left in its buffer, takes those in the socket), which may
+// come after the run's last answer was read. It waits for that look, or
+// the close, on each (bounded by ctx and the client's time limit), and
+// looks at the socket itself. The connections stay open; what comes
+// later is not seen. The fast path and the event loops look at their
+// own as a worker or lane ends (rawConn.closeIdle, loop.done).
+func (d *Deliverer) SettleUnasked(ctx context.Context) {
+	notes := d.notes()
+	if notes == nil {
+		return
+	}
+	limit := d.Client.Timeout
+	if limit <= 0 {
+		limit = settleWait
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	notes.settle(ctx)
+}
+
+// settleWait bounds SettleUnasked's wait for a client with no time limit.
+const settleWait = 10 * time.Second
 
 // noteLeftover counts a fast-path connection holding b, bytes no call
 // asked for, unless they are a 408 (the receiver closing it idle).
@@ -906,7 +942,7 @@ func (bb *bodyBuf) release() {
 		bb.cancel(context.Canceled)
 	}
 	if bb.raw != nil {
-		bb.raw.close()
+		bb.raw.closeIdle() // kept alive after an answer: a delivery's failure closed it
 		bb.raw = nil
 	}
 }

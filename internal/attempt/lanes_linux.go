@@ -482,6 +482,14 @@ func (lp *loop) next(l *lane) {
 func (lp *loop) done(l *lane) {
 	l.state = laneDone
 	lp.live--
+	if l.fd >= 0 {
+		// Kept alive after the lane's last answer: bytes no call asked
+		// for that came since are counted, as the look before a next call
+		// would count them (a run's count is the same however it ends).
+		var b [len(status408)]byte
+		n, _ := peekByte(uintptr(l.fd), b[:])
+		lp.d.noteLeftover(b[:max(n, 0)])
+	}
 	lp.drop(l)
 	l.buf.release()
 }

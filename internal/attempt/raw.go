@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -36,6 +37,9 @@ type rawConn struct {
 	r     *bufio.Reader
 	stop  func() bool // unhooks the Ctrl-C watch
 	reuse bool        // has carried a request already
+	// unasked, when set, is the Deliverer's count of connections found
+	// holding bytes no call asked for (Unasked), for closeIdle.
+	unasked *atomic.Int64
 	// before is how many bytes of the call an event loop's lane wrote
 	// before it handed the rest to this connection's writes (writeAway),
 	// which Progress counts from: what went out is both.
@@ -241,6 +245,22 @@ func (rc *rawConn) close() {
 	rc.stop()
 	rc.c.Close()
 	rc.io.Written()
+}
+
+// closeIdle closes a worker's connection, kept alive after an answer, at
+// the end of its run, counting it (unasked) when its socket holds bytes
+// no call asked for that came after the answer was read (those that came
+// with it were counted then), unless they are a 408: the look before a
+// next call would have found them, and a run's count is the same however
+// it ends.
+func (rc *rawConn) closeIdle() {
+	if rc.reuse && rc.unasked != nil {
+		var b [len(status408)]byte
+		if n := peekBytes(rc.c, b[:]); n > 0 && !is408(b[:n]) {
+			rc.unasked.Add(1)
+		}
+	}
+	rc.close()
 }
 
 // rawOK says whether requests to u may take the fast path.
@@ -582,7 +602,8 @@ func (d *Deliverer) dialRaw(ctx context.Context, tr *http.Transport, t *target, 
 	if err != nil {
 		return nil, err
 	}
-	rc := newRawConn(ctx, unwrap(c))
+	rc := newRawConn(ctx, unwatch(c))
+	rc.unasked = &d.unasked
 	buf.raw = rc
 	return rc, nil
 }

@@ -253,14 +253,7 @@ func (n *Conn) Settled() bool {
 // to be judged now.
 func (n *Conn) Settle() {
 	c := n.c
-	// Put back idle, net/http's reader looks at its buffer first: bytes
-	// left there after the answer, it closes the connection; none, it
-	// reads the socket (over TLS, until what came to it was read through
-	// the TLS: readyTLS).
-	for c.isIdle() && !c.closed.Load() && (c.sock == nil && !c.waiting.Load() ||
-		c.sock != nil && (c.pendClose.Load() || !c.sock.quiet())) {
-		<-c.kick
-	}
+	c.awaitRead(context.Background())
 	if !c.closed.Load() {
 		c.look()
 		c.ours.Store(true)
@@ -268,6 +261,44 @@ func (n *Conn) Settle() {
 	}
 	for c.reading.Load() != 0 {
 		<-c.kick
+	}
+}
+
+// awaitRead waits, on a connection idle after an answer, for net/http's
+// reader to have looked at it again, or for its close; false when ctx
+// ended first. Put back idle, net/http's reader looks at its buffer
+// first: bytes left there after the answer, it closes the connection
+// (Close notes them); none, it reads the socket (over TLS, until what
+// came to it was read through the TLS: readyTLS), noting bytes it takes
+// there, and waits on it empty.
+func (c *watchConn) awaitRead(ctx context.Context) bool {
+	for c.isIdle() && !c.closed.Load() && (c.sock == nil && !c.waiting.Load() ||
+		c.sock != nil && (c.pendClose.Load() || !c.sock.quiet())) {
+		select {
+		case <-c.kick:
+		case <-ctx.Done():
+			return false
+		}
+	}
+	return true
+}
+
+// settle notes what each open connection of the client, idle after an
+// answer, holds that no call asked for: in net/http's buffer, or taken
+// from the socket by its reader (awaitRead), or waiting in the socket
+// (look). The connections are left open, for the client's next calls.
+// What comes after is not seen. ctx bounds the wait.
+func (n *clientNotes) settle(ctx context.Context) {
+	n.mu.Lock()
+	open := make([]*watchConn, 0, len(n.open))
+	for c := range n.open {
+		open = append(open, c)
+	}
+	n.mu.Unlock()
+	for _, c := range open {
+		if c.awaitRead(ctx) && !c.closed.Load() {
+			c.look()
+		}
 	}
 }
 
@@ -355,6 +386,34 @@ var errUnfit = errors.New("kept-alive connection closed by the receiver or holdi
 type clientNotes struct {
 	closingIdle atomic.Int32 // CloseIdleConnections under way
 	unasked     atomic.Int64 // connections found holding bytes no call asked for
+	// open are the client's watched connections not yet closed, for the
+	// end of a run to settle (settle): added as one is made, removed at
+	// its close, a lock per connection and none per call.
+	mu   sync.Mutex
+	open map[*watchConn]struct{}
+}
+
+// add counts c among the client's open connections.
+func (n *clientNotes) add(c *watchConn) {
+	if n == nil {
+		return
+	}
+	n.mu.Lock()
+	if n.open == nil {
+		n.open = make(map[*watchConn]struct{})
+	}
+	n.open[c] = struct{}{}
+	n.mu.Unlock()
+}
+
+// remove takes c, closed, from the client's open connections.
+func (n *clientNotes) remove(c *watchConn) {
+	if n == nil {
+		return
+	}
+	n.mu.Lock()
+	delete(n.open, c)
+	n.mu.Unlock()
 }
 
 func newWatchConn(c net.Conn, notes *clientNotes) *watchConn {
@@ -364,6 +423,7 @@ func newWatchConn(c net.Conn, notes *clientNotes) *watchConn {
 	wc.gaveUp.Store(-1)
 	wc.callAt.Store(-1)
 	wc.answerAt.Store(-1)
+	notes.add(wc)
 	return wc
 }
 
@@ -379,6 +439,7 @@ func newTLSWatch(tc *tls.Conn, sock *watchConn, notes *clientNotes) *watchConn {
 	wc.answerAt.Store(-1)
 	// The first bytes are an answer's, decrypted: no h2c SETTINGS to tell.
 	wc.firstRead.Store(true)
+	notes.add(wc)
 	return wc
 }
 
@@ -812,6 +873,7 @@ func (c *watchConn) Close() error {
 		c.setStray("")
 	}
 	c.closed.Store(true)
+	c.notes.remove(c)
 	c.signal()
 	return c.Conn.Close()
 }
@@ -894,6 +956,16 @@ func (c *watchConn) readyTLS(ctx context.Context) bool {
 // writes the socket itself.
 func unwrap(c net.Conn) net.Conn {
 	if wc, ok := c.(*watchConn); ok {
+		return wc.Conn
+	}
+	return c
+}
+
+// unwatch is unwrap for a connection the fast path takes for its own: the
+// watch, never closed, leaves the client's open connections (settle).
+func unwatch(c net.Conn) net.Conn {
+	if wc, ok := c.(*watchConn); ok {
+		wc.notes.remove(wc)
 		return wc.Conn
 	}
 	return c

@@ -79,9 +79,15 @@ type deliverFunc func(ctx context.Context, req *attempt.Request, bb **attempt.Bu
 // Without a Rate, Concurrency workers each deliver, wait for the answer and
 // deliver again (the closed model: as fast as the receiver answers). With
 // one, deliveries start on schedule (the open model, see runOpen).
+//
+// Stats.Unasked counts the connections found holding bytes no call asked
+// for during the run, those still open at its end included: they are
+// settled (Deliverer.SettleUnasked, bounded by ctx) before the count is
+// read.
 func Run(ctx context.Context, d *attempt.Deliverer, next func() []*attempt.Request, o RunOptions, report func(*attempt.Result)) *Stats {
 	before := d.Unasked()
 	st := run(ctx, d, next, o, report)
+	d.SettleUnasked(ctx)
 	st.Unasked = int(d.Unasked() - before)
 	return st
 }
