@@ -35,11 +35,11 @@ type Silence struct {
 // notTakenWords.
 func (s *Silence) Words() string {
 	w := "no answer within the time limit (" + s.Waited.String() + "): the call was written whole (" +
-		thousands(s.Wrote) + " bytes; whether the receiver read them is not known)"
+		Thousands(s.Wrote) + " bytes; whether the receiver read them is not known)"
 	if s.Read == 0 {
 		return w + " and no byte of an answer came"
 	}
-	return w + " and " + thousands(s.Read) + " " + plural(s.Read, "byte", "bytes") + " of an answer came, not its whole head"
+	return w + " and " + Thousands(s.Read) + " " + plural(s.Read, "byte", "bytes") + " of an answer came, not its whole head"
 }
 
 // Group is Words without the counts, which differ from call to call:
@@ -65,8 +65,9 @@ func ErrorGroup(a Attempt) string {
 	return ShortError(a)
 }
 
-// thousands writes n with a comma every three digits: 262,144.
-func thousands(n int) string {
+// Thousands writes n with a comma every three digits (262,144), as send's
+// summary and the silence words both print byte counts.
+func Thousands(n int) string {
 	s := strconv.Itoa(n)
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")

@@ -2,7 +2,6 @@ package sendout
 
 import (
 	"fmt"
-	"strconv"
 	"sync"
 
 	"github.com/whsim/whsim/internal/attempt"
@@ -41,9 +40,9 @@ func (s *span) add(n int) {
 // String is "1,634" or "1,634-1,875".
 func (s span) String() string {
 	if s.lo == s.hi {
-		return thousands(s.lo)
+		return attempt.Thousands(s.lo)
 	}
-	return thousands(s.lo) + "-" + thousands(s.hi)
+	return attempt.Thousands(s.lo) + "-" + attempt.Thousands(s.hi)
 }
 
 // note counts a's delivery, which got no answer.
@@ -111,17 +110,4 @@ func was(n int) string {
 		return "was"
 	}
 	return "were"
-}
-
-// thousands writes n with a comma every three digits: 262,144.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	out := make([]byte, 0, len(s)+len(s)/3)
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 && s[i-1] != '-' {
-			out = append(out, ',')
-		}
-		out = append(out, s[i])
-	}
-	return string(out)
 }
